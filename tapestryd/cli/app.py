@@ -1,0 +1,111 @@
+"""The typer application every command module adds itself to, and the helpers they share.
+
+A command is a few lines: read options, :func:`call` an operation (through the daemon's
+socket when it runs, else in this process), and :func:`emit` the result. A
+TapestryError becomes one line on stderr and exit code 1, never a traceback.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from enum import Enum
+from typing import Any, Callable, Optional
+
+import typer
+
+from tapestryd.config import Settings, load_settings
+from tapestryd.errors import DaemonNotRunning, TapestryError
+from tapestryd.paths import paths_for
+
+__all__ = ["Format", "app", "call", "emit", "emit_lines", "settings", "warn"]
+
+app = typer.Typer(
+    name="tapestryctl",
+    help="tapestryd's command line: import, search and read your AI conversation memory.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+
+
+class Format(str, Enum):
+    """Output formats of listing commands."""
+
+    text = "text"
+    json = "json"
+    jsonl = "jsonl"
+
+
+@app.callback()
+def _root(ctx: typer.Context,
+          home: Optional[str] = typer.Option(None, "--home", envvar="TAPESTRY_HOME",
+                                             help="Directory holding config and data (default: platformdirs).")) -> None:
+    ctx.obj = {"home": home}
+
+
+def settings(ctx: typer.Context) -> Settings:
+    """The settings of the home chosen by ``--home`` / ``TAPESTRY_HOME`` (loaded once)."""
+    obj = ctx.find_root().obj if ctx.find_root().obj is not None else {}
+    if "settings" not in obj:
+        obj["settings"] = load_settings(obj.get("home"))
+        ctx.find_root().obj = obj
+    return obj["settings"]  # type: ignore[no-any-return]
+
+
+def warn(message: str) -> None:
+    """Print a note on stderr (never on stdout, which may be parsed)."""
+    typer.echo(message, err=True)
+
+
+def call(ctx: typer.Context, op: str, args: dict[str, Any], *, local_args: Optional[dict[str, Any]] = None,
+         timeout: float = 30.0) -> Any:
+    """Run ``op`` through the daemon when it listens, else in this process.
+
+    Read ops answered locally say so on stderr. ``local_args`` are added only when the
+    op runs here (a progress callback, for instance).
+    """
+    from tapestryd.daemon.client import request
+    from tapestryd.daemon.local import call_local
+    from tapestryd.daemon.ops import OPS
+
+    conf = settings(ctx)
+    sock = paths_for(conf).socket
+    if sock.exists():
+        try:
+            return request(sock, op, args, timeout=timeout)
+        except DaemonNotRunning:
+            pass
+    spec = OPS.get(op)
+    if spec is not None and spec.kind == "read" and sock.exists():
+        warn("tapestryd is not running; answering from the database read-only")
+    return call_local(conf, op, {**args, **(local_args or {})})
+
+
+def emit(data: Any, fmt: Format, text: Callable[[Any], str]) -> None:
+    """Print ``data`` as JSON, JSON lines (one item of a list per line) or ``text(data)``."""
+    if fmt is Format.json:
+        typer.echo(json.dumps(data, ensure_ascii=False, indent=2, default=str))
+    elif fmt is Format.jsonl:
+        emit_lines(data if isinstance(data, list) else [data])
+    else:
+        typer.echo(text(data))
+
+
+def emit_lines(items: Any) -> None:
+    """Print each item as one compact JSON line."""
+    for item in items:
+        sys.stdout.write(json.dumps(item, ensure_ascii=False, separators=(",", ":"), default=str) + "\n")
+
+
+def run() -> int:
+    """Run the CLI; returns the exit code (1 for a TapestryError, printed without traceback).
+
+    Usage errors and ``typer.Exit`` are handled by typer itself (it exits the process).
+    """
+    try:
+        app()
+    except TapestryError as exc:
+        warn(f"error: {exc.message}")
+        return 1
+    return 0

@@ -1,0 +1,143 @@
+"""Core commands: init, paths, ingest, search, conversations, show, stats, export-log, rebuild."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any, List, Optional
+
+import typer
+
+from tapestryd.cli.app import Format, app, call, emit, emit_lines, settings, warn
+from tapestryd.cli.render import render_conversation, render_conversations, render_hits, render_receipt, render_stats
+from tapestryd.config import default_config_file, load_settings, resolve_home, system_timezone
+from tapestryd.errors import TapestryError
+from tapestryd.paths import paths_for
+
+__all__: list[str] = []
+
+
+@app.command()
+def init(ctx: typer.Context,
+         home: Optional[str] = typer.Option(None, "--home", help="Put config and data under this directory."),
+         force: bool = typer.Option(False, "--force", help="Overwrite an existing tapestry.toml.")) -> None:
+    """Write a commented tapestry.toml, create the data folders and print where everything lives."""
+    from importlib.resources import files
+
+    root = resolve_home(home or (ctx.find_root().obj or {}).get("home"))
+    config_file = default_config_file(root)
+    if config_file.exists() and not force:
+        warn(f"{config_file} exists; keeping it (use --force to overwrite)")
+    else:
+        template = files("tapestryd").joinpath("templates/tapestry.toml").read_text()
+        config_file.parent.mkdir(parents=True, exist_ok=True)
+        config_file.write_text(template.replace('timezone = ""', f'timezone = "{system_timezone()}"', 1))
+    conf = load_settings(root)
+    paths_for(conf).ensure()
+    _print_paths(paths_for(conf).as_dict())
+
+
+@app.command("paths")
+def paths_cmd(ctx: typer.Context) -> None:
+    """Print where the config, databases, inbox, backups, logs and socket live."""
+    _print_paths(paths_for(settings(ctx)).as_dict())
+
+
+def _print_paths(paths: dict[str, str]) -> None:
+    width = max(len(k) for k in paths)
+    for name, value in paths.items():
+        typer.echo(f"{name.ljust(width)}  {value}")
+
+
+@app.command()
+def ingest(ctx: typer.Context,
+           paths: List[Path] = typer.Argument(..., help="Files, folders or ZIP exports to import."),
+           agent: Optional[str] = typer.Option(None, "--agent", help="Agent label (default: from the parser)."),
+           parser: str = typer.Option("auto", "--parser", help="auto, claude-code, chatgpt or claude."),
+           fmt: Format = typer.Option(Format.text, "-f", "--format", help="Receipt as text or json.")) -> None:
+    """Import exports and session files; print a receipt of what was new, known, skipped or wrong."""
+    missing = [str(p) for p in paths if not p.exists()]
+    if missing:
+        raise TapestryError(f"no such file or folder: {', '.join(missing)}")
+    args = {"paths": [str(p.resolve()) for p in paths], "agent": agent, "parser": parser}
+    with _progress() as progress:
+        receipt = call(ctx, "ingest", args, local_args={"_progress": progress}, timeout=3600)
+    emit(receipt, fmt, render_receipt)
+    if receipt.get("failed"):
+        raise typer.Exit(1)
+
+
+class _progress:
+    """A rich progress bar over bytes read, shown on a terminal for imports over 5 MB."""
+
+    def __enter__(self) -> Any:
+        from rich.progress import BarColumn, DownloadColumn, Progress, TimeRemainingColumn
+
+        self.bar = Progress("[progress.description]{task.description}", BarColumn(), DownloadColumn(),
+                            TimeRemainingColumn(), transient=True, disable=not sys.stderr.isatty())
+        self.task: Any = None
+        self.bar.__enter__()
+        return self.update
+
+    def update(self, done: int, total: int, name: str) -> None:
+        if total < 5_000_000:
+            return
+        if self.task is None:
+            self.task = self.bar.add_task("importing", total=total)
+        self.bar.update(self.task, completed=done, total=total, description=Path(name).name[:30])
+
+    def __exit__(self, *exc: object) -> None:
+        self.bar.__exit__(None, None, None)
+
+
+@app.command()
+def search(ctx: typer.Context,
+           query: List[str] = typer.Argument(..., help="Words to find (all must match)."),
+           agent: Optional[str] = typer.Option(None, "--agent"),
+           role: Optional[str] = typer.Option(None, "--role", help="user, assistant, system or tool."),
+           conversation: Optional[str] = typer.Option(None, "--conversation"),
+           limit: int = typer.Option(20, "--limit", "-n"),
+           fmt: Format = typer.Option(Format.text, "-f", "--format")) -> None:
+    """Full-text search over every message, best match first."""
+    args = {"query": " ".join(query), "agent": agent, "role": role, "conversation": conversation, "limit": limit}
+    result = call(ctx, "search", args)
+    emit(result["hits"] if fmt is not Format.text else result, fmt, render_hits)
+
+
+@app.command()
+def conversations(ctx: typer.Context,
+                  agent: Optional[str] = typer.Option(None, "--agent"),
+                  limit: int = typer.Option(50, "--limit", "-n"),
+                  fmt: Format = typer.Option(Format.text, "-f", "--format")) -> None:
+    """List conversations, most recently active first."""
+    emit(call(ctx, "conversations", {"agent": agent, "limit": limit}), fmt, render_conversations)
+
+
+@app.command()
+def show(ctx: typer.Context,
+         conversation: str = typer.Argument(..., help="Conversation key (or a unique end of it)."),
+         fmt: Format = typer.Option(Format.text, "-f", "--format")) -> None:
+    """Print one whole conversation in order, with timestamps and roles."""
+    emit(call(ctx, "show", {"conversation": conversation}), fmt, render_conversation)
+
+
+@app.command()
+def stats(ctx: typer.Context, fmt: Format = typer.Option(Format.text, "-f", "--format")) -> None:
+    """Counts of conversations and messages per agent and role."""
+    emit(call(ctx, "stats", {}), fmt, render_stats)
+
+
+@app.command("export-log")
+def export_log(ctx: typer.Context,
+               since: int = typer.Option(0, "--since", help="Only events with seq greater than this.")) -> None:
+    """Write the event log as JSONL on stdout, one event a line, in seq order."""
+    from tapestryd.queries.eventlog import iter_log
+
+    emit_lines(iter_log(paths_for(settings(ctx)).events_db, since=since))
+
+
+@app.command()
+def rebuild(ctx: typer.Context) -> None:
+    """Drop every projection and replay the event log into them (no provider calls)."""
+    result = call(ctx, "rebuild", {}, timeout=3600)
+    typer.echo(f"replayed {result['replayed']} events (log at seq {result['last_seq']})")

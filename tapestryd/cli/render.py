@@ -1,0 +1,70 @@
+"""Plain-text renderings of query results for the terminal."""
+
+from __future__ import annotations
+
+from typing import Any
+
+__all__ = ["render_conversation", "render_conversations", "render_hits", "render_receipt", "render_stats"]
+
+
+def render_hits(result: dict[str, Any]) -> str:
+    """Search hits: local time, agent, role, conversation title and snippet, one block each."""
+    hits = result.get("hits", [])
+    if not hits:
+        return f"no matches for {result.get('query', '')!r}"
+    blocks = []
+    for h in hits:
+        head = f"{h['local_time']}  {h['agent']}  {h['role']}  {h.get('title') or h['conversation']}"
+        blocks.append(f"{head}\n  {h['conversation']}\n  {' '.join(str(h['snippet']).split())}")
+    return "\n\n".join(blocks)
+
+
+def render_conversations(rows: list[dict[str, Any]]) -> str:
+    """One line per conversation: last activity, agent, message count, title and key."""
+    if not rows:
+        return "no conversations"
+    return "\n".join(
+        f"{(r['last_ts'] or '')[:16]}  {r['agent']:<12} {r['message_count']:>5}  {r['title'] or '(untitled)'}  [{r['key']}]"
+        for r in rows
+    )
+
+
+def render_conversation(conv: dict[str, Any]) -> str:
+    """A whole conversation: header, then each message with local time and role."""
+    lines = [f"# {conv.get('title') or '(untitled)'}", f"{conv['key']}  ({conv['agent']}, "
+             f"{conv['message_count']} messages)"]
+    if conv.get("cwd"):
+        lines.append(f"cwd: {conv['cwd']}  branch: {conv.get('git_branch') or '-'}")
+    for m in conv["messages"]:
+        marker = " (subagent)" if m.get("sidechain") else ""
+        lines.append(f"\n── {m['local_time']}  {m['role']}{marker}\n{m['text']}")
+    return "\n".join(lines)
+
+
+def render_stats(data: dict[str, Any]) -> str:
+    """Totals, then one line per agent and the role counts."""
+    lines = [f"{data['conversations']} conversations, {data['messages']} messages"]
+    for name, a in sorted(data["agents"].items()):
+        lines.append(f"  {name:<12} {a['conversations']:>6} conversations {a['messages']:>8} messages"
+                     f"  {(a['first'] or '')[:10]} → {(a['last'] or '')[:10]}")
+    if data.get("roles"):
+        lines.append("  roles: " + ", ".join(f"{k} {v}" for k, v in sorted(data["roles"].items())))
+    return "\n".join(lines)
+
+
+def render_receipt(receipt: dict[str, Any]) -> str:
+    """The import receipt: per file counts, skipped reasons and errors, then totals."""
+    lines = []
+    for f in receipt.get("files", []):
+        conv, msg = f.get("conversations", {}), f.get("messages", {})
+        lines.append(f"{f['path']}  [{f.get('parser') or '?'} → {f.get('agent') or '?'}]")
+        lines.append(f"  conversations: {conv.get('new', 0)} new, {conv.get('updated', 0)} updated, "
+                     f"{conv.get('known', 0)} already known")
+        lines.append(f"  messages:      {msg.get('new', 0)} new, {msg.get('known', 0)} already known")
+        if f.get("skipped"):
+            lines.append("  skipped:       " + ", ".join(f"{k} {v}" for k, v in sorted(f["skipped"].items())))
+        lines.extend(f"  error: {e}" for e in f.get("errors", []))
+    t = receipt.get("totals", {})
+    lines.append(f"total: {t.get('messages_new', 0)} new messages, {t.get('messages_known', 0)} already known, "
+                 f"{t.get('errors', 0)} errors in {t.get('files', 0)} files")
+    return "\n".join(lines)

@@ -1,0 +1,358 @@
+"""Settings: tapestry.toml plus the environment, resolved into one frozen :class:`Settings`.
+
+Where things live:
+
+* ``--home DIR`` or ``TAPESTRY_HOME`` moves everything (config file, databases, inbox,
+  backups, logs) under one directory, so every test gets its own home.
+* Otherwise the config file is ``<user config dir>/tapestry/tapestry.toml`` and the data
+  lives in ``<user data dir>/tapestry`` (platformdirs), unless ``[paths] data_dir`` says
+  otherwise.
+
+Environment variables: ``TAPESTRY_HOME``, ``TAPESTRY_SOCKET`` (socket path),
+``TAPESTRY_API_KEY`` (provider key; never stored), ``TAPESTRY_DISABLE`` (``1`` makes the
+daemon and hooks do nothing), ``CLAUDE_CONFIG_DIR`` (Claude Code's own home).
+
+Every setting and its default is listed once in ``config/tapestry.example.toml``.
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Mapping
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+from tapestryd.errors import ConfigError
+
+__all__ = [
+    "AgentSettings",
+    "PrivacySettings",
+    "ScheduleSettings",
+    "Settings",
+    "SourceSettings",
+    "SummarizeSettings",
+    "WebSettings",
+    "PARSERS",
+    "WEEKDAYS",
+    "default_config_file",
+    "load_settings",
+    "resolve_home",
+]
+
+PARSERS = ("claude-code", "chatgpt", "claude")
+WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+DEFAULT_AGENTS = {"claude-code": "claude-code", "chatgpt": "chatgpt", "claude-ai": "claude"}
+
+
+@dataclass(frozen=True)
+class AgentSettings:
+    """One agent label (``claude-code``, ``chatgpt``, ...) and the parser its files use."""
+
+    name: str
+    parser: str
+    color: str = ""
+
+
+@dataclass(frozen=True)
+class SourceSettings:
+    """What the daemon watches: Claude Code roots, the inbox, polling and the sweep period (s)."""
+
+    watched_roots: tuple[Path, ...]
+    inbox: Path
+    polling: bool = False
+    sweep_interval: float = 60.0
+    debounce: float = 0.05
+
+
+@dataclass(frozen=True)
+class ScheduleSettings:
+    """Day close grace (seconds after local midnight) and local HH:MM times of nightly jobs."""
+
+    close_grace: float = 7200.0
+    repair_time: str = "03:30"
+    backup_time: str = "04:00"
+    repair_budget_calls: int = 200
+
+
+@dataclass(frozen=True)
+class SummarizeSettings:
+    """The summarizer provider and its limits (seconds, tokens, calls; 0 means unlimited)."""
+
+    provider: str = "extractive"
+    preset: str = ""
+    base_url: str = ""
+    model: str = ""
+    timeout: float = 120.0
+    max_retries: int = 4
+    chunk_size_tokens: int = 20_000
+    budget_calls: int = 0
+    budget_tokens: int = 0
+    api_key: str = field(default="", repr=False)
+
+
+@dataclass(frozen=True)
+class WebSettings:
+    """The calendar web page: whether the daemon serves it, where, and the upload limit (MB)."""
+
+    enabled: bool = True
+    host: str = "127.0.0.1"
+    port: int = 5008
+    max_upload_mb: int = 512
+
+
+@dataclass(frozen=True)
+class PrivacySettings:
+    """Exclusions (globs of project paths, agent names) and at-rest secret redaction."""
+
+    exclude_projects: tuple[str, ...] = ()
+    exclude_agents: tuple[str, ...] = ()
+    redact_at_rest: bool = False
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Everything tapestryd needs to know, resolved once; immutable.
+
+    ``timezone`` is an IANA name; ``first_day_of_week`` is 0 for Monday … 6 for Sunday.
+    """
+
+    home: Path | None
+    config_file: Path
+    data_dir: Path
+    timezone: str
+    first_day_of_week: int
+    agents: tuple[AgentSettings, ...]
+    sources: SourceSettings
+    schedule: ScheduleSettings = ScheduleSettings()
+    summarize: SummarizeSettings = SummarizeSettings()
+    web: WebSettings = WebSettings()
+    privacy: PrivacySettings = PrivacySettings()
+    socket_override: Path | None = None
+    disabled: bool = False
+
+    @property
+    def tz(self) -> ZoneInfo:
+        """The configured timezone as a ZoneInfo."""
+        return ZoneInfo(self.timezone)
+
+    def agent(self, name: str) -> AgentSettings | None:
+        """The agent called ``name``, or None."""
+        return next((a for a in self.agents if a.name == name), None)
+
+    def agent_for_parser(self, parser: str) -> str:
+        """The first configured agent label whose parser is ``parser`` (else the parser name)."""
+        return next((a.name for a in self.agents if a.parser == parser), parser)
+
+
+def resolve_home(home: str | os.PathLike[str] | None = None) -> Path | None:
+    """The directory that holds everything, from ``--home`` or ``TAPESTRY_HOME``; None if unset."""
+    raw = os.fspath(home) if home else os.environ.get("TAPESTRY_HOME", "")
+    return Path(raw).expanduser().resolve() if raw else None
+
+
+def default_config_file(home: Path | None) -> Path:
+    """Where tapestry.toml lives for this home (platformdirs' user config dir by default)."""
+    if home is not None:
+        return home / "tapestry.toml"
+    import platformdirs
+
+    return platformdirs.user_config_path("tapestry") / "tapestry.toml"
+
+
+def _default_data_dir(home: Path | None) -> Path:
+    if home is not None:
+        return home
+    import platformdirs
+
+    return platformdirs.user_data_path("tapestry")
+
+
+def default_watched_roots(environ: Mapping[str, str] | None = None) -> tuple[Path, ...]:
+    """Claude Code's project folders: ``$CLAUDE_CONFIG_DIR/projects`` or the two defaults."""
+    env = os.environ if environ is None else environ
+    if env.get("CLAUDE_CONFIG_DIR"):
+        return tuple(Path(p).expanduser() / "projects" for p in env["CLAUDE_CONFIG_DIR"].split(","))
+    return (Path("~/.claude/projects").expanduser(), Path("~/.config/claude/projects").expanduser())
+
+
+def system_timezone() -> str:
+    """The system's IANA timezone name (``TZ`` first), or ``UTC`` when it cannot be told."""
+    try:
+        import tzlocal
+
+        return str(tzlocal.get_localzone_name() or "UTC")
+    except Exception:  # tzlocal raises a zoo of errors on odd systems; UTC is a safe answer
+        return "UTC"
+
+
+def load_settings(home: str | os.PathLike[str] | None = None, *, config_file: Path | None = None) -> Settings:
+    """Read tapestry.toml (if present) and the environment into :class:`Settings`.
+
+    Raises ConfigError naming the file and key when a value is invalid or the TOML is broken.
+    """
+    root = resolve_home(home)
+    path = config_file or default_config_file(root)
+    raw = _read_toml(path)
+    return _build(raw, root, path)
+
+
+def _read_toml(path: Path) -> dict[str, Any]:
+    if not path.exists():
+        return {}
+    try:
+        with path.open("rb") as fh:
+            return tomllib.load(fh)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{path}: not valid TOML: {exc}") from exc
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot read: {exc.strerror}") from exc
+
+
+def _build(raw: dict[str, Any], root: Path | None, path: Path) -> Settings:
+    reader = _Reader(raw, path)
+    data_dir = reader.path("paths", "data_dir") or _default_data_dir(root)
+    return Settings(
+        home=root,
+        config_file=path,
+        data_dir=data_dir,
+        timezone=_timezone(reader.str("general", "timezone", "") or system_timezone(), path),
+        first_day_of_week=_weekday(reader.str("general", "first_day_of_week", "monday"), path),
+        agents=_agents(raw.get("agents", {}), path),
+        sources=_sources(reader, data_dir),
+        schedule=ScheduleSettings(
+            close_grace=reader.num("schedule", "close_grace_hours", 2.0) * 3600.0,
+            repair_time=_hhmm(reader.str("schedule", "repair_time", "03:30"), path),
+            backup_time=_hhmm(reader.str("schedule", "backup_time", "04:00"), path),
+            repair_budget_calls=int(reader.num("schedule", "repair_budget_calls", 200)),
+        ),
+        summarize=_summarize(reader, data_dir),
+        web=WebSettings(
+            enabled=reader.bool("web", "enabled", True),
+            host=reader.str("web", "host", "127.0.0.1"),
+            port=int(reader.num("web", "port", 5008)),
+            max_upload_mb=int(reader.num("web", "max_upload_mb", 512)),
+        ),
+        privacy=PrivacySettings(
+            exclude_projects=reader.strs("privacy", "exclude_projects"),
+            exclude_agents=reader.strs("privacy", "exclude_agents"),
+            redact_at_rest=reader.bool("privacy", "redact_at_rest", False),
+        ),
+        socket_override=Path(os.environ["TAPESTRY_SOCKET"]) if os.environ.get("TAPESTRY_SOCKET") else None,
+        disabled=os.environ.get("TAPESTRY_DISABLE", "") not in ("", "0", "false"),
+    )
+
+
+def _sources(reader: _Reader, data_dir: Path) -> SourceSettings:
+    roots = reader.strs("sources", "watched_roots")
+    return SourceSettings(
+        watched_roots=tuple(Path(r).expanduser() for r in roots) if roots else default_watched_roots(),
+        inbox=reader.path("sources", "inbox") or data_dir / "inbox",
+        polling=reader.bool("sources", "polling", False),
+        sweep_interval=reader.num("sources", "sweep_interval", 60.0),
+        debounce=reader.num("sources", "debounce", 0.05),
+    )
+
+
+def _summarize(reader: _Reader, data_dir: Path) -> SummarizeSettings:
+    return SummarizeSettings(
+        provider=reader.str("summarize", "provider", "extractive"),
+        preset=reader.str("summarize", "preset", ""),
+        base_url=reader.str("summarize", "base_url", ""),
+        model=reader.str("summarize", "model", ""),
+        timeout=reader.num("summarize", "timeout", 120.0),
+        max_retries=int(reader.num("summarize", "max_retries", 4)),
+        chunk_size_tokens=int(reader.num("summarize", "chunk_size_tokens", 20_000)),
+        budget_calls=int(reader.num("summarize", "budget_calls", 0)),
+        budget_tokens=int(reader.num("summarize", "budget_tokens", 0)),
+        api_key=_api_key(data_dir),
+    )
+
+
+def _api_key(data_dir: Path) -> str:
+    """TAPESTRY_API_KEY from the environment, else from ``<data>/.env`` (never from the TOML)."""
+    if os.environ.get("TAPESTRY_API_KEY"):
+        return os.environ["TAPESTRY_API_KEY"]
+    from tapestryd.dotenv import read_dotenv
+
+    return read_dotenv(data_dir / ".env").get("TAPESTRY_API_KEY", "")
+
+
+def _agents(raw: Any, path: Path) -> tuple[AgentSettings, ...]:
+    if not isinstance(raw, dict):
+        raise ConfigError(f"{path}: [agents] must be a table of agent names")
+    merged = {name: {"parser": parser} for name, parser in DEFAULT_AGENTS.items()}
+    for name, table in raw.items():
+        if not isinstance(table, dict):
+            raise ConfigError(f"{path}: [agents.{name}] must be a table")
+        merged[name] = {**merged.get(name, {}), **table}
+    agents = []
+    for name, table in merged.items():
+        parser = str(table.get("parser", "auto"))
+        if parser not in PARSERS and parser != "auto":
+            raise ConfigError(f"{path}: agents.{name}.parser = {parser!r}; expected one of {', '.join(PARSERS)}")
+        agents.append(AgentSettings(name=name, parser=parser, color=str(table.get("color", ""))))
+    return tuple(agents)
+
+
+def _timezone(name: str, path: Path) -> str:
+    try:
+        ZoneInfo(name)
+    except (ZoneInfoNotFoundError, ValueError) as exc:
+        raise ConfigError(f"{path}: general.timezone = {name!r} is not an IANA timezone") from exc
+    return name
+
+
+def _weekday(name: str, path: Path) -> int:
+    if name.lower() not in WEEKDAYS:
+        raise ConfigError(f"{path}: general.first_day_of_week = {name!r}; expected a weekday name")
+    return WEEKDAYS.index(name.lower())
+
+
+def _hhmm(value: str, path: Path) -> str:
+    hours, _, minutes = value.partition(":")
+    if not (hours.isdigit() and minutes.isdigit() and int(hours) < 24 and int(minutes) < 60):
+        raise ConfigError(f"{path}: time {value!r} must be HH:MM")
+    return f"{int(hours):02d}:{int(minutes):02d}"
+
+
+@dataclass(frozen=True)
+class _Reader:
+    """Typed access to ``[section] key`` values with errors that name the file and key."""
+
+    raw: dict[str, Any]
+    file: Path
+
+    def _get(self, section: str, key: str) -> Any:
+        table = self.raw.get(section, {})
+        if not isinstance(table, dict):
+            raise ConfigError(f"{self.file}: [{section}] must be a table")
+        return table.get(key)
+
+    def _typed(self, section: str, key: str, default: Any, types: tuple[type, ...], what: str) -> Any:
+        value = self._get(section, key)
+        if value is None:
+            return default
+        if not isinstance(value, types) or (isinstance(value, bool) and bool not in types):
+            raise ConfigError(f"{self.file}: {section}.{key} = {value!r}; expected {what}")
+        return value
+
+    def str(self, section: str, key: str, default: str) -> str:
+        return str(self._typed(section, key, default, (str,), "a string"))
+
+    def num(self, section: str, key: str, default: float) -> float:
+        return float(self._typed(section, key, default, (int, float), "a number"))
+
+    def bool(self, section: str, key: str, default: bool) -> bool:
+        return bool(self._typed(section, key, default, (bool,), "true or false"))
+
+    def strs(self, section: str, key: str) -> tuple[str, ...]:
+        value = self._typed(section, key, [], (list,), "a list of strings")
+        if not all(isinstance(v, str) for v in value):
+            raise ConfigError(f"{self.file}: {section}.{key} must be a list of strings")
+        return tuple(value)
+
+    def path(self, section: str, key: str) -> Path | None:
+        value = self.str(section, key, "")
+        return Path(value).expanduser() if value else None

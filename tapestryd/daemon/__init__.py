@@ -1,0 +1,1 @@
+"""The daemon: the one process that knows everything (sources, projections, summarizer, queries)."""

@@ -1,0 +1,63 @@
+"""The socket protocol: JSON lines, versioned (standard library only).
+
+Request: ``{"v": 1, "id": <any>, "op": "search", "args": {...}}``, one JSON object on one
+line. Response: ``{"v": 1, "id": <same>, "ok": true, "result": ...}`` or
+``{"v": 1, "id": <same>, "ok": false, "error": {"code": "...", "message": "..."}}``.
+
+Error codes: ``bad_json``, ``bad_request``, ``too_large``, ``unknown_op``,
+``unsupported_version``, ``user_error``, ``busy``, ``internal``.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+__all__ = ["MAX_LINE", "VERSION", "ProtocolError", "decode_request", "encode", "error_response", "ok_response"]
+
+VERSION = 1
+MAX_LINE = 1 << 20  # bytes; a longer request line is refused with "too_large"
+
+
+class ProtocolError(Exception):
+    """A request that cannot be served; ``code`` is one of the module's error codes."""
+
+    def __init__(self, code: str, message: str, request_id: Any = None) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.request_id = request_id
+
+
+def encode(message: dict[str, Any]) -> bytes:
+    """One JSON line (UTF-8, newline-terminated)."""
+    return json.dumps(message, ensure_ascii=False, separators=(",", ":"), default=str).encode() + b"\n"
+
+
+def decode_request(line: bytes) -> tuple[Any, str, dict[str, Any]]:
+    """``(id, op, args)`` of a request line; raises ProtocolError with a code when invalid."""
+    if len(line) > MAX_LINE:
+        raise ProtocolError("too_large", f"request is larger than {MAX_LINE} bytes")
+    try:
+        data = json.loads(line)
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise ProtocolError("bad_json", f"request is not JSON: {exc}") from exc
+    if not isinstance(data, dict):
+        raise ProtocolError("bad_request", "request must be a JSON object")
+    rid = data.get("id")
+    if data.get("v", VERSION) != VERSION:
+        raise ProtocolError("unsupported_version", f"protocol version {data.get('v')!r} unsupported; use {VERSION}", rid)
+    op, args = data.get("op"), data.get("args", {})
+    if not isinstance(op, str) or not isinstance(args, dict):
+        raise ProtocolError("bad_request", "request needs a string 'op' and an object 'args'", rid)
+    return rid, op, args
+
+
+def ok_response(request_id: Any, result: Any) -> dict[str, Any]:
+    """A success response."""
+    return {"v": VERSION, "id": request_id, "ok": True, "result": result}
+
+
+def error_response(request_id: Any, code: str, message: str) -> dict[str, Any]:
+    """An error response with a code and a readable message."""
+    return {"v": VERSION, "id": request_id, "ok": False, "error": {"code": code, "message": message}}

@@ -1,0 +1,210 @@
+"""The append-only event log: one SQLite file (``events.db``) in WAL mode, ``synchronous=FULL``.
+
+* ``seq`` is assigned by SQLite (``INTEGER PRIMARY KEY AUTOINCREMENT``): strictly
+  increasing, never reused, even after compaction deletes rows.
+* ``event_id`` is unique: appending a known key is a no-op (``INSERT OR IGNORE``), which is
+  what makes every import idempotent.
+* A batch is appended in one transaction, together with the source offsets (file path →
+  byte offset, inode, size) of the bytes it was read from, so a crash can neither lose nor
+  repeat a line.
+* :meth:`EventStore.read` streams events after a seq in order, in bounded batches.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Iterable, Iterator, Sequence
+
+from tapestryd.db import connect, migrate, transaction, translate_errors
+from tapestryd.errors import StoreError
+from tapestryd.events.codec import decode, encode
+from tapestryd.events.types import NewEvent, StoredEvent, format_utc
+
+__all__ = ["AppendResult", "EventStore", "SourceOffset"]
+
+
+@dataclass(frozen=True)
+class SourceOffset:
+    """How far a source file has been read: byte ``offset`` into the file at ``inode``/``size``."""
+
+    path: str
+    offset: int
+    inode: int = 0
+    size: int = 0
+
+
+@dataclass(frozen=True)
+class AppendResult:
+    """Per appended event, its new seq or None when its event_id was already stored."""
+
+    seqs: tuple[int | None, ...]
+
+    @property
+    def new(self) -> int:
+        """How many events were stored now."""
+        return sum(1 for s in self.seqs if s is not None)
+
+    @property
+    def known(self) -> int:
+        """How many events were already in the log (no-ops)."""
+        return sum(1 for s in self.seqs if s is None)
+
+
+def _create_events(conn: sqlite3.Connection) -> None:
+    conn.execute(
+        """CREATE TABLE events (
+            seq INTEGER PRIMARY KEY AUTOINCREMENT,
+            event_id TEXT NOT NULL UNIQUE,
+            type TEXT NOT NULL,
+            schema INTEGER NOT NULL,
+            occurred_at TEXT NOT NULL,
+            recorded_at TEXT NOT NULL,
+            agent TEXT NOT NULL,
+            source TEXT NOT NULL,
+            payload TEXT NOT NULL)"""
+    )
+    conn.execute("CREATE INDEX events_type_seq ON events(type, seq)")
+
+
+def _create_source_offsets(conn: sqlite3.Connection) -> None:
+    conn.execute(
+        """CREATE TABLE source_offsets (
+            path TEXT PRIMARY KEY,
+            offset INTEGER NOT NULL,
+            inode INTEGER NOT NULL,
+            size INTEGER NOT NULL,
+            updated_at TEXT NOT NULL)"""
+    )
+
+
+MIGRATIONS = [_create_events, _create_source_offsets]
+
+_COLUMNS = "seq, event_id, type, schema, occurred_at, recorded_at, agent, source, payload"
+
+
+class EventStore:
+    """The event log in one SQLite file.
+
+    Raises StoreError when the file cannot be opened or written (disk full, read-only).
+    A read-only store (``readonly=True``) never creates or migrates the file.
+    """
+
+    def __init__(self, path: Path, *, readonly: bool = False) -> None:
+        self.path = path
+        self.readonly = readonly
+        self.conn = connect(path, readonly=readonly, durable=True)
+        if not readonly:
+            migrate(self.conn, MIGRATIONS)
+
+    def close(self) -> None:
+        """Close the connection (idempotent)."""
+        self.conn.close()
+
+    def __enter__(self) -> EventStore:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def append(self, events: Sequence[NewEvent], offsets: Iterable[SourceOffset] = ()) -> AppendResult:
+        """Append a batch and record source offsets, all in one transaction.
+
+        Events whose event_id is already stored are skipped (their seq is None). Raises
+        StoreError (nothing of the batch is stored) when the write fails.
+        """
+        recorded = format_utc(datetime.now(timezone.utc))
+        with transaction(self.conn):
+            seqs = tuple(self._insert(e, recorded) for e in events)
+            for off in offsets:
+                self._save_offset(off, recorded)
+        return AppendResult(seqs)
+
+    def _insert(self, new: NewEvent, recorded: str) -> int | None:
+        type_name, schema, payload = encode(new.event)
+        cur = self.conn.execute(
+            "INSERT OR IGNORE INTO events (event_id, type, schema, occurred_at, recorded_at, agent, source, payload)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            (new.event_id, type_name, schema, format_utc(new.occurred_at), recorded, new.agent, new.source, payload),
+        )
+        return cur.lastrowid if cur.rowcount == 1 else None
+
+    def _save_offset(self, off: SourceOffset, recorded: str) -> None:
+        self.conn.execute(
+            "INSERT INTO source_offsets VALUES (?, ?, ?, ?, ?) ON CONFLICT(path) DO UPDATE SET"
+            " offset = excluded.offset, inode = excluded.inode, size = excluded.size, updated_at = excluded.updated_at",
+            (off.path, off.offset, off.inode, off.size, recorded),
+        )
+
+    def save_offsets(self, offsets: Iterable[SourceOffset]) -> None:
+        """Record offsets alone (a file whose new bytes held no events)."""
+        self.append((), offsets)
+
+    def offset(self, path: str) -> SourceOffset | None:
+        """The stored offset of one source file, or None if it was never read."""
+        with translate_errors(self.conn):
+            row = self.conn.execute("SELECT path, offset, inode, size FROM source_offsets WHERE path = ?",
+                                    (path,)).fetchone()
+        return SourceOffset(*row) if row else None
+
+    def offsets(self) -> dict[str, SourceOffset]:
+        """Every stored source offset by path."""
+        with translate_errors(self.conn):
+            rows = self.conn.execute("SELECT path, offset, inode, size FROM source_offsets").fetchall()
+        return {r[0]: SourceOffset(*r) for r in rows}
+
+    def last_seq(self) -> int:
+        """The highest seq stored (0 for an empty log)."""
+        with translate_errors(self.conn):
+            return int(self.conn.execute("SELECT COALESCE(MAX(seq), 0) FROM events").fetchone()[0])
+
+    def count(self) -> int:
+        """How many events the log holds."""
+        with translate_errors(self.conn):
+            return int(self.conn.execute("SELECT COUNT(*) FROM events").fetchone()[0])
+
+    def contains(self, event_id: str) -> bool:
+        """Whether an event with this idempotency key is stored."""
+        with translate_errors(self.conn):
+            return self.conn.execute("SELECT 1 FROM events WHERE event_id = ?", (event_id,)).fetchone() is not None
+
+    def read(self, after: int = 0, *, types: Sequence[str] = (), batch: int = 2000,
+             until: int | None = None) -> Iterator[StoredEvent]:
+        """Stream events with ``after < seq <= until`` in seq order, ``batch`` rows per query.
+
+        ``types`` keeps only those type names. Raises StoreError naming the seq of a row
+        whose payload does not decode.
+        """
+        where, params = self._filter(types, until)
+        while True:
+            with translate_errors(self.conn):
+                rows = self.conn.execute(
+                    f"SELECT {_COLUMNS} FROM events WHERE seq > ?{where} ORDER BY seq LIMIT ?",
+                    (after, *params, batch),
+                ).fetchall()
+            yield from (self._decode(row) for row in rows)
+            if len(rows) < batch:
+                return
+            after = rows[-1][0]
+
+    @staticmethod
+    def _filter(types: Sequence[str], until: int | None) -> tuple[str, list[object]]:
+        where, params = "", []  # type: tuple[str, list[object]]
+        if types:
+            where += f" AND type IN ({', '.join('?' * len(types))})"
+            params.extend(types)
+        if until is not None:
+            where += " AND seq <= ?"
+            params.append(until)
+        return where, params
+
+    def _decode(self, row: tuple[object, ...]) -> StoredEvent:
+        seq, eid, type_name, schema, occurred, recorded, agent, source, payload = row
+        try:
+            event = decode(str(type_name), int(schema), str(payload))  # type: ignore[call-overload]
+        except (ValueError, TypeError, KeyError) as exc:
+            raise StoreError(f"{self.path}: event seq {seq} ({type_name}) does not decode: {exc}") from exc
+        return StoredEvent(int(seq), str(eid), event, str(occurred), str(recorded), str(agent),  # type: ignore[call-overload]
+                           str(source))

@@ -1,0 +1,199 @@
+"""Event types: frozen dataclasses named in the past tense, each with a type name and schema.
+
+An event is a fact that happened; it is never changed once stored. A new schema version of
+a type is read through an upcaster in :mod:`tapestryd.events.codec`, so old logs replay.
+
+The envelope (:class:`NewEvent` before storing, :class:`StoredEvent` after) carries what
+every event has: the idempotency key ``event_id``, when it happened (UTC), the agent label
+and the source (file path + byte offset, or export sha256 + conversation/message id).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from typing import Any, ClassVar
+
+__all__ = [
+    "ConversationTitled",
+    "DayClosed",
+    "Event",
+    "Forgotten",
+    "ImportFinished",
+    "ImportReceived",
+    "MessageRecorded",
+    "NewEvent",
+    "NodeSummarized",
+    "StoredEvent",
+    "UnknownEvent",
+    "event_id",
+    "format_utc",
+    "parse_utc",
+]
+
+
+def event_id(*parts: str) -> str:
+    """A stable idempotency key: the first 32 hex digits of sha256 over the parts (128 bits)."""
+    return hashlib.sha256("\x1f".join(parts).encode("utf-8", "surrogatepass")).hexdigest()[:32]
+
+
+def format_utc(ts: datetime) -> str:
+    """``2026-03-04T05:06:07.123456Z``: fixed width, so text order is time order."""
+    if ts.tzinfo is None:
+        ts = ts.replace(tzinfo=timezone.utc)
+    return ts.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+def parse_utc(text: str) -> datetime:
+    """Parse an ISO 8601 timestamp (``Z`` or an offset; naive means UTC) into aware UTC.
+
+    Raises ValueError for text that is not ISO 8601.
+    """
+    ts = datetime.fromisoformat(text.replace("Z", "+00:00"))
+    return ts.replace(tzinfo=timezone.utc) if ts.tzinfo is None else ts.astimezone(timezone.utc)
+
+
+@dataclass(frozen=True)
+class Event:
+    """Base of every event payload."""
+
+    type: ClassVar[str] = ""
+    schema: ClassVar[int] = 1
+
+
+@dataclass(frozen=True)
+class MessageRecorded(Event):
+    """One message (or one streamed part of it) as the user saw it.
+
+    ``conversation`` is a global key (``claude-code:<session>``, ``chatgpt:<id>``,
+    ``claude-ai:<uuid>``); ``message`` is the key within it. Parts that share a message key
+    (a Claude Code reply streamed over several lines) are joined in log order by the
+    messages projection. ``text`` is the verbatim visible text; ``skipped`` counts content
+    kinds that are not message text (``thinking``, ``tool_use``, ``image``, ...); ``meta``
+    holds source details (``cwd``, ``git_branch``, ``sidechain``, ``attachments``, ...).
+    """
+
+    type: ClassVar[str] = "MessageRecorded"
+    conversation: str
+    message: str
+    role: str
+    text: str
+    timestamp: str
+    model: str = ""
+    session: str = ""
+    skipped: dict[str, int] = field(default_factory=dict)
+    meta: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class ConversationTitled(Event):
+    """A conversation got (or changed) its title."""
+
+    type: ClassVar[str] = "ConversationTitled"
+    conversation: str
+    title: str
+
+
+@dataclass(frozen=True)
+class ImportReceived(Event):
+    """An import of one file began: its sha256, path, size (bytes) and parser."""
+
+    type: ClassVar[str] = "ImportReceived"
+    sha256: str
+    path: str
+    size: int
+    parser: str
+
+
+@dataclass(frozen=True)
+class ImportFinished(Event):
+    """The receipt of one file's import: counts of new, known and skipped items and errors."""
+
+    type: ClassVar[str] = "ImportFinished"
+    sha256: str
+    path: str
+    counts: dict[str, int] = field(default_factory=dict)
+    skipped: dict[str, int] = field(default_factory=dict)
+    errors: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class DayClosed(Event):
+    """A local day closed for an agent (``agent`` empty: for every agent)."""
+
+    type: ClassVar[str] = "DayClosed"
+    date: str
+    timezone: str
+    agent: str = ""
+
+
+@dataclass(frozen=True)
+class NodeSummarized(Event):
+    """The summarizer's output for one node, with what it was made from and what it cost.
+
+    ``usage`` holds ``calls``, ``tokens_in`` and ``tokens_out``; ``mode`` is ``context``
+    (telescoping context given) or ``catchup`` (built without context).
+    """
+
+    type: ClassVar[str] = "NodeSummarized"
+    node: str
+    level: int
+    fingerprint: str
+    provider: str
+    model: str
+    prompt_version: str
+    title: str
+    text: str
+    usage: dict[str, int] = field(default_factory=dict)
+    mode: str = "context"
+    context_fingerprint: str = ""
+
+
+@dataclass(frozen=True)
+class Forgotten(Event):
+    """The user asked to forget: a conversation, everything before an instant, or a regex."""
+
+    type: ClassVar[str] = "Forgotten"
+    conversation: str = ""
+    before: str = ""
+    match: str = ""
+    reason: str = ""
+
+
+@dataclass(frozen=True)
+class UnknownEvent(Event):
+    """An event of a type this version does not know; kept as raw payload, never dropped."""
+
+    type: ClassVar[str] = "Unknown"
+    name: str = ""
+    payload: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class NewEvent:
+    """An event ready to append: idempotency key, payload, time (UTC), agent and source."""
+
+    event_id: str
+    event: Event
+    occurred_at: datetime
+    agent: str = ""
+    source: str = ""
+
+
+@dataclass(frozen=True)
+class StoredEvent:
+    """An event as read back from the log, with its ``seq`` and times as ISO UTC text."""
+
+    seq: int
+    event_id: str
+    event: Event
+    occurred_at: str
+    recorded_at: str
+    agent: str
+    source: str
+
+    @property
+    def type(self) -> str:
+        """The event's type name."""
+        return self.event.type if not isinstance(self.event, UnknownEvent) else self.event.name

@@ -1,0 +1,123 @@
+"""The messages projection: conversations, messages, and an FTS5 index ranked by BM25.
+
+Tables it owns (in ``projections.db``):
+
+* ``conversations(key, agent, source, title, first_ts, last_ts, message_count, session,
+  cwd, git_branch)``: one row per conversation key.
+* ``messages(id, conversation, message_key, seq, agent, role, ts, text, model, session,
+  sidechain, skipped, meta)``: one row per (conversation, message_key); parts of a
+  streamed reply that share a key are joined in log order with a blank line.
+* ``messages_fts``: an external-content FTS5 table over ``messages.text`` (porter stemmer
+  over unicode61), kept in step by triggers; ``bm25(messages_fts)`` ranks matches.
+
+Timestamps (``ts``, ``first_ts``, ``last_ts``) are ISO 8601 UTC text of fixed width, so
+text order is time order.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+
+from tapestryd.events.types import ConversationTitled, MessageRecorded, StoredEvent
+
+__all__ = ["MessagesProjection"]
+
+_SCHEMA = [
+    """CREATE TABLE IF NOT EXISTS conversations (
+        key TEXT PRIMARY KEY, agent TEXT NOT NULL, source TEXT NOT NULL, title TEXT NOT NULL DEFAULT '',
+        first_ts TEXT, last_ts TEXT, message_count INTEGER NOT NULL DEFAULT 0,
+        session TEXT NOT NULL DEFAULT '', cwd TEXT NOT NULL DEFAULT '', git_branch TEXT NOT NULL DEFAULT '')""",
+    """CREATE TABLE IF NOT EXISTS messages (
+        id INTEGER PRIMARY KEY, conversation TEXT NOT NULL, message_key TEXT NOT NULL, seq INTEGER NOT NULL,
+        agent TEXT NOT NULL, role TEXT NOT NULL, ts TEXT NOT NULL, text TEXT NOT NULL, model TEXT NOT NULL,
+        session TEXT NOT NULL, sidechain INTEGER NOT NULL, skipped TEXT NOT NULL, meta TEXT NOT NULL,
+        UNIQUE (conversation, message_key))""",
+    "CREATE INDEX IF NOT EXISTS messages_ts ON messages(ts)",
+    "CREATE INDEX IF NOT EXISTS messages_conversation_ts ON messages(conversation, ts)",
+    "CREATE INDEX IF NOT EXISTS conversations_last_ts ON conversations(last_ts)",
+    """CREATE VIRTUAL TABLE IF NOT EXISTS messages_fts USING fts5(
+        text, content='messages', content_rowid='id', tokenize='porter unicode61 remove_diacritics 2')""",
+    """CREATE TRIGGER IF NOT EXISTS messages_ai AFTER INSERT ON messages BEGIN
+        INSERT INTO messages_fts(rowid, text) VALUES (new.id, new.text); END""",
+    """CREATE TRIGGER IF NOT EXISTS messages_ad AFTER DELETE ON messages BEGIN
+        INSERT INTO messages_fts(messages_fts, rowid, text) VALUES ('delete', old.id, old.text); END""",
+    """CREATE TRIGGER IF NOT EXISTS messages_au AFTER UPDATE OF text ON messages BEGIN
+        INSERT INTO messages_fts(messages_fts, rowid, text) VALUES ('delete', old.id, old.text);
+        INSERT INTO messages_fts(rowid, text) VALUES (new.id, new.text); END""",
+]
+
+
+class MessagesProjection:
+    """Conversations and messages with full-text search (see the module docstring)."""
+
+    name = "messages"
+    types = (MessageRecorded.type, ConversationTitled.type)
+
+    def create(self, conn: sqlite3.Connection) -> None:
+        """Create the tables, indexes, FTS5 table and triggers if missing."""
+        for statement in _SCHEMA:
+            conn.execute(statement)
+
+    def clear(self, conn: sqlite3.Connection) -> None:
+        """Delete every conversation and message (the FTS index follows through triggers)."""
+        conn.execute("DELETE FROM messages")
+        conn.execute("INSERT INTO messages_fts(messages_fts) VALUES ('delete-all')")
+        conn.execute("DELETE FROM conversations")
+
+    def apply(self, conn: sqlite3.Connection, event: StoredEvent) -> None:
+        """Record a message (or join a part to its message) or set a conversation's title."""
+        payload = event.event
+        if isinstance(payload, MessageRecorded):
+            self._record(conn, event, payload)
+        elif isinstance(payload, ConversationTitled):
+            self._ensure_conversation(conn, event, payload.conversation)
+            conn.execute("UPDATE conversations SET title = ? WHERE key = ?", (payload.title, payload.conversation))
+
+    def _record(self, conn: sqlite3.Connection, event: StoredEvent, msg: MessageRecorded) -> None:
+        self._ensure_conversation(conn, event, msg.conversation)
+        row = conn.execute("SELECT id, text, skipped FROM messages WHERE conversation = ? AND message_key = ?",
+                           (msg.conversation, msg.message)).fetchone()
+        if row is None:
+            self._insert(conn, event, msg)
+        else:
+            self._join_part(conn, row, msg)
+        self._touch_conversation(conn, msg)
+
+    def _insert(self, conn: sqlite3.Connection, event: StoredEvent, msg: MessageRecorded) -> None:
+        conn.execute(
+            "INSERT INTO messages (conversation, message_key, seq, agent, role, ts, text, model, session, sidechain,"
+            " skipped, meta) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (msg.conversation, msg.message, event.seq, event.agent, msg.role, msg.timestamp, msg.text, msg.model,
+             msg.session, int(bool(msg.meta.get("sidechain"))), _dumps(msg.skipped), _dumps(msg.meta)),
+        )
+        conn.execute("UPDATE conversations SET message_count = message_count + 1 WHERE key = ?", (msg.conversation,))
+
+    @staticmethod
+    def _join_part(conn: sqlite3.Connection, row: tuple[int, str, str], msg: MessageRecorded) -> None:
+        msg_id, text, skipped = row
+        joined = "\n\n".join(t for t in (text, msg.text) if t)
+        counts = json.loads(skipped)
+        for kind, n in msg.skipped.items():
+            counts[kind] = counts.get(kind, 0) + n
+        conn.execute("UPDATE messages SET text = ?, skipped = ? WHERE id = ?", (joined, _dumps(counts), msg_id))
+
+    @staticmethod
+    def _ensure_conversation(conn: sqlite3.Connection, event: StoredEvent, key: str) -> None:
+        conn.execute("INSERT OR IGNORE INTO conversations (key, agent, source) VALUES (?, ?, ?)",
+                     (key, event.agent, event.source))
+
+    @staticmethod
+    def _touch_conversation(conn: sqlite3.Connection, msg: MessageRecorded) -> None:
+        conn.execute(
+            "UPDATE conversations SET first_ts = MIN(COALESCE(first_ts, ?), ?), last_ts = MAX(COALESCE(last_ts, ?), ?),"
+            " session = CASE WHEN session = '' THEN ? ELSE session END,"
+            " cwd = CASE WHEN cwd = '' THEN ? ELSE cwd END,"
+            " git_branch = CASE WHEN ? != '' THEN ? ELSE git_branch END WHERE key = ?",
+            (msg.timestamp, msg.timestamp, msg.timestamp, msg.timestamp, msg.session, str(msg.meta.get("cwd") or ""),
+             str(msg.meta.get("git_branch") or ""), str(msg.meta.get("git_branch") or ""), msg.conversation),
+        )
+
+
+def _dumps(value: object) -> str:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"), sort_keys=True)

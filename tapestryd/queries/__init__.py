@@ -1,0 +1,1 @@
+"""Queries: read-only answers over the projections (search, context, similar, recall, status)."""

@@ -1,0 +1,69 @@
+"""Conversation listings, one conversation in full, and store-wide statistics."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tapestryd.db import translate_errors
+from tapestryd.events.types import parse_utc
+from tapestryd.queries.reader import Reader
+
+__all__ = ["find_conversation", "list_conversations", "show_conversation", "stats"]
+
+_CONV_COLUMNS = ("key", "agent", "source", "title", "first_ts", "last_ts", "message_count", "session", "cwd",
+                 "git_branch")
+
+
+def list_conversations(reader: Reader, *, agent: str = "", limit: int = 50) -> list[dict[str, Any]]:
+    """The most recently active conversations first, at most ``limit``."""
+    where, params = (" WHERE agent = ?", [agent]) if agent else ("", [])
+    with translate_errors(reader.conn):
+        rows = reader.conn.execute(
+            f"SELECT {', '.join(_CONV_COLUMNS)} FROM conversations{where} ORDER BY last_ts DESC LIMIT ?",
+            (*params, limit)).fetchall()
+    return [dict(zip(_CONV_COLUMNS, row)) for row in rows]
+
+
+def find_conversation(reader: Reader, ref: str) -> dict[str, Any] | None:
+    """The conversation whose key is ``ref``, or whose key ends with ``ref`` (unique), or None."""
+    with translate_errors(reader.conn):
+        rows = reader.conn.execute(
+            f"SELECT {', '.join(_CONV_COLUMNS)} FROM conversations WHERE key = ? OR key LIKE ? ESCAPE '\\' LIMIT 2",
+            (ref, "%" + ref.replace("%", "\\%").replace("_", "\\_"))).fetchall()
+    exact = [r for r in rows if r[0] == ref]
+    chosen = exact or (rows if len(rows) == 1 else [])
+    return dict(zip(_CONV_COLUMNS, chosen[0])) if chosen else None
+
+
+def show_conversation(reader: Reader, ref: str) -> dict[str, Any] | None:
+    """One conversation with every message in log order (timestamps UTC and local), or None."""
+    conv = find_conversation(reader, ref)
+    if conv is None:
+        return None
+    with translate_errors(reader.conn):
+        rows = reader.conn.execute(
+            "SELECT id, message_key, role, ts, text, model, sidechain FROM messages WHERE conversation = ? ORDER BY id",
+            (conv["key"],)).fetchall()
+    conv["messages"] = [
+        {"id": r[0], "message_key": r[1], "role": r[2], "ts": r[3],
+         "local_time": parse_utc(r[3]).astimezone(reader.tz).isoformat(timespec="seconds"),
+         "text": r[4], "model": r[5], "sidechain": bool(r[6])}
+        for r in rows
+    ]
+    return conv
+
+
+def stats(reader: Reader) -> dict[str, Any]:
+    """Counts of conversations and messages per agent and role, and the covered time span."""
+    with translate_errors(reader.conn):
+        per_agent = reader.conn.execute(
+            "SELECT agent, COUNT(*), SUM(message_count), MIN(first_ts), MAX(last_ts) FROM conversations GROUP BY agent"
+        ).fetchall()
+        roles = dict(reader.conn.execute("SELECT role, COUNT(*) FROM messages GROUP BY role").fetchall())
+    agents = {a: {"conversations": c, "messages": m or 0, "first": f, "last": last} for a, c, m, f, last in per_agent}
+    return {
+        "conversations": sum(a["conversations"] for a in agents.values()),
+        "messages": sum(a["messages"] for a in agents.values()),
+        "agents": agents,
+        "roles": roles,
+    }

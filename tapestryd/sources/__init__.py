@@ -1,0 +1,1 @@
+"""Sources: parsers that turn files into events, the tailer, the inbox and the ingest pipeline."""

@@ -1,0 +1,1 @@
+"""Parsers of Claude Code sessions, ChatGPT and Claude.ai exports, and ZIP archives."""
