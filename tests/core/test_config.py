@@ -1,0 +1,66 @@
+"""Settings: defaults, the home override, and clear errors for bad values."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tapestryd.config import load_settings
+from tapestryd.errors import ConfigError
+from tapestryd.paths import paths_for
+
+
+def test_home_moves_everything(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """TAPESTRY_HOME puts config, databases and inbox under one folder."""
+    monkeypatch.setenv("TAPESTRY_HOME", str(tmp_path))
+    paths = paths_for(load_settings())
+    for path in (paths.config_file, paths.events_db, paths.projections_db, paths.inbox, paths.backups):
+        assert tmp_path in path.parents
+
+
+def test_two_homes_get_two_sockets(tmp_path: Path) -> None:
+    """Tests (and users) with several homes never share a daemon socket."""
+    assert paths_for(load_settings(tmp_path / "a")).socket != paths_for(load_settings(tmp_path / "b")).socket
+
+
+def test_defaults_without_a_config_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """No file: Monday weeks, the three default agents, extractive summaries, loopback web."""
+    monkeypatch.delenv("CLAUDE_CONFIG_DIR", raising=False)
+    conf = load_settings(tmp_path)
+    assert conf.first_day_of_week == 0 and conf.summarize.provider == "extractive"
+    assert {a.name: a.parser for a in conf.agents} == {"claude-code": "claude-code", "chatgpt": "chatgpt",
+                                                       "claude-ai": "claude"}
+    assert conf.web.host == "127.0.0.1" and conf.sources.inbox == tmp_path / "inbox"
+    assert conf.sources.watched_roots[0] == Path("~/.claude/projects").expanduser()
+
+
+def test_claude_config_dir_moves_the_watched_root(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """CLAUDE_CONFIG_DIR is where Claude Code writes its projects."""
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path / "cc"))
+    assert load_settings(tmp_path).sources.watched_roots == (tmp_path / "cc" / "projects",)
+
+
+@pytest.mark.parametrize("toml, fragment", [
+    ('[general]\ntimezone = "Mars/Olympus"', "general.timezone"),
+    ('[general]\nfirst_day_of_week = "someday"', "first_day_of_week"),
+    ('[web]\nport = "eighty"', "web.port"),
+    ('[agents.work]\nparser = "word"', "agents.work.parser"),
+    ('[schedule]\nrepair_time = "25:00"', "25:00"),
+    ("[general\n", "not valid TOML"),
+])
+def test_bad_values_name_the_file_and_key(tmp_path: Path, toml: str, fragment: str) -> None:
+    """A mistake in tapestry.toml is a ConfigError naming the file and the key."""
+    (tmp_path / "tapestry.toml").write_text(toml)
+    with pytest.raises(ConfigError) as info:
+        load_settings(tmp_path)
+    assert fragment in info.value.message and "tapestry.toml" in info.value.message
+
+
+def test_api_key_comes_from_dotenv_not_toml(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The provider key is read from <data>/.env and never shown in the settings' repr."""
+    monkeypatch.delenv("TAPESTRY_API_KEY", raising=False)
+    (tmp_path / ".env").write_text("TAPESTRY_API_KEY=sk-test-123\n")
+    (tmp_path / ".env").chmod(0o600)
+    conf = load_settings(tmp_path)
+    assert conf.summarize.api_key == "sk-test-123" and "sk-test-123" not in repr(conf)
