@@ -1,0 +1,5 @@
+"""``python -m tapestryd.cli`` runs tapestryctl."""
+
+from tapestryd.cli.main import main
+
+main()
