@@ -1,0 +1,120 @@
+"""Facts to look for in summaries: extracted from raw messages, or read from a JSONL file.
+
+**Extraction** (the default when no file is given) keeps the sentences of the raw messages
+that state something specific enough to be checked later: a number, a date or time word,
+a name (a capitalised word past the first of its sentence, ``I`` aside) or a decision
+(``decided``, ``will``, ``going to``, ``plan`` ...). Questions are not facts; sentences
+under 4 or over 40 words are too thin or too long to be one fact.
+
+**A facts file** is JSON lines, one fact an object::
+
+    {"fact": "Caroline moved from Sweden four years ago.",   # or "text"
+     "conversation": "claude-ai:f2318f95-...",              # or "conversation_uuid": a key or its end
+     "day": "2023-05-08",                                   # or "date": the local day (ISO)
+     "agent": "claude-ai"}                                  # optional
+
+A fact needs a conversation or a day (or both) to find the node it belongs to; other keys
+are ignored, so LoCoMo's annotated ``facts.jsonl`` reads as it is.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from datetime import date
+from pathlib import Path
+from typing import Any, Iterable, Iterator
+
+from tapestryd.errors import TapestryError
+from tapestryd.quality.text import normalize, split_sentences
+
+__all__ = ["Fact", "extract_facts", "has_specific", "load_facts"]
+
+_MONTHS = ("january|february|march|april|may|june|july|august|september|october|november|december"
+           "|jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec")
+_DAYS = "monday|tuesday|wednesday|thursday|friday|saturday|sunday"
+_TIME_WORDS = re.compile(rf"\b({_MONTHS}|{_DAYS}|today|tomorrow|yesterday|tonight|weekend|last (week|month|year)"
+                         r"|next (week|month|year)|ago)\b", re.IGNORECASE)
+_NUMBER = re.compile(r"\d")
+_DECISION = re.compile(r"\b(decided|decide|decision|chose|choose|chosen|agreed|settled|switched|picked|prefer"
+                       r"|will|won't|going to|gonna|plan|plans|planned|planning)\b", re.IGNORECASE)
+_NAME = re.compile(r"^[A-Z][a-zA-Z'\-]+$")
+_NOT_NAMES = {"I", "I'm", "I've", "I'll", "I'd", "OK", "Ok"}
+MIN_WORDS, MAX_WORDS = 4, 40
+
+
+@dataclass(frozen=True)
+class Fact:
+    """One fact: its text and where it belongs (a conversation key or its end, a local day)."""
+
+    text: str
+    conversation: str = ""
+    day: date | None = None
+    agent: str = ""
+
+
+def has_specific(sentence: str) -> bool:
+    """Whether a sentence names a number, a date or time, a name, or a decision."""
+    words = sentence.split()
+    names = any(_NAME.match(w.strip(".,;:!?\"()")) and w.strip(".,;:!?\"()") not in _NOT_NAMES for w in words[1:])
+    return bool(_NUMBER.search(sentence) or _TIME_WORDS.search(sentence) or _DECISION.search(sentence) or names)
+
+
+def extract_facts(texts: Iterable[str]) -> list[str]:
+    """The fact sentences of ``texts`` in order, each once (compared lower-cased)."""
+    seen: set[str] = set()
+    found: list[str] = []
+    for text in texts:
+        for sentence in split_sentences(text):
+            key = normalize(sentence)
+            if key in seen or sentence.endswith("?") or not MIN_WORDS <= len(sentence.split()) <= MAX_WORDS:
+                continue
+            if has_specific(sentence):
+                seen.add(key)
+                found.append(sentence)
+    return found
+
+
+def load_facts(path: Path) -> list[Fact]:
+    """Read a facts file (see the module docstring).
+
+    Raises TapestryError naming the file and line of a line that is not a JSON object, has
+    no fact text, has neither conversation nor day, or has a day that is not ISO.
+    """
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except OSError as exc:
+        raise TapestryError(f"cannot read facts file {path}: {exc.strerror or exc}") from exc
+    return list(_facts(path, lines))
+
+
+def _facts(path: Path, lines: list[str]) -> Iterator[Fact]:
+    for number, line in enumerate(lines, start=1):
+        if line.strip():
+            yield _fact(_object(path, number, line), f"{path}:{number}")
+
+
+def _object(path: Path, number: int, line: str) -> dict[str, Any]:
+    try:
+        value = json.loads(line)
+    except json.JSONDecodeError as exc:
+        raise TapestryError(f"{path}:{number}: not JSON ({exc.msg})") from exc
+    if not isinstance(value, dict):
+        raise TapestryError(f"{path}:{number}: expected a JSON object per line")
+    return value
+
+
+def _fact(value: dict[str, Any], where: str) -> Fact:
+    text = str(value.get("fact") or value.get("text") or "").strip()
+    conversation = str(value.get("conversation") or value.get("conversation_uuid") or "").strip()
+    raw_day = str(value.get("day") or value.get("date") or "").strip()
+    if not text:
+        raise TapestryError(f"{where}: no fact text (key 'fact')")
+    if not conversation and not raw_day:
+        raise TapestryError(f"{where}: a fact needs 'conversation' (or 'conversation_uuid') or 'day'")
+    try:
+        day = date.fromisoformat(raw_day) if raw_day else None
+    except ValueError as exc:
+        raise TapestryError(f"{where}: day {raw_day!r} is not an ISO date (YYYY-MM-DD)") from exc
+    return Fact(text, conversation, day, str(value.get("agent") or ""))

