@@ -1,12 +1,12 @@
 """Projections: read models built from the event log by the checkpointed projector."""
 
+from tapestryd.projections.hierarchy import HierarchyProjection
 from tapestryd.projections.messages import MessagesProjection
 from tapestryd.projections.runner import Projection, Projector, checkpoints
 
-__all__ = ["MessagesProjection", "Projection", "Projector", "checkpoints", "default_projections"]
+__all__ = ["HierarchyProjection", "MessagesProjection", "Projection", "Projector", "checkpoints", "default_projections"]
 
 
 def default_projections(timezone: str, first_day_of_week: int) -> list[Projection]:
     """Every projection the daemon runs, in apply order, for one timezone and week start."""
-    del timezone, first_day_of_week  # the hierarchy projection takes them
-    return [MessagesProjection()]
+    return [MessagesProjection(), HierarchyProjection(timezone, first_day_of_week)]
