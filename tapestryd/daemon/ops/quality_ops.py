@@ -1,0 +1,72 @@
+"""Quality operations: ``eval`` (compression, retention, Tapestry Score, Recall Yield) and ``drift``.
+
+Both only read: the projections through the reader's connection and the event log
+read-only. ``eval`` may call the configured provider for Recall Yield (two calls per
+sampled node); with a remote provider that happens only when a sample is asked for.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from tapestryd.daemon.ops.registry import read_op
+from tapestryd.errors import TapestryError
+from tapestryd.quality.drift import DRIFT_THRESHOLD, SEVERITIES, measure_drift, read_versions
+from tapestryd.quality.evaluate import LEVELS
+from tapestryd.quality.report import EvalOptions, run_eval
+from tapestryd.quality.similarity import make_similarity
+from tapestryd.queries.reader import Reader
+
+__all__: list[str] = []
+
+LOCAL_YIELD_SAMPLE = 3
+
+
+@read_op("eval")
+def eval_op(reader: Reader, args: dict[str, Any]) -> dict[str, Any]:
+    """Evaluate memory quality; args: agent, levels (list of 0-4), facts (path), method, threshold, sample.
+
+    ``sample`` None means 3 nodes per level with a local provider and none with a remote one.
+    """
+    options = EvalOptions(agent=str(args.get("agent") or ""), levels=_levels(args.get("levels")),
+                          facts_file=Path(args["facts"]) if args.get("facts") else None,
+                          method=str(args.get("method") or "tfidf"), threshold=_number(args.get("threshold")),
+                          sample=0)
+    return run_eval(reader.conn, options)
+
+
+@read_op("drift")
+def drift_op(reader: Reader, args: dict[str, Any]) -> dict[str, Any]:
+    """Nodes whose successive summaries moved; args: agent, level, threshold, method, all (list every node)."""
+    threshold = _number(args.get("threshold"))
+    threshold = DRIFT_THRESHOLD if threshold is None else threshold
+    level = args.get("level")
+    versions = read_versions(reader.paths.events_db, agent=str(args.get("agent") or ""),
+                             level=None if level in (None, "") else int(level))
+    similarity = make_similarity(str(args.get("method") or "tfidf"))
+    nodes = sorted(measure_drift(versions, similarity), key=lambda n: (-n.worst.drift, n.node))
+    flagged = [n for n in nodes if n.worst.drift >= threshold]
+    counts = {label: sum(1 for n in nodes if n.worst.severity == label) for label, _ in SEVERITIES}
+    return {"schema": 1, "method": similarity.method, "threshold": threshold,
+            "labels": {label: floor for label, floor in SEVERITIES}, "versions": len(versions),
+            "nodes_compared": len(nodes), "by_severity": counts, "flagged": [n.to_dict() for n in flagged],
+            "nodes": [n.to_dict() for n in nodes] if args.get("all") else None}
+
+
+def _levels(value: Any) -> tuple[int, ...]:
+    if value in (None, "", []):
+        return LEVELS
+    try:
+        return tuple(sorted({int(v) for v in (value if isinstance(value, list) else [value])}))
+    except (TypeError, ValueError) as exc:
+        raise TapestryError(f"levels must be numbers 0-4, got {value!r}") from exc
+
+
+def _number(value: Any) -> float | None:
+    if value in (None, ""):
+        return None
+    try:
+        return float(value)
+    except (TypeError, ValueError) as exc:
+        raise TapestryError(f"threshold must be a number, got {value!r}") from exc
