@@ -11,6 +11,7 @@ __all__ = ["main"]
 
 COMMAND_MODULES = (
     "tapestryd.cli.core",
+    "tapestryd.cli.web",
     "tapestryd.cli.quality",
 )
 

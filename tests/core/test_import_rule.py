@@ -34,7 +34,7 @@ ALLOWED: dict[str, set[str]] = {
     "quality": {"queries", "projections", "summarize", "events", "db", "config", "paths", "errors", "clock", "privacy"},
     "daemon": {"sources", "projections", "summarize", "queries", "events", "db", "config", "paths", "clock", "errors",
                "privacy", "quality", "web"} | BASE,
-    "cli": CLIENT_SIDE,
+    "cli": CLIENT_SIDE | {"web"},  # tapestryctl calendar serves the web app
     "web": CLIENT_SIDE,
 }
 
