@@ -1,0 +1,243 @@
+"""ChatGPT data exports: ``conversations.json`` (also split ``conversations-NNN.json``).
+
+The export is a list of conversations (or, from the web API, one conversation object).
+Each has a ``mapping`` of nodes forming a tree; the branch the user sees is walked from
+``current_node`` up the ``parent`` links to the root (format: the export as of 2023–2026,
+see ``shared/corpus/SOURCES.md``). When ``current_node`` is missing, the leaf with the
+latest message is used; when no node names a parent, every node is taken in time order.
+
+* Kept: every content type that carries user-visible text (``text``,
+  ``multimodal_text`` string parts, ``code``, ``execution_output``, ``tether_quote``,
+  ``tether_browsing_display``, ``system_error``, and unknown types with text parts).
+  Image, audio and file pointers are counted in ``skipped``; attachment names go to
+  ``meta["attachments"]``.
+* Skipped (counted): hidden messages (``is_visually_hidden_from_conversation``), empty
+  ones, reasoning (``thoughts``, ``reasoning_recap`` → ``thinking``), custom instructions
+  (``user_editable_context``), memory context, messages off the visible branch
+  (``other-branch``) and internal tool calls (``recipient`` other than ``all``; code sent
+  to ``python`` is kept, as the user sees it in the analysis block).
+* ``create_time`` is epoch seconds (UTC); a null one takes the previous message's time,
+  else the next one's, else the conversation's.
+
+Keys: conversation ``chatgpt:<conversation_id or id>``, message ``message.id`` (else the
+node id). Event ids derive from those keys, so a newer export adds only what is new.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime, timezone
+from typing import Any, BinaryIO, Iterator
+
+from tapestryd.events.types import ConversationTitled, MessageRecorded, NewEvent, event_id, format_utc
+from tapestryd.sources.parsers.base import Item, Origin, Problem, Skip
+from tapestryd.sources.parsers.jsonstream import Conversation, iter_conversations, skips_for
+
+__all__ = ["ChatGPTParser", "visible_branch"]
+
+_SKIPPED_TYPES = {"thoughts": "thinking", "reasoning_recap": "thinking", "user_editable_context": "custom-instructions",
+                  "model_editable_context": "memory"}
+_TEXT_FIELDS = ("text", "result")
+_SNIFF = (re.compile(rb'"mapping"\s*:\s*\{'), re.compile(rb'"current_node"'), re.compile(rb'"create_time"\s*:\s*[\d.]'),
+          re.compile(rb'"content_type"'), re.compile(rb'"conversation_id"'))
+
+
+class ChatGPTParser:
+    """Parser of ChatGPT ``conversations.json`` exports (``--parser chatgpt``)."""
+
+    name = "chatgpt"
+
+    def sniff(self, head: bytes) -> bool:
+        """Whether the head holds at least two ChatGPT export markers (mapping, current_node...)."""
+        return head.lstrip(b"\xef\xbb\xbf \t\r\n")[:1] in (b"[", b"{") and sum(
+            1 for marker in _SNIFF if marker.search(head)) >= 2
+
+    def parse(self, stream: BinaryIO, origin: Origin) -> Iterator[Item]:
+        """Items of every conversation in file order; Problems name ``path#conversation``."""
+        for item in iter_conversations(stream, origin.path):
+            if isinstance(item, Conversation):
+                yield from _conversation(item, origin)
+            else:
+                yield item
+
+
+def _conversation(item: Conversation, origin: Origin) -> Iterator[Item]:
+    conv = item.value
+    where = f"{origin.path}#conversation {item.index + 1}"
+    if not isinstance(conv, dict):
+        yield Problem(where, f"not a JSON object (a {type(conv).__name__})")
+        return
+    conv_id = conv.get("conversation_id") or conv.get("id")
+    mapping = conv.get("mapping")
+    if not isinstance(conv_id, str) or not conv_id:
+        yield Problem(where, "conversation has no id or conversation_id")
+        return
+    where = f"{origin.path}#{conv_id}"
+    if not isinstance(mapping, dict):
+        yield Problem(where, "conversation has no mapping of messages")
+        return
+    yield from _messages(conv, conv_id, mapping, where, origin)
+
+
+def _messages(conv: dict[str, Any], conv_id: str, mapping: dict[str, Any], where: str,
+              origin: Origin) -> Iterator[Item]:
+    branch = visible_branch(mapping, conv.get("current_node"))
+    on_branch = set(branch)
+    for node_id, node in mapping.items():
+        if node_id not in on_branch and isinstance(node, dict) and node.get("message"):
+            yield Skip("other-branch", where)
+    times = _branch_times(mapping, branch, conv)
+    recorded = 0
+    for node_id, ts in zip(branch, times):
+        for out in _node(node_id, mapping[node_id], ts, conv_id, where, origin):
+            recorded += isinstance(out, NewEvent)
+            yield out
+    title = conv.get("title")
+    if recorded and isinstance(title, str) and title.strip():
+        first = next(t for t in times if t is not None)
+        yield NewEvent(event_id("chatgpt", conv_id, "title", title), ConversationTitled(f"chatgpt:{conv_id}", title),
+                       first, origin.agent, f"{origin.sha256}#{conv_id}")
+
+
+def visible_branch(mapping: dict[str, Any], current: Any) -> list[str]:
+    """Node ids from the root to the visible leaf (``current`` if it is a node, else a fallback leaf)."""
+    parents = {k: n.get("parent") for k, n in mapping.items() if isinstance(n, dict)}
+    if not any(isinstance(p, str) and p in parents for p in parents.values()):
+        return sorted(parents, key=lambda k: _epoch(_message_of(mapping[k]).get("create_time")) or 0.0)
+    node = current if isinstance(current, str) and current in parents else _latest_leaf(mapping, parents)
+    chain: list[str] = []
+    while isinstance(node, str) and node in parents and node not in chain:
+        chain.append(node)
+        node = parents[node]
+    chain.reverse()
+    return chain
+
+
+def _latest_leaf(mapping: dict[str, Any], parents: dict[str, Any]) -> str:
+    named = set(parents.values())
+    leaves = [k for k in parents if k not in named] or list(parents)
+    return max(reversed(leaves), key=lambda k: _epoch(_message_of(mapping[k]).get("create_time")) or 0.0)
+
+
+def _message_of(node: Any) -> dict[str, Any]:
+    message = node.get("message") if isinstance(node, dict) else None
+    return message if isinstance(message, dict) else {}
+
+
+def _branch_times(mapping: dict[str, Any], branch: list[str], conv: dict[str, Any]) -> list[datetime | None]:
+    """Each branch node's time (UTC); nulls take the previous, else the next, else the conversation's."""
+    raw = [_epoch(_message_of(mapping[k]).get("create_time")) for k in branch]
+    known = [t for t in raw if t is not None]
+    fallback = known[0] if known else _epoch(conv.get("create_time")) or _epoch(conv.get("update_time"))
+    filled: list[float | None] = []
+    for t in raw:
+        filled.append(t if t is not None else (filled[-1] if filled else fallback))
+    return [datetime.fromtimestamp(t, timezone.utc) if t is not None else None for t in filled]
+
+
+def _node(node_id: str, node: Any, ts: datetime | None, conv_id: str, where: str,
+          origin: Origin) -> Iterator[Item]:
+    msg = node.get("message") if isinstance(node, dict) else None
+    if msg is None:
+        return
+    here = f"{where}/{node_id}"
+    problem = _invalid(msg)
+    if problem or ts is None:
+        yield Problem(here, problem or "no create_time on this message, its neighbours or the conversation")
+        return
+    skip = _skip_reason(msg)
+    if skip:
+        yield Skip(skip, here)
+        return
+    text, kinds = _text(msg["content"])
+    if not text.strip():
+        yield from skips_for(kinds, here)
+        return
+    yield _event(node_id, msg, text, kinds, ts, conv_id, origin)
+
+
+def _invalid(msg: Any) -> str:
+    if not isinstance(msg, dict):
+        return f"message is a {type(msg).__name__}, not an object"
+    author = msg.get("author")
+    if not isinstance(author, dict) or not isinstance(author.get("role"), str):
+        return "message has no author role"
+    if msg.get("content") is not None and not isinstance(msg.get("content"), dict):
+        return f"content is a {type(msg['content']).__name__}, not an object"
+    return ""
+
+
+def _skip_reason(msg: dict[str, Any]) -> str:
+    metadata = msg.get("metadata") if isinstance(msg.get("metadata"), dict) else {}
+    content = msg.get("content") or {}
+    ctype = content.get("content_type")
+    recipient = msg.get("recipient")
+    if metadata.get("is_visually_hidden_from_conversation") is True:
+        return "hidden"
+    if isinstance(ctype, str) and ctype in _SKIPPED_TYPES:
+        return _SKIPPED_TYPES[ctype]
+    if recipient not in (None, "", "all") and not (ctype == "code" and str(recipient).startswith("python")):
+        return "tool-call"
+    return "" if content else "empty"
+
+
+def _text(content: dict[str, Any]) -> tuple[str, dict[str, int]]:
+    """Visible text of a content object (parts, then text/result fields) and skipped kinds."""
+    pieces: list[str] = []
+    kinds: dict[str, int] = {}
+    parts = content.get("parts")
+    for part in parts if isinstance(parts, list) else ():
+        if isinstance(part, str):
+            pieces.append(part)
+        elif isinstance(part, dict):
+            _part(part, pieces, kinds)
+    pieces.extend(content[f] for f in _TEXT_FIELDS if isinstance(content.get(f), str))
+    ctype = content.get("content_type")
+    if ctype in ("image", "image_asset_pointer") and not any(p.strip() for p in pieces):
+        kinds["image"] = kinds.get("image", 0) + 1
+    return "\n\n".join(p for p in pieces if p.strip()), kinds
+
+
+def _part(part: dict[str, Any], pieces: list[str], kinds: dict[str, int]) -> None:
+    if isinstance(part.get("text"), str):
+        pieces.append(part["text"])
+        return
+    kind = str(part.get("content_type") or "object")
+    if kind.endswith("asset_pointer"):
+        kind = "image" if "image" in kind else "audio" if "audio" in kind else "file"
+    kinds[kind] = kinds.get(kind, 0) + 1
+
+
+def _event(node_id: str, msg: dict[str, Any], text: str, kinds: dict[str, int], ts: datetime, conv_id: str,
+           origin: Origin) -> NewEvent:
+    key = msg.get("id") if isinstance(msg.get("id"), str) and msg.get("id") else node_id
+    metadata = msg.get("metadata") if isinstance(msg.get("metadata"), dict) else {}
+    payload = MessageRecorded(
+        conversation=f"chatgpt:{conv_id}", message=key, role=msg["author"]["role"], text=text,
+        timestamp=format_utc(ts), model=str(metadata.get("model_slug") or ""), session=conv_id, skipped=kinds,
+        meta=_meta(msg, metadata),
+    )
+    return NewEvent(event_id("chatgpt", conv_id, key), payload, ts, origin.agent, f"{origin.sha256}#{conv_id}/{key}")
+
+
+def _meta(msg: dict[str, Any], metadata: dict[str, Any]) -> dict[str, Any]:
+    meta: dict[str, Any] = {}
+    ctype = (msg.get("content") or {}).get("content_type")
+    if isinstance(ctype, str) and ctype not in ("text", "multimodal_text"):
+        meta["content_type"] = ctype
+    name = msg["author"].get("name")
+    if msg["author"]["role"] == "tool" and isinstance(name, str) and name:
+        meta["tool"] = name
+    attachments = metadata.get("attachments")
+    if isinstance(attachments, list):
+        names = [str(a.get("name") or a.get("id") or "") for a in attachments if isinstance(a, dict)]
+        if any(names):
+            meta["attachments"] = [n for n in names if n]
+    return meta
+
+
+def _epoch(value: Any) -> float | None:
+    """Epoch seconds as a float when plausible (1970–5138), else None."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    return float(value) if 0 < value < 1e11 else None

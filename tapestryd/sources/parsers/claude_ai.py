@@ -1,0 +1,200 @@
+"""Claude.ai "Export data" ``conversations.json`` (also one conversation from the web API).
+
+Each conversation has ``uuid``, ``name`` and ``chat_messages`` (format: exports of
+2024–2025, see ``shared/corpus/SOURCES.md``). Messages are sorted by ``created_at``
+(stable: ties keep array order), because exports do not always list them in time order.
+
+* ``sender`` ``human`` → ``user``, ``assistant`` → ``assistant``.
+* Text comes from the ``content`` blocks (``text``, ``voice_note`` transcripts, unknown
+  blocks with a text field); when ``content`` is missing, empty, a string or holds only
+  empty text blocks, the message's ``text`` field is used.
+* ``thinking`` blocks are skipped and counted; ``tool_use`` / ``tool_result`` are counted
+  (tool use noted in ``skipped``); ``files`` are noted in ``meta["files"]``.
+* An attachment's ``extracted_content`` is kept as an attachment part: a second
+  MessageRecorded with the same message key, ``[attachment: NAME]`` then the text, which
+  the messages projection joins to the message.
+* ``projects.json``, ``users.json`` and ``memories.json`` of the same export are not
+  conversations; :mod:`tapestryd.sources.parsers.detect` recognises and ignores them.
+
+Keys: conversation ``claude-ai:<uuid>``, message its ``uuid``.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime
+from typing import Any, BinaryIO, Iterator
+
+from tapestryd.events.types import ConversationTitled, MessageRecorded, NewEvent, event_id, format_utc
+from tapestryd.sources.parsers.base import Item, Origin, Problem, Skip
+from tapestryd.sources.parsers.jsonstream import Conversation, iter_conversations, parse_iso, skips_for
+
+__all__ = ["ClaudeAIParser"]
+
+_ROLES = {"human": "user", "assistant": "assistant"}
+_SNIFF = (re.compile(rb'"chat_messages"'), re.compile(rb'"sender"\s*:\s*"(human|assistant)"'),
+          re.compile(rb'"uuid"\s*:\s*"'), re.compile(rb'"created_at"\s*:\s*"'), re.compile(rb'"name"\s*:\s*"'))
+
+
+class _BadMessage(Exception):
+    """A message that cannot become an event; its text goes into a Problem."""
+
+
+class ClaudeAIParser:
+    """Parser of Claude.ai ``conversations.json`` exports (``--parser claude``)."""
+
+    name = "claude"
+
+    def sniff(self, head: bytes) -> bool:
+        """Whether the head names ``chat_messages``, or a human/assistant sender with uuids and ISO times."""
+        if head.lstrip(b"\xef\xbb\xbf \t\r\n")[:1] not in (b"[", b"{"):
+            return False
+        hits = [bool(marker.search(head)) for marker in _SNIFF]
+        return hits[0] or (hits[1] and sum(hits) >= 3)
+
+    def parse(self, stream: BinaryIO, origin: Origin) -> Iterator[Item]:
+        """Items of every conversation in file order; Problems name ``path#uuid/message``."""
+        for item in iter_conversations(stream, origin.path):
+            if isinstance(item, Conversation):
+                yield from _conversation(item, origin)
+            else:
+                yield item
+
+
+def _conversation(item: Conversation, origin: Origin) -> Iterator[Item]:
+    conv = item.value
+    where = f"{origin.path}#conversation {item.index + 1}"
+    if not isinstance(conv, dict):
+        yield Problem(where, f"not a JSON object (a {type(conv).__name__})")
+        return
+    uuid = conv.get("uuid")
+    if not isinstance(uuid, str) or not uuid:
+        yield Problem(where, "conversation has no uuid")
+        return
+    where = f"{origin.path}#{uuid}"
+    messages = conv.get("chat_messages")
+    if not isinstance(messages, list):
+        yield Problem(where, "conversation has no chat_messages list")
+        return
+    if not messages:
+        yield Skip("empty-conversation", where)
+        return
+    yield from _messages(conv, uuid, messages, where, origin)
+
+
+def _messages(conv: dict[str, Any], uuid: str, messages: list[Any], where: str, origin: Origin) -> Iterator[Item]:
+    fallback = parse_iso(conv.get("created_at")) or parse_iso(conv.get("updated_at"))
+    timed: list[tuple[datetime, int, dict[str, Any]]] = []
+    for index, msg in enumerate(messages):
+        try:
+            timed.append((_checked_time(msg, fallback), index, msg))
+        except _BadMessage as exc:
+            yield Problem(_where_message(where, msg, index), str(exc))
+    timed.sort(key=lambda t: (t[0], t[1]))
+    recorded = 0
+    for ts, index, msg in timed:
+        for out in _message(msg, ts, uuid, conv, _where_message(where, msg, index), origin):
+            recorded += isinstance(out, NewEvent)
+            yield out
+    name = conv.get("name")
+    if recorded and isinstance(name, str) and name.strip():
+        yield NewEvent(event_id("claude-ai", uuid, "title", name), ConversationTitled(f"claude-ai:{uuid}", name),
+                       fallback or timed[0][0], origin.agent, f"{origin.sha256}#{uuid}")
+
+
+def _where_message(where: str, msg: Any, index: int) -> str:
+    key = msg.get("uuid") if isinstance(msg, dict) else None
+    return f"{where}/{key}" if isinstance(key, str) and key else f"{where}/message {index + 1}"
+
+
+def _checked_time(msg: Any, fallback: datetime | None) -> datetime:
+    """The message's created_at (else the conversation's); raises _BadMessage for a bad message."""
+    if not isinstance(msg, dict):
+        raise _BadMessage(f"message is a {type(msg).__name__}, not an object")
+    if not isinstance(msg.get("uuid"), str) or not msg["uuid"]:
+        raise _BadMessage("message has no uuid")
+    if msg.get("sender") not in _ROLES:
+        raise _BadMessage(f"sender is {msg.get('sender')!r}; expected 'human' or 'assistant'")
+    ts = parse_iso(msg.get("created_at")) or fallback
+    if ts is None:
+        raise _BadMessage(f"created_at {msg.get('created_at')!r} is not ISO 8601")
+    return ts
+
+
+def _message(msg: dict[str, Any], ts: datetime, uuid: str, conv: dict[str, Any], where: str,
+             origin: Origin) -> Iterator[Item]:
+    try:
+        text, kinds = _text(msg)
+    except _BadMessage as exc:
+        yield Problem(where, str(exc))
+        return
+    files = _file_names(msg.get("files"))
+    if files:
+        kinds["file"] = kinds.get("file", 0) + len(files)
+    parts = _attachments(msg.get("attachments"))
+    if not text.strip() and not parts:
+        yield from skips_for(kinds, where)
+        return
+    base = MessageRecorded(
+        conversation=f"claude-ai:{uuid}", message=msg["uuid"], role=_ROLES[msg["sender"]], text=text,
+        timestamp=format_utc(ts), model=str(conv.get("model") or "") if msg["sender"] == "assistant" else "",
+        session=uuid, skipped=kinds, meta={"files": files} if files else {},
+    )
+    source = f"{origin.sha256}#{uuid}/{msg['uuid']}"
+    if text.strip():
+        yield NewEvent(event_id("claude-ai", uuid, msg["uuid"]), base, ts, origin.agent, source)
+    for index, (name, content) in enumerate(parts):
+        part = MessageRecorded(base.conversation, base.message, base.role, f"[attachment: {name}]\n{content}",
+                               base.timestamp, session=uuid, meta={"part": "attachment", "file_name": name})
+        yield NewEvent(event_id("claude-ai", uuid, msg["uuid"], "attachment", str(index)), part, ts, origin.agent,
+                       source)
+
+
+def _text(msg: dict[str, Any]) -> tuple[str, dict[str, int]]:
+    """The message's visible text and skipped kinds; raises _BadMessage for a malformed block."""
+    content = msg.get("content")
+    texts: list[str] = []
+    kinds: dict[str, int] = {}
+    if isinstance(content, list):
+        for index, block in enumerate(content):
+            _block(block, index, texts, kinds)
+    elif isinstance(content, str):
+        texts.append(content)
+    elif content is not None:
+        raise _BadMessage(f"content is a {type(content).__name__}, not a list of blocks")
+    fallback = msg.get("text")
+    if not any(t.strip() for t in texts) and not kinds and isinstance(fallback, str):
+        texts = [fallback]
+    return "\n\n".join(t for t in texts if t.strip()), kinds
+
+
+def _block(block: Any, index: int, texts: list[str], kinds: dict[str, int]) -> None:
+    if not isinstance(block, dict):
+        raise _BadMessage(f"content block {index} is a {type(block).__name__}, not an object")
+    kind = block.get("type")
+    text = block.get("text")
+    if kind == "voice_note":
+        text = block.get("transcript") if isinstance(block.get("transcript"), str) else text
+    if text is not None and not isinstance(text, str):
+        raise _BadMessage(f"content block {index}: text is a {type(text).__name__}, not a string")
+    if kind in ("text", "voice_note") or (text and kind not in ("thinking", "tool_use", "tool_result")):
+        if text:
+            texts.append(text)
+        return
+    name = kind if isinstance(kind, str) and kind else "unknown"
+    kinds[name] = kinds.get(name, 0) + 1
+
+
+def _file_names(files: Any) -> list[str]:
+    if not isinstance(files, list):
+        return []
+    names = (f if isinstance(f, str) else f.get("file_name") if isinstance(f, dict) else None for f in files)
+    return [n if isinstance(n, str) and n else "(unnamed)" for n in names]
+
+
+def _attachments(attachments: Any) -> list[tuple[str, str]]:
+    """``(file name, extracted text)`` of attachments that carry extracted text."""
+    if not isinstance(attachments, list):
+        return []
+    return [(str(a.get("file_name") or "(unnamed)"), a["extracted_content"]) for a in attachments
+            if isinstance(a, dict) and isinstance(a.get("extracted_content"), str) and a["extracted_content"].strip()]

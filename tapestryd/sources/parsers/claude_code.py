@@ -1,0 +1,243 @@
+"""Claude Code session transcripts: ``~/.claude/projects/<project>/<session>.jsonl``.
+
+One JSON record per line (format as written by Claude Code 1.x–2.x; see the corpus notes
+in ``shared/corpus/SOURCES.md``). What becomes what:
+
+* ``user`` / ``assistant`` lines with text → one :class:`MessageRecorded` each. Its
+  message key is ``message.id`` when present, so a reply streamed over several lines
+  sharing one id becomes one message (the messages projection joins the parts in log
+  order); else the line's ``uuid``; else ``@<byte offset>``. Content is a string or a list
+  of blocks; ``thinking``, ``redacted_thinking``, ``tool_use``, ``tool_result`` and
+  ``image`` blocks are counted in ``skipped``, not kept as text.
+* A line with no text left (tool calls, tool results, thinking only) → one Skip per block.
+* ``isMeta`` lines (``null`` means false), ``isCompactSummary`` user lines (the injected
+  summary is not a human turn), ``[Request interrupted by user]`` markers, ``system``,
+  ``file-history-snapshot``, ``queue-operation``, untyped and unknown records → Skips.
+* ``summary`` lines → :class:`ConversationTitled` for the file's session (the first
+  ``sessionId`` the file names, else the file name's stem).
+* Broken lines (not JSON, not an object, no content, bad timestamp...) → Problems
+  located ``file:line N`` (``file:byte N`` when tailing); the rest imports. A last line
+  without newline that does not parse is unfinished, not an error.
+
+Event ids depend only on (session id, line uuid), or (session id, byte offset) for a line
+without uuid, so reading a file whole, tailing it in pieces, or reading a copy elsewhere
+gives the same ids.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import PurePath
+from typing import Any, BinaryIO, Iterable, Iterator
+
+from tapestryd.events.types import ConversationTitled, MessageRecorded, NewEvent, event_id, format_utc
+from tapestryd.sources.parsers.base import Item, Origin, Problem, Skip
+from tapestryd.sources.parsers.jsonstream import parse_iso, skips_for
+
+__all__ = ["ClaudeCodeParser"]
+
+_NON_MESSAGE = ("system", "file-history-snapshot", "queue-operation", "progress")
+_INTERRUPTS = ("[Request interrupted by user]", "[Request interrupted by user for tool use]")
+_SNIFF_START = re.compile(rb'^\{\s*"(type"\s*:\s*"(user|assistant|summary|system|file-history-snapshot|queue-operation)"'
+                          rb'|parentUuid"|sessionId")')
+_SNIFF_KEYS = (b'"sessionId"', b'"parentUuid"', b'"leafUuid"', b'"isSidechain"', b'"userType"')
+_EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
+
+
+class _BadLine(Exception):
+    """A line that cannot become an event; its message goes into a Problem."""
+
+
+@dataclass
+class _FileState:
+    """What one read of a file has learned: its session and the titles waiting for it."""
+
+    hint: str
+    session: str = ""
+    first_ts: datetime | None = None
+    pending: list[tuple[int, str, datetime | None]] = field(default_factory=list)
+
+
+class ClaudeCodeParser:
+    """Parser of Claude Code ``.jsonl`` sessions (``--parser claude-code``)."""
+
+    name = "claude-code"
+
+    def sniff(self, head: bytes) -> bool:
+        """Whether the first line looks like a Claude Code record (JSON object with its keys)."""
+        first = head.lstrip(b"\xef\xbb\xbf \t\r\n").split(b"\n", 1)[0]
+        if not first.startswith(b"{"):
+            return False
+        return bool(_SNIFF_START.match(first)) or any(key in first for key in _SNIFF_KEYS)
+
+    def parse(self, stream: BinaryIO, origin: Origin) -> Iterator[Item]:
+        """Every item of the whole file, in file order; locations are ``path:line N``."""
+        state = _FileState(hint=PurePath(origin.path).stem)
+        offset = 0
+        for number, raw in enumerate(stream, start=1):
+            yield from self._line(offset, f"{origin.path}:line {number}", raw, origin, state)
+            offset += len(raw)
+        yield from self._flush_titles(origin, state, state.session or state.hint)
+
+    def parse_lines(self, lines: Iterable[tuple[int, bytes]], origin: Origin, session_hint: str) -> Iterator[Item]:
+        """Items of complete lines given as ``(byte offset of the line start, line bytes)``.
+
+        For the tailer: ids and sources match :meth:`parse` of the whole file. Locations
+        are ``path:byte N``. ``session_hint`` (the file stem) names the session of a line
+        without ``sessionId`` and of summaries when no line in ``lines`` names one.
+        """
+        state = _FileState(hint=session_hint)
+        for offset, raw in lines:
+            yield from self._line(offset, f"{origin.path}:byte {offset}", raw, origin, state)
+        yield from self._flush_titles(origin, state, state.session or state.hint)
+
+    def _line(self, offset: int, where: str, raw: bytes, origin: Origin, state: _FileState) -> Iterator[Item]:
+        if not raw.strip():
+            return
+        try:
+            record = json.loads(raw)
+        except ValueError as exc:
+            yield Skip("unfinished-line", where) if not raw.endswith(b"\n") else Problem(where, _json_error(exc))
+            return
+        try:
+            yield from self._record(record, offset, where, origin, state)
+        except _BadLine as exc:
+            yield Problem(where, str(exc))
+
+    def _record(self, rec: Any, offset: int, where: str, origin: Origin, state: _FileState) -> Iterator[Item]:
+        if not isinstance(rec, dict):
+            raise _BadLine(f"not a JSON object (a {type(rec).__name__})")
+        kind = rec.get("type")
+        session = rec.get("sessionId")
+        state.first_ts = state.first_ts or parse_iso(rec.get("timestamp"))
+        if isinstance(session, str) and session and not state.session:
+            state.session = session
+            yield from self._flush_titles(origin, state, session)
+        if kind in ("user", "assistant"):
+            yield from self._message(rec, kind, offset, where, origin, state)
+        elif kind == "summary":
+            yield from self._summary(rec, offset, where, origin, state)
+        elif kind is None:
+            if not any(k in rec for k in ("sessionId", "uuid", "message")):
+                raise _BadLine("not a Claude Code record (no type, sessionId or message)")
+            yield Skip("untyped", where)
+        elif not isinstance(kind, str):
+            raise _BadLine(f"type is a {type(kind).__name__}, not a string")
+        else:
+            yield Skip(kind if kind in _NON_MESSAGE else "unknown-type", where)
+
+    def _message(self, rec: dict[str, Any], role: str, offset: int, where: str, origin: Origin,
+                 state: _FileState) -> Iterator[Item]:
+        if rec.get("isMeta") is True:
+            yield Skip("meta", where)
+            return
+        if rec.get("isCompactSummary") is True:
+            yield Skip("compact-summary", where)
+            return
+        message = rec.get("message")
+        if not isinstance(message, dict):
+            raise _BadLine("message is missing" if message is None else f"message is a {type(message).__name__}, "
+                           "not an object")
+        text, kinds = _content(message)
+        ts = _timestamp(rec)
+        if not text.strip():
+            yield from skips_for(kinds, where)
+        elif role == "user" and text.strip() in _INTERRUPTS:
+            yield Skip("interrupt-marker", where)
+        else:
+            yield _event(rec, message, role, text, kinds, ts, offset, origin, state)
+
+    def _summary(self, rec: dict[str, Any], offset: int, where: str, origin: Origin,
+                 state: _FileState) -> Iterator[Item]:
+        title = rec.get("summary")
+        if not isinstance(title, str) and isinstance(rec.get("message"), dict):
+            title = _content(rec["message"])[0]
+        if not isinstance(title, str) or not title.strip():
+            yield Skip("summary", where)
+            return
+        state.pending.append((offset, title.strip(), parse_iso(rec.get("timestamp"))))
+        if state.session:
+            yield from self._flush_titles(origin, state, state.session)
+
+    @staticmethod
+    def _flush_titles(origin: Origin, state: _FileState, session: str) -> Iterator[Item]:
+        conversation = f"claude-code:{session}"
+        for offset, title, ts in state.pending:
+            yield NewEvent(event_id("claude-code", session, "title", title), ConversationTitled(conversation, title),
+                           ts or state.first_ts or _EPOCH, origin.agent, f"{origin.path}:{offset}")
+        state.pending.clear()
+
+
+def _event(rec: dict[str, Any], message: dict[str, Any], role: str, text: str, kinds: dict[str, int],
+           ts: datetime, offset: int, origin: Origin, state: _FileState) -> NewEvent:
+    session = _str(rec.get("sessionId")) or state.hint
+    uuid = _str(rec.get("uuid"))
+    key = _str(message.get("id")) or uuid or f"@{offset}"
+    payload = MessageRecorded(
+        conversation=f"claude-code:{session}", message=key, role=role, text=text, timestamp=format_utc(ts),
+        model=_str(message.get("model")), session=session, skipped=kinds, meta=_meta(rec),
+    )
+    eid = event_id("claude-code", session, uuid) if uuid else event_id("claude-code", session, f"@{offset}")
+    return NewEvent(eid, payload, ts, origin.agent, f"{origin.path}:{offset}")
+
+
+def _content(message: dict[str, Any]) -> tuple[str, dict[str, int]]:
+    """The visible text of a message and the counts of skipped block kinds."""
+    if "content" not in message:
+        raise _BadLine("message has no content")
+    content = message["content"]
+    if isinstance(content, str):
+        return content, {}
+    if not isinstance(content, list):
+        raise _BadLine(f"message content is a {type(content).__name__}, not a string or a list of blocks")
+    texts: list[str] = []
+    kinds: dict[str, int] = {}
+    for index, block in enumerate(content):
+        if not isinstance(block, dict):
+            raise _BadLine(f"content block {index} is a {type(block).__name__}, not an object")
+        _block(block, index, texts, kinds)
+    return "\n\n".join(texts), kinds
+
+
+def _block(block: dict[str, Any], index: int, texts: list[str], kinds: dict[str, int]) -> None:
+    kind = block.get("type")
+    if kind == "text":
+        text = block.get("text")
+        if text is not None and not isinstance(text, str):
+            raise _BadLine(f"content block {index}: text is a {type(text).__name__}, not a string")
+        if text:
+            texts.append(text)
+    else:
+        name = kind if isinstance(kind, str) and kind else "unknown"
+        kinds[name] = kinds.get(name, 0) + 1
+
+
+def _timestamp(rec: dict[str, Any]) -> datetime:
+    ts = parse_iso(rec.get("timestamp"))
+    if ts is None:
+        raise _BadLine("timestamp is missing" if "timestamp" not in rec else
+                       f"timestamp {rec['timestamp']!r} is not ISO 8601")
+    return ts
+
+
+def _meta(rec: dict[str, Any]) -> dict[str, Any]:
+    meta: dict[str, Any] = {}
+    for source, target in (("cwd", "cwd"), ("gitBranch", "git_branch"), ("agentId", "agent_id")):
+        if isinstance(rec.get(source), str) and rec[source]:
+            meta[target] = rec[source]
+    if rec.get("isSidechain") is True:
+        meta["sidechain"] = True
+    return meta
+
+
+def _str(value: Any) -> str:
+    return value if isinstance(value, str) else ""
+
+
+def _json_error(exc: ValueError) -> str:
+    if isinstance(exc, UnicodeDecodeError):
+        return f"bytes that are not UTF-8 at column {exc.start + 1}"
+    return f"not valid JSON ({getattr(exc, 'msg', exc)})"
