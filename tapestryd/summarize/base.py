@@ -1,0 +1,121 @@
+"""The Summarizer seam: what a provider is given and what it gives back.
+
+Text in, text out: a :class:`SummaryRequest` holds the node's inputs (messages for a
+conversation-day segment, child summaries above it) and its telescoping context as plain
+passages; a provider returns a :class:`Summary` (title, text, usage). Providers know
+nothing of the event log or the databases.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Protocol
+
+from tapestryd.errors import ProviderError
+
+__all__ = ["LEVEL_NAMES", "Budget", "BudgetExhausted", "Passage", "Summarizer", "Summary", "SummaryRequest", "Usage"]
+
+LEVEL_NAMES = {0: "conversation", 1: "day", 2: "week", 3: "month", 4: "year"}
+
+
+@dataclass(frozen=True)
+class Passage:
+    """One input or context item: a short ``label`` (time and speaker, or period and title) and text.
+
+    ``role`` is ``user`` / ``assistant`` / ... for messages and ``summary`` for nodes.
+    """
+
+    label: str
+    text: str
+    role: str = "summary"
+
+
+@dataclass(frozen=True)
+class SummaryRequest:
+    """Everything a provider needs to summarize one node.
+
+    ``level`` is 0 (conversation-day) … 4 (year); ``period`` a readable label
+    ("Wednesday 4 March 2026"); ``source_chars`` the characters of raw message text under
+    the node (sets the length budget); ``title_hint`` a known title (the conversation's).
+    """
+
+    node: str
+    level: int
+    period: str
+    inputs: tuple[Passage, ...]
+    context: tuple[Passage, ...] = ()
+    agent: str = ""
+    title_hint: str = ""
+    source_chars: int = 0
+
+
+@dataclass(frozen=True)
+class Usage:
+    """Provider calls and tokens (in: prompt, out: completion) spent on one node."""
+
+    calls: int = 0
+    tokens_in: int = 0
+    tokens_out: int = 0
+
+    def __add__(self, other: Usage) -> Usage:
+        return Usage(self.calls + other.calls, self.tokens_in + other.tokens_in, self.tokens_out + other.tokens_out)
+
+    def to_dict(self) -> dict[str, int]:
+        """``{"calls": …, "tokens_in": …, "tokens_out": …}``."""
+        return {"calls": self.calls, "tokens_in": self.tokens_in, "tokens_out": self.tokens_out}
+
+
+@dataclass(frozen=True)
+class Summary:
+    """A provider's answer: a short title, the summary text and what it cost."""
+
+    title: str
+    text: str
+    usage: Usage = field(default_factory=Usage)
+
+
+class BudgetExhausted(ProviderError):
+    """The run's budget of calls or tokens is spent; the node stays dirty for a later run."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message, retryable=True)
+
+
+class Summarizer(Protocol):
+    """A provider: turns a request into a summary, or raises ProviderError.
+
+    ``name``, ``model`` and ``prompt_version`` are recorded in each NodeSummarized;
+    ``local`` says whether calls are free and offline (the manager then batches appends).
+    """
+
+    name: str
+    model: str
+    prompt_version: str
+    local: bool
+
+    def summarize(self, request: SummaryRequest, budget: Budget) -> Summary:
+        """Summarize one node within ``budget``; raises ProviderError (BudgetExhausted when spent)."""
+
+    def close(self) -> None:
+        """Release connections."""
+
+
+class Budget:
+    """A per-run allowance of provider calls and tokens (0 means unlimited) and what was spent."""
+
+    def __init__(self, calls: int = 0, tokens: int = 0) -> None:
+        self.max_calls = calls
+        self.max_tokens = tokens
+        self.spent = Usage()
+
+    def check(self, tokens_needed: int = 0) -> None:
+        """Raise BudgetExhausted if one more call of about ``tokens_needed`` tokens would overrun."""
+        if self.max_calls and self.spent.calls >= self.max_calls:
+            raise BudgetExhausted(f"call budget of {self.max_calls} spent")
+        used = self.spent.tokens_in + self.spent.tokens_out
+        if self.max_tokens and used + tokens_needed > self.max_tokens:
+            raise BudgetExhausted(f"token budget of {self.max_tokens} spent ({used} used)")
+
+    def spend(self, usage: Usage) -> None:
+        """Record what a call cost."""
+        self.spent = self.spent + usage

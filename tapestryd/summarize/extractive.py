@@ -1,0 +1,158 @@
+"""The default provider: offline, deterministic extractive summaries.
+
+Each node's input sentences (:mod:`tapestryd.summarize.sentences`) are weighted with
+TF-IDF (scikit-learn). A sentence's score multiplies its content (the summed IDF of its
+distinct content words), its centrality (cosine with the centroid of all sentences, the
+centroid method of Radev et al., 2004, "Centroid-based summarization of multiple
+documents"), its density in specifics (names, numbers, dates, identifiers, decisions) and
+its tone (first-person statements up, small talk, cheering and "you" remarks down).
+Sentences are then taken greedily by score per character (the knapsack heuristic) while
+they fit the level's length budget (:mod:`tapestryd.summarize.levels`), skipping
+near-duplicates of sentences already taken (maximal marginal relevance, Carbonell &
+Goldstein, 1998), and printed in their original order. The title is the conversation's
+own when it has one, else the three heaviest terms of the kept sentences. Same input,
+same output: no randomness anywhere.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Sequence
+
+import numpy as np
+
+from tapestryd.summarize.base import Budget, Summary, SummaryRequest, Usage
+from tapestryd.summarize.levels import target_chars
+from tapestryd.summarize.sentences import Sentence, specificity, split_sentences
+from tapestryd.summarize.tokens import estimate_tokens
+
+__all__ = ["EXTRACTIVE_VERSION", "ExtractiveSummarizer"]
+
+EXTRACTIVE_VERSION = "x1"
+_REDUNDANT = 0.6
+_ROLE_WEIGHT = {"user": 1.15}
+_TITLE_MAX = 70
+_FIRST_PERSON = re.compile(r"\b(?:I|I'm|I've|I'd|I'll|my|me|mine|we|we're|we've|our|us)\b")
+_SECOND_PERSON = re.compile(r"\b(?:you|your|you're|you've)\b", re.I)
+_PHATIC = re.compile(
+    r"^\W*(?:wow|hey|hi|hello|thanks|thank you|congrats|congratulations|awesome|great|cool|nice|glad|sounds|"
+    r"that's|that is|so happy|i'm so|sure|yes|yeah|no problem|absolutely|love|good luck|bye|see you|take care|"
+    r"of course|exactly|totally|definitely|i agree|me too)\b", re.I)
+
+
+class ExtractiveSummarizer:
+    """Ranks and keeps the most informative sentences (see the module docstring)."""
+
+    name = "extractive"
+    model = "tfidf-centroid"
+    prompt_version = EXTRACTIVE_VERSION
+    local = True
+
+    def summarize(self, request: SummaryRequest, budget: Budget) -> Summary:
+        """The summary of one node; one "call" of usage, tokens estimated from characters."""
+        budget.check()
+        source = "\n".join(p.text for p in request.inputs)
+        limit = target_chars(request.level, request.source_chars, len(source))
+        candidates = [Sentence(text, i, j, p.role) for i, p in enumerate(request.inputs)
+                      for j, text in enumerate(split_sentences(p.text))]
+        if candidates:
+            text, title = _extract(candidates, limit, request.title_hint)
+        else:
+            text, title = _fallback(source, limit), _clip(request.title_hint) or "Untitled"
+        usage = Usage(1, estimate_tokens(source), estimate_tokens(text + title))
+        budget.spend(usage)
+        return Summary(title, text, usage)
+
+    def close(self) -> None:
+        """Nothing to release."""
+
+
+def _extract(candidates: list[Sentence], limit: int, title_hint: str) -> tuple[str, str]:
+    matrix, terms, content = _vectorize([c.text for c in candidates])
+    scores = _scores(candidates, matrix, content)
+    chosen = _select(candidates, scores, matrix, limit)
+    text = " ".join(candidates[i].text for i in sorted(chosen))
+    if len(text) > limit:
+        text = _clip(text, limit)
+    return text, _clip(title_hint) or _keyword_title(candidates, chosen, matrix, terms)
+
+
+def _vectorize(texts: Sequence[str]) -> tuple[Any, list[str], np.ndarray]:
+    from sklearn.feature_extraction.text import TfidfVectorizer
+
+    vectorizer = TfidfVectorizer(stop_words="english", sublinear_tf=True)
+    try:
+        matrix = vectorizer.fit_transform(texts)
+    except ValueError:  # every word is a stop word: nothing to weigh
+        return None, [], np.zeros(len(texts))
+    binary = matrix.copy()
+    binary.data[:] = 1.0
+    content = np.asarray(binary @ vectorizer.idf_).ravel()
+    return matrix, list(vectorizer.get_feature_names_out()), content
+
+
+def _scores(candidates: list[Sentence], matrix: Any, content: np.ndarray) -> np.ndarray:
+    if matrix is None:
+        centrality = np.zeros(len(candidates))
+    else:
+        centroid = np.asarray(matrix.mean(axis=0)).ravel()
+        norm = float(np.linalg.norm(centroid)) or 1.0
+        centrality = np.asarray(matrix @ centroid).ravel() / norm
+    specific = np.array([specificity(c.text) for c in candidates])
+    weight = np.array([_ROLE_WEIGHT.get(c.role, 1.0) * _tone(c.text) for c in candidates])
+    return (content + 1.0) * (0.5 + centrality) * (1.0 + specific) * weight
+
+
+def _tone(text: str) -> float:
+    """Favours first-person statements (what I did, decided, have); damps small talk and cheering."""
+    factor = 1.6 if _FIRST_PERSON.search(text) else 0.8 if _SECOND_PERSON.search(text) else 1.0
+    if text.rstrip().endswith("!"):
+        factor *= 0.8
+    return factor * (0.4 if _PHATIC.match(text) else 1.0)
+
+
+def _select(candidates: list[Sentence], scores: np.ndarray, matrix: Any, limit: int) -> list[int]:
+    lengths = np.array([len(c.text) + 1 for c in candidates], dtype=float)
+    order = sorted(range(len(candidates)), key=lambda i: (-scores[i] / lengths[i], i))
+    chosen: list[int] = []
+    used = 0
+    for i in order:
+        if used + lengths[i] > limit or _redundant(matrix, chosen, i):
+            continue
+        chosen.append(i)
+        used += int(lengths[i])
+    return chosen or [int(np.argmax(scores))]
+
+
+def _redundant(matrix: Any, chosen: list[int], i: int) -> bool:
+    if matrix is None or not chosen:
+        return False
+    return bool((matrix[chosen] @ matrix[i].T).max() >= _REDUNDANT)
+
+
+def _keyword_title(candidates: list[Sentence], chosen: list[int], matrix: Any, terms: list[str]) -> str:
+    if matrix is None:
+        return _clip(" ".join(candidates[chosen[0]].text.split()[:8]))
+    weights = np.asarray(matrix[chosen].sum(axis=0)).ravel()
+    top = [terms[i] for i in sorted(range(len(terms)), key=lambda i: (-weights[i], terms[i]))[:3] if weights[i] > 0]
+    cased = _original_case(" ".join(candidates[i].text for i in chosen))
+    return _clip(", ".join(cased.get(t, t) for t in top)) or "Untitled"
+
+
+def _original_case(text: str) -> dict[str, str]:
+    cased: dict[str, str] = {}
+    for word in re.findall(r"\b\w\w+\b", text):
+        cased.setdefault(word.lower(), word)
+    return cased
+
+
+def _fallback(source: str, limit: int) -> str:
+    flat = " ".join(source.split())
+    return _clip(flat, limit) if flat else "(no readable text)"
+
+
+def _clip(text: str, limit: int = _TITLE_MAX) -> str:
+    text = " ".join(text.split())
+    if len(text) <= limit:
+        return text
+    return text[:max(1, limit - 1)].rsplit(" ", 1)[0].rstrip(",;:") + "…"
