@@ -24,7 +24,7 @@ from tapestryd.paths import paths_for
 from tapestryd.queries.reader import Reader
 from tapestryd.web.backend import call_op
 from tapestryd.web.security import bind_warning, host_allowed, write_refusal
-from tapestryd.web.uploads import Staged, UploadJobs, file_away
+from tapestryd.web.uploads import Staged, UploadJobs, file_away, receipt_failure
 
 __all__ = ["WebState", "create_app", "reader", "state"]
 
@@ -125,7 +125,7 @@ def _importer(settings: Settings) -> Any:
         except TapestryError as exc:
             file_away(staged.path, inbox, exc.message, datetime.now(timezone.utc))
             raise
-        file_away(staged.path, inbox, "", datetime.now(timezone.utc))
+        file_away(staged.path, inbox, receipt_failure(receipt), datetime.now(timezone.utc))
         return receipt  # type: ignore[no-any-return]
 
     return run

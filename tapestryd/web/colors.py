@@ -2,8 +2,9 @@
 
 The config file is the place a person edits by hand, survives ``tapestryctl rebuild`` and is
 re-read by the daemon on SIGHUP, so the colour picker writes there (with tomlkit, which
-keeps the file's comments and layout). An agent without a colour gets a stable one from a
-palette (Tableau 10), picked by the CRC-32 of its name.
+keeps the file's comments and layout). An agent without a colour gets its default (the
+built-in agents: Claude Code orange, ChatGPT green, Claude.ai violet) or a stable one from a
+palette (Tableau 10, its grey swapped for cyan) picked by the CRC-32 of its name.
 """
 
 from __future__ import annotations
@@ -22,7 +23,8 @@ from tapestryd.errors import ConfigError
 __all__ = ["PALETTE", "color_for", "read_colors", "save_color"]
 
 PALETTE = ("#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f", "#edc948", "#b07aa1", "#ff9da7", "#9c755f",
-           "#7f7f7f")
+           "#17becf")
+_DEFAULTS = {"claude-code": "#d97757", "chatgpt": "#10a37f", "claude-ai": "#6a5acd"}
 _COLOR = re.compile(r"^#[0-9a-fA-F]{6}$")
 _AGENT = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 
@@ -41,8 +43,8 @@ def read_colors(config_file: Path) -> dict[str, str]:
 
 
 def color_for(agent: str, colors: dict[str, str]) -> str:
-    """The agent's configured colour, else a stable palette colour for its name."""
-    return colors.get(agent) or PALETTE[zlib.crc32(agent.encode()) % len(PALETTE)]
+    """The agent's configured colour, else its default (the built-in agents), else a stable palette colour."""
+    return colors.get(agent) or _DEFAULTS.get(agent) or PALETTE[zlib.crc32(agent.encode()) % len(PALETTE)]
 
 
 def save_color(config_file: Path, agent: str, color: str) -> None:

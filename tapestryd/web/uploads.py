@@ -23,7 +23,7 @@ import structlog
 
 from tapestryd.errors import TapestryError
 
-__all__ = ["ALLOWED_SUFFIXES", "Staged", "UploadJobs", "UploadTooLarge", "file_away", "stage_upload", "upload_name"]
+__all__ = ["ALLOWED_SUFFIXES", "Staged", "UploadJobs", "UploadTooLarge", "file_away", "receipt_failure", "stage_upload", "upload_name"]
 
 log = structlog.get_logger(__name__)
 
@@ -96,6 +96,14 @@ def file_away(staged: Path, inbox: Path, error: str, now: datetime) -> Path:
     return target
 
 
+def receipt_failure(receipt: dict[str, Any]) -> str:
+    """Why an ingest receipt says nothing could be imported ('' when something was)."""
+    if not receipt.get("failed"):
+        return ""
+    errors = [e for f in receipt.get("files", []) for e in f.get("errors", [])]
+    return "nothing could be imported: " + ("; ".join(errors[:3]) or "no message found")
+
+
 Importer = Callable[[Staged, str, str], dict[str, Any]]
 
 
@@ -130,7 +138,9 @@ class UploadJobs:
 
     def _run(self, job: dict[str, Any], staged: Staged) -> None:
         try:
-            receipt, state, error = self._importer(staged, job["agent"], job["parser"]), "done", ""
+            receipt = self._importer(staged, job["agent"], job["parser"])
+            error = receipt_failure(receipt)
+            state = "failed" if error else "done"
         except TapestryError as exc:
             receipt, state, error = None, "failed", exc.message
         except Exception as exc:  # a thread must report, never die silently

@@ -73,34 +73,26 @@ async function saveColor(pick) {
 }
 
 // ---- uploads ------------------------------------------------------------------------
-const RECEIPT_FIELDS = [["new", "new"], ["known", "already known"], ["skipped", "skipped"], ["errors", "errors"]];
-
-function receiptCounts(receipt) {
-  const counts = receipt.totals || receipt.counts || receipt;
-  const out = {};
-  for (const [key] of RECEIPT_FIELDS) {
-    const value = counts[key];
-    out[key] = Array.isArray(value) ? value.length
-      : (value && typeof value === "object") ? Object.values(value).reduce((a, b) => a + Number(b || 0), 0)
-      : Number(value || 0);
-  }
-  return out;
-}
-
-function receiptErrors(receipt) {
-  const errors = receipt.errors || (receipt.totals || {}).errors || [];
-  return Array.isArray(errors) ? errors.map(String) : [];
+// The ingest receipt: {"files": [{..., "errors": [str]}], "totals": {"messages_new", "messages_known",
+// "conversations_new", "conversations_known", "skipped": {reason: n}, "errors": n}, "failed": bool}.
+function receiptRows(receipt) {
+  const t = receipt.totals || {};
+  const skipped = Object.values(t.skipped || {}).reduce((a, b) => a + Number(b || 0), 0);
+  return [["new", "new messages", t.messages_new], ["known", "already known", t.messages_known],
+          ["conversations", "new conversations", t.conversations_new], ["skipped", "skipped", skipped],
+          ["errors", "errors", t.errors]];
 }
 
 function showReceipt(row, receipt) {
-  const counts = receiptCounts(receipt);
   const list = el("dl", { class: "receipt" });
-  for (const [key, label] of RECEIPT_FIELDS) {
-    list.append(el("dt", {}, label), el("dd", { "data-count": key }, String(counts[key])));
+  for (const [key, label, value] of receiptRows(receipt)) {
+    list.append(el("dt", {}, label), el("dd", { "data-count": key }, String(Number(value || 0))));
   }
   row.append(list);
-  const errors = receiptErrors(receipt);
-  if (errors.length) row.append(el("ul", { class: "errors" }, ...errors.slice(0, 20).map((e) => el("li", {}, e))));
+  const reasons = Object.entries((receipt.totals || {}).skipped || {}).map(([why, n]) => n + " × " + why);
+  if (reasons.length) row.append(el("p", { class: "hint" }, "skipped: " + reasons.join(", ")));
+  const errors = (receipt.files || []).flatMap((f) => f.errors || []);
+  if (errors.length) row.append(el("ul", { class: "errors" }, ...errors.slice(0, 20).map((e) => el("li", {}, String(e)))));
 }
 
 function pollJob(row, job, status) {
