@@ -13,11 +13,17 @@ COMMAND_MODULES = (
     "tapestryd.cli.core",
     "tapestryd.cli.web",
     "tapestryd.cli.quality",
+    "tapestryd.cli.daemon_cmds",
 )
 
 
 def main() -> None:
     """Run tapestryctl and exit with its code."""
+    from tapestryd.cli.fast import try_fast
+
+    fast = try_fast(sys.argv[1:])  # status/context/search answered by the daemon without importing typer
+    if fast is not None:
+        sys.exit(fast)
     import importlib
 
     from tapestryd.cli.app import run

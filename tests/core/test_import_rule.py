@@ -13,8 +13,8 @@ import pytest
 
 PACKAGE = Path(__file__).resolve().parents[2] / "tapestryd"
 BASE = {"config", "paths", "errors", "clock", "db", "dotenv", "templates"}
-CLIENT_SIDE = {"daemon.client", "daemon.protocol", "daemon.local", "daemon.ops", "queries", "config", "paths",
-               "errors", "clock", "privacy"}
+CLIENT_SIDE = {"daemon.client", "daemon.protocol", "daemon.local", "daemon.ops", "daemon.install", "queries",
+               "config", "paths", "errors", "clock", "privacy"}
 
 # What each layer may import from tapestryd (besides itself). cli and web reach the daemon
 # only through its client, protocol, and the in-process op runner used when no daemon runs.

@@ -1,0 +1,109 @@
+"""Daemon commands: status, context (interim), pause, resume, reload, logs, install-service.
+
+``status`` and ``context`` are usually answered by :mod:`tapestryd.cli.fast` before this
+module is even imported; these typer commands answer the same when the fast path
+declines (the daemon is down: they say so on stderr and read the database read-only).
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from collections import deque
+from pathlib import Path
+from typing import Optional
+
+import typer
+
+from tapestryd.cli.app import Format, app, call, emit, settings, warn
+from tapestryd.cli.fast import render_context, render_status
+from tapestryd.daemon.client import request
+from tapestryd.daemon.install import LOG_FILE, UNIT, log_destinations, plan_service, service_kind, write_service
+from tapestryd.paths import paths_for
+
+__all__: list[str] = []
+
+
+@app.command()
+def status(ctx: typer.Context, fmt: Format = typer.Option(Format.text, "-f", "--format")) -> None:
+    """Counts, projection lag, and the daemon's state (watched roots, inbox, last errors)."""
+    emit(call(ctx, "status", {}, timeout=10), fmt, render_status)
+
+
+@app.command()
+def context(ctx: typer.Context,
+            agent: Optional[str] = typer.Option(None, "--agent", help="Only this agent's messages."),
+            limit: int = typer.Option(20, "--limit", "-n", help="How many recent messages."),
+            fmt: Format = typer.Option(Format.text, "-f", "--format")) -> None:
+    """The most recent messages, oldest first (ready to paste into an AI's context)."""
+    emit(call(ctx, "context", {"agent": agent, "limit": limit}, timeout=10), fmt, render_context)
+
+
+def _control(ctx: typer.Context, op: str) -> dict[str, object]:
+    result = request(paths_for(settings(ctx)).socket, op, {}, timeout=10)
+    return result if isinstance(result, dict) else {}
+
+
+@app.command()
+def pause(ctx: typer.Context) -> None:
+    """Pause tailing, inbox imports and scheduled jobs (queries keep working)."""
+    _control(ctx, "pause")
+    typer.echo("tapestryd paused; `tapestryctl resume` catches up with what changes meanwhile")
+
+
+@app.command()
+def resume(ctx: typer.Context) -> None:
+    """Resume after pause, catching up with every change made meanwhile."""
+    _control(ctx, "resume")
+    typer.echo("tapestryd resumed")
+
+
+@app.command()
+def reload(ctx: typer.Context) -> None:
+    """Make the running daemon read tapestry.toml again (as SIGHUP does)."""
+    result = _control(ctx, "reload")
+    typer.echo(f"tapestryd reloaded {result.get('config_file', '')}")
+    held = result.get("restart_needed") or []
+    if held:
+        warn(f"changed settings that need a restart: {', '.join(map(str, held))}")
+
+
+@app.command()
+def logs(ctx: typer.Context,
+         lines: int = typer.Option(20, "--lines", "-n", help="Also print the last N lines of the log (0: none)."),
+         platform: Optional[str] = typer.Option(None, "--platform", help="systemd or launchd (default: this OS).")) -> None:
+    """Say where the daemon's logs go, and print their last lines."""
+    conf = settings(ctx)
+    kind = platform or service_kind()
+    logs_dir = paths_for(conf).logs
+    typer.echo("in a terminal: tapestryd logs to stderr")
+    for where in log_destinations(kind, logs_dir):
+        typer.echo(f"as a {kind} service: {where}")
+    if lines > 0:
+        _show_tail(kind, logs_dir / LOG_FILE, lines)
+
+
+def _show_tail(kind: str, log_file: Path, lines: int) -> None:
+    if log_file.is_file():
+        with log_file.open(encoding="utf-8", errors="replace") as fh:
+            typer.echo("".join(deque(fh, maxlen=lines)).rstrip("\n"))
+    elif kind == "systemd" and shutil.which("journalctl"):
+        subprocess.run(["journalctl", "--user", "-u", UNIT, "-n", str(lines), "--no-pager"], check=False)
+
+
+@app.command("install-service")
+def install_service(ctx: typer.Context,
+                    dry_run: bool = typer.Option(False, "--dry-run", help="Print the unit and commands; write nothing."),
+                    platform: Optional[str] = typer.Option(None, "--platform",
+                                                           help="systemd or launchd (default: this OS).")) -> None:
+    """Write the systemd user unit (Linux) or launchd agent (macOS) and print how to enable it."""
+    conf = settings(ctx)
+    logs_dir = paths_for(conf).logs
+    plan = plan_service(kind=platform or service_kind(), home=conf.home, logs_dir=logs_dir)
+    if dry_run:
+        typer.echo(f"# would write {plan.target}\n{plan.content}")
+    else:
+        replaced = write_service(plan, logs_dir=logs_dir)
+        typer.echo(f"{'replaced' if replaced else 'wrote'} {plan.target}")
+    typer.echo("enable it with:\n" + "\n".join(f"  {c}" for c in plan.commands))
+    typer.echo("logs: " + ", ".join(plan.logs))

@@ -1,0 +1,148 @@
+"""The daemon's feeds: the tailer over the watched roots and the import inbox, wired to the writer.
+
+* File events from the :class:`~tapestryd.sources.watch.FolderWatcher` (debounced) add
+  paths to a pending set; one writer task at a time drains it, so a burst of appends
+  costs one task, not one per event. A new folder is scanned at once, because native
+  events can miss files created in it before its watch was added.
+* :meth:`Feeds.sweep` (at start, every ``sweep_interval`` seconds, after resume) walks
+  the roots off the writer thread and hands the scan to the writer, which tails every
+  file whose size or inode differs from its stored offset.
+* A complete inbox file is imported on the writer by
+  :func:`~tapestryd.sources.inbox.import_inbox_file`; a file is never queued twice.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from pathlib import Path
+from typing import Any
+
+import structlog
+
+from tapestryd.config import Settings
+from tapestryd.daemon.runtime import Runtime
+from tapestryd.daemon.state import DaemonState
+from tapestryd.daemon.writer import Writer
+from tapestryd.errors import StoreError
+from tapestryd.sources.inbox import ImportInterrupted, InboxWatcher, import_inbox_file
+from tapestryd.sources.tailer import SESSION_SUFFIX, Tailer, scan_sessions
+from tapestryd.sources.watch import FolderWatcher
+
+__all__ = ["Feeds"]
+
+log = structlog.get_logger(__name__)
+
+SHOWN_PROBLEMS = 3  # problems of one tail pass copied into the daemon's last errors
+
+
+def _is_session(path: str) -> bool:
+    return path.endswith(SESSION_SUFFIX)
+
+
+class Feeds:
+    """Tailer and inbox of one settings generation (a reload builds new Feeds)."""
+
+    def __init__(self, settings: Settings, writer: Writer, state: DaemonState) -> None:
+        self.settings, self.writer, self.state = settings, writer, state
+        sources = settings.sources
+        self.roots = [os.path.abspath(r) for r in sources.watched_roots]
+        self.tailer = Tailer(writer.runtime.store, agent=settings.agent_for_parser("claude-code"))
+        self.watcher = FolderWatcher(self._changed, accept=_is_session, debounce=sources.debounce,
+                                     polling=sources.polling)
+        self.inbox = InboxWatcher(sources.inbox, self._inbox_ready, polling=sources.polling,
+                                  debounce=sources.debounce)
+        self._lock = threading.Lock()
+        self._pending: set[str] = set()
+        self._queued = False
+        self._inflight: set[str] = set()
+
+    def start(self) -> None:
+        """Watch the roots and the inbox, then sweep (the catch-up after downtime)."""
+        self.watcher.start([Path(r) for r in self.roots])
+        self.inbox.start()
+        self.sweep()
+
+    def stop(self) -> None:
+        """Stop watching (tasks already queued on the writer stay queued)."""
+        self.watcher.stop()
+        self.inbox.stop()
+
+    @property
+    def mode(self) -> str:
+        """How the roots are watched: ``native``, ``polling``, ``mixed`` or ``idle``."""
+        return self.watcher.mode
+
+    def describe(self) -> dict[str, Any]:
+        """Watched roots and how each is watched, for ``status``."""
+        return {"mode": self.mode, "polling": self.settings.sources.polling, "inbox": str(self.settings.sources.inbox),
+                "roots": [{"path": r, "watch": self.watcher.modes.get(r, "missing")} for r in self.roots]}
+
+    def sweep(self) -> None:
+        """Scan the roots here; tail on the writer every file that differs from its offset."""
+        self.watcher.refresh()
+        scan = scan_sessions(Path(r) for r in self.roots)
+        self.state.record_sweep(len(scan))
+        self.writer.submit(lambda runtime: self._tail_all(self.tailer.changed(scan)), name="sweep")
+
+    def catch_up(self) -> None:
+        """Sweep and look at the inbox now (after resume)."""
+        self.sweep()
+        self.inbox.poke()
+
+    def _changed(self, files: set[str], folders: set[str]) -> None:
+        for folder in folders:
+            files |= set(scan_sessions([Path(folder)]))
+        if self.state.paused or not files:
+            return
+        with self._lock:
+            self._pending |= files
+            if self._queued:
+                return
+            self._queued = True
+        self.writer.submit(self._tail_pending, name="tail")
+
+    def _tail_pending(self, runtime: Runtime) -> None:
+        with self._lock:
+            paths, self._pending, self._queued = self._pending, set(), False
+        self._tail_all(sorted(paths))
+
+    def _tail_all(self, paths: list[str]) -> None:
+        for path in paths:
+            if self.writer.stopping or self.state.paused:
+                return
+            self._tail(path)
+
+    def _tail(self, path: str) -> None:
+        try:
+            report = self.tailer.tail(path, should_stop=lambda: self.writer.stopping)
+        except StoreError as exc:
+            self.state.record_error("tail", f"{path}: {exc.message}")
+            return
+        self.state.record_tail(lines=report.lines, new=report.new, known=report.known,
+                               problems=len(report.problems), restarted=report.restarted)
+        for problem in report.problems[:SHOWN_PROBLEMS]:
+            self.state.record_error("tail", problem)
+
+    def _inbox_ready(self, path: Path) -> None:
+        if self.state.paused:
+            return
+        with self._lock:
+            if str(path) in self._inflight:
+                return
+            self._inflight.add(str(path))
+        self.writer.submit(lambda runtime: self._import(runtime, path), name="inbox")
+
+    def _import(self, runtime: Runtime, path: Path) -> None:
+        try:
+            outcome = import_inbox_file(runtime.store, path, settings=self.settings,
+                                        should_stop=lambda: self.writer.stopping)
+        except ImportInterrupted:
+            log.info("inbox.interrupted", file=path.name)
+            return
+        finally:
+            with self._lock:
+                self._inflight.discard(str(path))
+        self.state.record_import({k: v for k, v in outcome.to_dict().items() if k != "receipt"})
+        if not outcome.ok:
+            self.state.record_error("inbox", f"{path.name}: {outcome.error.splitlines()[0] if outcome.error else ''}")

@@ -1,0 +1,235 @@
+"""The daemon's service: its components, started in order and stopped in reverse.
+
+Start: the :class:`~tapestryd.daemon.runtime.Runtime` (writer lock, event log,
+projector; a second instance fails here with StoreLockedError naming the holder), the
+:class:`~tapestryd.daemon.writer.Writer` thread, the socket server, the scheduler, then
+the sources (:class:`~tapestryd.daemon.feeds.Feeds`: tailer over the watched roots and
+the inbox), whose first sweep catches up with every session file that changed while the
+daemon was down.
+
+Stop (SIGTERM): sources and scheduler first, then the socket (removed), then the writer
+finishes the task in hand, then the databases close.
+
+Requests from the socket are dispatched here: read operations run on the server thread
+with a pooled :class:`~tapestryd.queries.reader.Reader`, write operations are queued to
+the writer. Every operation gets this service as ``args["_daemon"]`` (its
+:class:`~tapestryd.daemon.ops.daemon_ops.DaemonControl`); keys starting with ``_`` sent by
+a client are dropped.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import queue
+import threading
+from contextlib import contextmanager
+from typing import Any, Iterator
+
+import structlog
+from apscheduler.schedulers.background import BackgroundScheduler
+
+from tapestryd import __version__
+from tapestryd.config import Settings, load_settings
+from tapestryd.daemon.feeds import Feeds
+from tapestryd.daemon.jobs import register_jobs
+from tapestryd.daemon.logs import set_secrets
+from tapestryd.daemon.notify import Notifier
+from tapestryd.daemon.ops import OPS
+from tapestryd.daemon.ops.daemon_ops import DAEMON_ARG
+from tapestryd.daemon.protocol import ProtocolError
+from tapestryd.daemon.runtime import Runtime
+from tapestryd.daemon.schedule import build_scheduler
+from tapestryd.daemon.server import SocketServer
+from tapestryd.daemon.state import DaemonState
+from tapestryd.daemon.writer import Writer
+from tapestryd.errors import ConfigError, TapestryError
+from tapestryd.paths import paths_for
+from tapestryd.queries.reader import Reader
+
+__all__ = ["Service"]
+
+log = structlog.get_logger(__name__)
+
+POOLED_READERS = 16
+RESTART_FIELDS = ("data_dir", "timezone", "first_day_of_week", "socket_override")
+
+
+class Service:
+    """One daemon: settings, state and components (see the module docstring)."""
+
+    def __init__(self, settings: Settings, *, notifier: Notifier | None = None) -> None:
+        self.settings = settings
+        self.paths = paths_for(settings)
+        self.notifier = notifier or Notifier({})
+        self.state = DaemonState()
+        self.runtime: Runtime | None = None
+        self.writer: Writer | None = None
+        self.server: SocketServer | None = None
+        self.scheduler: BackgroundScheduler | None = None
+        self.feeds: Feeds | None = None
+        self._readers: queue.LifoQueue[Reader] = queue.LifoQueue()
+        self._control = threading.RLock()
+
+    def start(self) -> None:
+        """Start every component; on failure stop what started and re-raise.
+
+        Raises StoreLockedError when another process writes this home, DaemonError when
+        the socket cannot be created, StoreError when a database cannot be opened.
+        """
+        self.runtime = Runtime.open(self.settings, role="daemon")
+        try:
+            self.writer = Writer(self.runtime, on_error=self._task_failed)
+            self.writer.start()
+            self.server = SocketServer(self.paths.socket, self.dispatch)
+            self.server.start()
+            self.scheduler = build_scheduler(self.settings)
+            register_jobs(self.scheduler, self)
+            self.scheduler.start()
+            self.feeds = Feeds(self.settings, self.writer, self.state)
+            self.feeds.start()
+        except BaseException:
+            self.stop()
+            raise
+        log.info("daemon.started", pid=self.state.pid, version=__version__, socket=str(self.paths.socket),
+                 data_dir=str(self.paths.data_dir), roots=[str(r) for r in self.settings.sources.watched_roots],
+                 inbox=str(self.settings.sources.inbox), watch_mode=self.feeds.mode)
+
+    def stop(self) -> None:
+        """Stop in reverse order; the databases close only if the writer finished in time."""
+        self.notifier.stopping()
+        if self.feeds is not None:
+            self.feeds.stop()
+        if self.scheduler is not None and self.scheduler.running:
+            self.scheduler.shutdown(wait=False)
+        if self.server is not None:
+            self.server.stop()
+        finished = self.writer.stop() if self.writer is not None else True
+        self._close_readers()
+        if self.runtime is not None and finished:
+            self.runtime.close()
+        log.info("daemon.stopped", clean=finished)
+
+    def healthy(self) -> bool:
+        """Whether the writer thread is alive (the systemd watchdog is pinged only then)."""
+        return self.writer is not None and self.writer.alive
+
+    def sweep(self) -> None:
+        """Catch up with session files changed on disk (the periodic job, and after resume)."""
+        if self.feeds is not None and not self.state.paused:
+            self.feeds.sweep()
+
+    # The socket ----------------------------------------------------------------------
+
+    def dispatch(self, op: str, args: dict[str, Any]) -> Any:
+        """Run operation ``op``: read ops here with a pooled Reader, write ops on the writer.
+
+        Raises ProtocolError ``unknown_op`` for an op nobody registered.
+        """
+        spec = OPS.get(op)
+        if spec is None:
+            raise ProtocolError("unknown_op", f"unknown operation {op!r}; known: {', '.join(sorted(OPS))}")
+        clean = {k: v for k, v in args.items() if not k.startswith("_")}
+        clean[DAEMON_ARG] = self
+        if spec.kind == "read":
+            with self._reader() as reader:
+                return spec.fn(reader, clean)
+        assert self.writer is not None
+        return self.writer.run(lambda runtime: spec.fn(runtime, clean), name=op)
+
+    @contextmanager
+    def _reader(self) -> Iterator[Reader]:
+        try:
+            reader = self._readers.get_nowait()
+        except queue.Empty:
+            reader = Reader.open(self.settings)
+        try:
+            yield reader
+        finally:
+            if reader.settings is self.settings and self._readers.qsize() < POOLED_READERS:
+                self._readers.put(reader)
+            else:
+                reader.close()
+
+    def _close_readers(self) -> None:
+        while True:
+            try:
+                self._readers.get_nowait().close()
+            except queue.Empty:
+                return
+
+    def _task_failed(self, name: str, exc: BaseException) -> None:
+        message = exc.message if isinstance(exc, TapestryError) else f"{type(exc).__name__}: {exc}"
+        self.state.record_error(name, message)
+
+    # DaemonControl -------------------------------------------------------------------
+
+    def snapshot(self) -> dict[str, Any]:
+        """The daemon's state for ``status``."""
+        snap = self.state.snapshot()
+        snap.update(running=True, version=__version__, socket=str(self.paths.socket),
+                    config_file=str(self.settings.config_file))
+        if self.feeds is not None:
+            snap["sources"] = self.feeds.describe()
+        if self.writer is not None:
+            snap["writer"] = {"pending": self.writer.pending(), "current": self.writer.current}
+        if self.scheduler is not None:
+            snap["scheduled"] = {job.id: _iso(job.next_run_time) for job in self.scheduler.get_jobs()}
+        return snap
+
+    def pause(self) -> dict[str, Any]:
+        """Stop feeding the log (tailer, inbox) and running jobs; queries and ingests go on."""
+        with self._control:
+            self.state.paused = True
+            if self.scheduler is not None:
+                self.scheduler.pause()
+        log.info("daemon.paused")
+        return {"paused": True}
+
+    def resume(self) -> dict[str, Any]:
+        """Feed the log and run jobs again, catching up with what changed while paused."""
+        with self._control:
+            self.state.paused = False
+            if self.scheduler is not None:
+                self.scheduler.resume()
+            if self.feeds is not None:
+                self.feeds.catch_up()
+        log.info("daemon.resumed")
+        return {"paused": False}
+
+    def reload(self) -> dict[str, Any]:
+        """Read tapestry.toml again and restart the sources and jobs with it.
+
+        Settings that need a restart (data dir, timezone, week start, socket) are kept and
+        listed in ``restart_needed``. Raises ConfigError (old settings kept) for a bad file.
+        """
+        with self._control:
+            self.notifier.reloading()
+            try:
+                new = load_settings(self.settings.home, config_file=self.settings.config_file)
+            except ConfigError as exc:
+                self.state.record_error("reload", exc.message)
+                self.notifier.ready()
+                raise
+            held = [f for f in RESTART_FIELDS if getattr(new, f) != getattr(self.settings, f)]
+            self._apply(new)
+            self.notifier.ready()
+        log.info("daemon.reloaded", config_file=str(new.config_file), restart_needed=held)
+        return {"reloaded": True, "config_file": str(new.config_file), "restart_needed": held}
+
+    def _apply(self, new: Settings) -> None:
+        new = dataclasses.replace(new, **{f: getattr(self.settings, f) for f in RESTART_FIELDS})
+        set_secrets([new.summarize.api_key])
+        if self.feeds is not None:
+            self.feeds.stop()
+        self.settings = new
+        if self.runtime is not None:
+            self.runtime.settings = new
+        if self.scheduler is not None:
+            register_jobs(self.scheduler, self)
+        if self.writer is not None:
+            self.feeds = Feeds(new, self.writer, self.state)
+            self.feeds.start()
+
+
+def _iso(moment: Any) -> str:
+    return moment.isoformat(timespec="seconds") if moment is not None else ""

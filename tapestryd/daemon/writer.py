@@ -1,0 +1,141 @@
+"""The one writer thread: every write to the databases happens here, in submission order.
+
+Tailer batches, inbox imports, write operations from the socket and scheduled jobs are
+all tasks ``fn(runtime)`` submitted to :class:`Writer`; each returns a Future. After every
+task the projections catch up with the log, in slices, before its Future resolves, so a
+query issued after a write returned sees it. This is DESIGN.md's "one writer": no two threads ever share the
+SQLite connections of the :class:`~tapestryd.daemon.runtime.Runtime`.
+"""
+
+from __future__ import annotations
+
+import queue
+import threading
+import time
+from concurrent.futures import Future
+from typing import Any, Callable, TypeVar
+
+import structlog
+
+from tapestryd.daemon.runtime import Runtime
+from tapestryd.errors import DaemonError, TapestryError
+
+__all__ = ["Task", "Writer"]
+
+log = structlog.get_logger(__name__)
+
+T = TypeVar("T")
+Task = Callable[[Runtime], Any]
+_STOP = object()
+
+
+class Writer:
+    """Runs submitted tasks one at a time on its own thread, then catches projections up.
+
+    ``on_error(name, exc)`` is told about every task that failed (the daemon keeps the
+    last errors for ``status``). ``catch_up_slice`` bounds the events applied between two
+    checks of :attr:`stopping` (so SIGTERM is honoured within seconds).
+    """
+
+    def __init__(self, runtime: Runtime, *, on_error: Callable[[str, BaseException], None] = lambda n, e: None,
+                 catch_up_slice: int = 5000) -> None:
+        self.runtime = runtime
+        self.on_error = on_error
+        self.catch_up_slice = catch_up_slice
+        self._queue: queue.Queue[Any] = queue.Queue()
+        self._stopping = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="tapestryd-writer", daemon=True)
+        self.current: str = ""
+        self.busy_since: float | None = None
+
+    def start(self) -> None:
+        """Start the writer thread."""
+        self._thread.start()
+
+    @property
+    def stopping(self) -> bool:
+        """Whether shutdown began (long tasks check this between batches)."""
+        return self._stopping.is_set()
+
+    @property
+    def alive(self) -> bool:
+        """Whether the writer thread runs."""
+        return self._thread.is_alive()
+
+    def pending(self) -> int:
+        """How many tasks wait in the queue."""
+        return self._queue.qsize()
+
+    def submit(self, fn: Callable[[Runtime], T], *, name: str = "task") -> Future[T]:
+        """Queue ``fn(runtime)``; the Future holds its result or exception.
+
+        After shutdown began the Future fails at once with DaemonError ``shutting_down``.
+        """
+        future: Future[T] = Future()
+        if self.stopping:
+            future.set_exception(_shutting_down())
+        else:
+            self._queue.put((future, fn, name))
+        return future
+
+    def run(self, fn: Callable[[Runtime], T], *, name: str = "task", timeout: float | None = None) -> T:
+        """Submit ``fn`` and wait for its result (re-raising its exception)."""
+        return self.submit(fn, name=name).result(timeout)
+
+    def stop(self, timeout: float = 4.0) -> bool:
+        """Finish the task in hand, fail the queued ones, stop; True if the thread ended in time."""
+        self._stopping.set()
+        while True:
+            try:
+                item = self._queue.get_nowait()
+            except queue.Empty:
+                break
+            if item is not _STOP:
+                item[0].set_exception(_shutting_down())
+        self._queue.put(_STOP)
+        self._thread.join(timeout)
+        return not self._thread.is_alive()
+
+    def _run(self) -> None:
+        while True:
+            item = self._queue.get()
+            if item is _STOP:
+                return
+            future, fn, name = item
+            if future.set_running_or_notify_cancel():
+                outcome = self._execute(fn, name)
+                self._catch_up()
+                _resolve(future, outcome)
+
+    def _execute(self, fn: Task, name: str) -> tuple[bool, Any]:
+        """``(True, result)`` or ``(False, exception)`` of one task."""
+        self.current, self.busy_since = name, time.monotonic()
+        try:
+            return True, fn(self.runtime)
+        except BaseException as exc:  # a failing task must never end the writer
+            if not isinstance(exc, TapestryError):
+                log.exception("writer.task_failed", task=name)
+            self.on_error(name, exc)
+            return False, exc
+        finally:
+            self.current, self.busy_since = "", None
+
+    def _catch_up(self) -> None:
+        try:
+            while not self.stopping and self.runtime.projector.catch_up(max_events=self.catch_up_slice):
+                pass
+        except Exception as exc:  # a projection failure is reported, and retried after the next task
+            log.exception("projection.catch_up_failed")
+            self.on_error("catch_up", exc)
+
+
+def _resolve(future: Future[Any], outcome: tuple[bool, Any]) -> None:
+    ok, value = outcome
+    if ok:
+        future.set_result(value)
+    else:
+        future.set_exception(value)
+
+
+def _shutting_down() -> DaemonError:
+    return DaemonError("tapestryd is shutting down", code="shutting_down")

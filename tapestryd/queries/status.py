@@ -1,0 +1,78 @@
+"""Status: what the store holds, how far each projection lags behind the log, and the daemon's state.
+
+:func:`build_status` returns one JSON-ready dict of sections::
+
+    {"store": {"conversations": 12, "messages": 3400},
+     "projections": {"last_seq": 3600, "lag": {"messages": 0, ...}, "checkpoints": {...}},
+     "daemon": {"running": true, "pid": ..., "uptime_s": ..., ...},
+     ...one key per registered section}
+
+More sections plug in with :func:`status_section` (the hierarchy adds node counts per
+level and health); each is ``fn(reader) -> JSON value`` and a failing one is reported
+in place as ``{"error": "..."}`` instead of failing the whole status.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from tapestryd.db import connect, translate_errors
+from tapestryd.errors import StoreError
+from tapestryd.projections import checkpoints, default_projections
+from tapestryd.queries.reader import Reader
+
+__all__ = ["SECTIONS", "build_status", "log_last_seq", "projection_lag", "status_section", "store_counts"]
+
+Section = Callable[[Reader], Any]
+SECTIONS: dict[str, Section] = {}
+
+
+def status_section(name: str) -> Callable[[Section], Section]:
+    """Register ``fn(reader)`` as the status section ``name`` (shown after the built-in ones)."""
+    def register(fn: Section) -> Section:
+        SECTIONS[name] = fn
+        return fn
+
+    return register
+
+
+def build_status(reader: Reader, *, daemon: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The whole status; ``daemon`` is the running daemon's own state (None: not running)."""
+    status: dict[str, Any] = {"store": store_counts(reader), "projections": projection_lag(reader),
+                              "daemon": daemon if daemon is not None else {"running": False}}
+    for name, section in SECTIONS.items():
+        try:
+            status[name] = section(reader)
+        except StoreError as exc:
+            status[name] = {"error": exc.message}
+    return status
+
+
+def store_counts(reader: Reader) -> dict[str, int]:
+    """How many conversations and messages the projections hold."""
+    with translate_errors(reader.conn):
+        conversations = reader.conn.execute("SELECT COUNT(*) FROM conversations").fetchone()[0]
+        messages = reader.conn.execute("SELECT COUNT(*) FROM messages").fetchone()[0]
+    return {"conversations": int(conversations), "messages": int(messages)}
+
+
+def log_last_seq(reader: Reader) -> int:
+    """The highest seq in the event log (0 when the log does not exist yet), read-only."""
+    if not reader.paths.events_db.exists():
+        return 0
+    conn = connect(reader.paths.events_db, readonly=True)
+    try:
+        with translate_errors(conn):
+            return int(conn.execute("SELECT COALESCE(MAX(seq), 0) FROM events").fetchone()[0])
+    finally:
+        conn.close()
+
+
+def projection_lag(reader: Reader) -> dict[str, Any]:
+    """The log's last seq, each projection's checkpoint, and how many seqs each lags behind."""
+    last = log_last_seq(reader)
+    marks = checkpoints(reader.conn)
+    names = [p.name for p in default_projections(reader.settings.timezone, reader.settings.first_day_of_week)]
+    names += [name for name in marks if name not in names]
+    return {"last_seq": last, "checkpoints": {n: marks.get(n, 0) for n in names},
+            "lag": {n: max(0, last - marks.get(n, 0)) for n in names}}

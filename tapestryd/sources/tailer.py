@@ -1,0 +1,190 @@
+"""The tailer: new complete lines of Claude Code session files become events, exactly once.
+
+For every session file the log keeps a :class:`~tapestryd.events.store.SourceOffset`:
+the byte offset just past the last complete line read, and the file's inode and size at
+that read. :meth:`Tailer.tail` resumes at that offset, reads up to the last newline (a
+half-written line waits for the rest), parses the lines with the Claude Code parser and
+appends the events **together with the new offset in one transaction**, so a crash can
+neither lose nor repeat a line. A file with a new inode, or shorter than the offset, was
+replaced or truncated: it is read again from the start and the stable event ids absorb
+what was already stored.
+
+:func:`scan_sessions` lists the ``*.jsonl`` files under the watched roots with their size
+and inode; :meth:`Tailer.changed` compares such a scan with the stored offsets (the
+periodic sweep, and the catch-up at start).
+"""
+
+from __future__ import annotations
+
+import os
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import BinaryIO, Callable, Iterable, Iterator, Mapping
+
+import structlog
+
+from tapestryd.events.store import EventStore, SourceOffset
+from tapestryd.events.types import NewEvent
+from tapestryd.sources.parsers.base import Origin, Problem, Skip
+from tapestryd.sources.parsers.claude_code import ClaudeCodeParser
+
+__all__ = ["CHUNK", "SESSION_SUFFIX", "TailReport", "Tailer", "read_complete_lines", "scan_sessions"]
+
+log = structlog.get_logger(__name__)
+
+SESSION_SUFFIX = ".jsonl"
+CHUNK = 4 << 20  # bytes read (and appended in one transaction) at most per step
+
+Line = tuple[int, bytes]
+
+
+@dataclass
+class TailReport:
+    """What one pass over one file did.
+
+    ``lines`` complete lines read, ``new``/``known`` events stored now / already in the
+    log, ``skipped`` counts by reason, ``problems`` lines that could not be read (with
+    their location), ``restarted`` whether the file was read again from byte 0.
+    """
+
+    path: str
+    lines: int = 0
+    new: int = 0
+    known: int = 0
+    skipped: Counter[str] = field(default_factory=Counter)
+    problems: list[str] = field(default_factory=list)
+    restarted: bool = False
+    offset: int = 0
+
+
+def read_complete_lines(fh: BinaryIO, start: int, limit: int = CHUNK) -> tuple[list[Line], int]:
+    """Complete lines from byte ``start``: ``([(offset, line with its newline), ...], end)``.
+
+    Reads about ``limit`` bytes (more when one line is longer); ``end`` is the offset
+    just past the last newline read, ``start`` when no complete line is there yet. Blank
+    lines are passed over.
+    """
+    fh.seek(start)
+    data = bytearray(fh.read(limit))
+    cut = data.rfind(b"\n")
+    while cut < 0:
+        more = fh.read(limit)
+        if not more:
+            return [], start
+        searched = len(data)
+        data.extend(more)
+        cut = data.rfind(b"\n", searched)
+    return list(_split(bytes(data[:cut + 1]), start)), start + cut + 1
+
+
+def _split(block: bytes, base: int) -> Iterator[Line]:
+    pos = 0
+    while pos < len(block):
+        end = block.index(b"\n", pos) + 1
+        if block[pos:end].strip():
+            yield base + pos, block[pos:end]
+        pos = end
+
+
+def scan_sessions(roots: Iterable[Path]) -> dict[str, tuple[int, int]]:
+    """Every ``*.jsonl`` file under ``roots`` (recursively, symlinks not followed): path → (size, inode)."""
+    found: dict[str, tuple[int, int]] = {}
+    for root in roots:
+        _scan(os.path.abspath(root), found)
+    return found
+
+
+def _scan(folder: str, found: dict[str, tuple[int, int]]) -> None:
+    try:
+        entries = list(os.scandir(folder))
+    except OSError:
+        return
+    for entry in entries:
+        try:
+            if entry.is_dir(follow_symlinks=False):
+                _scan(entry.path, found)
+            elif entry.name.endswith(SESSION_SUFFIX) and entry.is_file(follow_symlinks=False):
+                info = entry.stat(follow_symlinks=False)
+                found[entry.path] = (info.st_size, info.st_ino)
+        except OSError:
+            continue
+
+
+class Tailer:
+    """Reads session files from their stored offsets into the event log.
+
+    ``agent`` labels the events (``claude-code`` by default configuration). Only the
+    daemon's writer thread calls it. Raises StoreError when the log cannot be written
+    (the offset then stays where it was, so the bytes are read again later).
+    """
+
+    def __init__(self, store: EventStore, *, agent: str, chunk: int = CHUNK) -> None:
+        self.store = store
+        self.agent = agent
+        self.chunk = chunk
+        self.parser = ClaudeCodeParser()
+
+    def changed(self, scan: Mapping[str, tuple[int, int]]) -> list[str]:
+        """Paths of ``scan`` whose size or inode differ from what the log last saw."""
+        stored = self.store.offsets()
+        return sorted(path for path, (size, inode) in scan.items()
+                      if (off := stored.get(path)) is None or off.size != size or off.inode != inode)
+
+    def tail(self, path: str, *, should_stop: Callable[[], bool] = lambda: False) -> TailReport:
+        """Read what ``path`` gained since its stored offset and append it (see the module docstring)."""
+        report = TailReport(path)
+        try:
+            with open(path, "rb") as fh:
+                info = os.fstat(fh.fileno())
+                report.offset = self._start(path, info.st_ino, info.st_size, report)
+                while not should_stop() and self._step(fh, info, report):
+                    pass
+        except FileNotFoundError:
+            return report
+        if report.lines or report.problems:
+            log.info("source.tailed", path=path, lines=report.lines, new=report.new, known=report.known,
+                     problems=len(report.problems), restarted=report.restarted)
+        return report
+
+    def _start(self, path: str, inode: int, size: int, report: TailReport) -> int:
+        stored = self.store.offset(path)
+        if stored is None:
+            return 0
+        if stored.inode != inode or size < stored.offset:
+            report.restarted = stored.offset > 0
+            return 0
+        return stored.offset
+
+    def _step(self, fh: BinaryIO, info: os.stat_result, report: TailReport) -> bool:
+        """Read, parse and append one chunk; False when nothing more is complete."""
+        lines, end = read_complete_lines(fh, report.offset, self.chunk)
+        size = max(os.fstat(fh.fileno()).st_size, end)
+        offset = SourceOffset(report.path, end, info.st_ino, size)
+        if not lines:
+            self._remember(offset)
+            return False
+        events = self._parse(lines, report)
+        result = self.store.append(events, [offset])
+        report.lines += len(lines)
+        report.new += result.new
+        report.known += result.known
+        report.offset = end
+        return True
+
+    def _remember(self, offset: SourceOffset) -> None:
+        stored = self.store.offset(offset.path)
+        if stored != offset:
+            self.store.save_offsets([offset])
+
+    def _parse(self, lines: list[Line], report: TailReport) -> list[NewEvent]:
+        origin = Origin(path=report.path, sha256="", agent=self.agent)
+        events: list[NewEvent] = []
+        for item in self.parser.parse_lines(lines, origin, Path(report.path).stem):
+            if isinstance(item, NewEvent):
+                events.append(item)
+            elif isinstance(item, Skip):
+                report.skipped[item.reason] += 1
+            elif isinstance(item, Problem):
+                report.problems.append(str(item))
+        return events
