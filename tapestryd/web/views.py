@@ -54,9 +54,11 @@ def _localtime(ts: str | None) -> str:
 
 @pages.app_template_filter("search_notes")
 def _search_notes(result: dict[str, Any]) -> list[str]:
-    """How the search read its time phrase, as the search query echoes it back."""
-    notes = [result.get(k) for k in ("interpreted", "time_note")]
-    return [plain(str(n)) for n in notes if n]
+    """How the search read the query's time phrase (echoed back by the search query), if any."""
+    found = result.get("time") or {}
+    if not found:
+        return []
+    return [plain(f"Read “{found.get('phrase', '')}” as {found.get('label', '')}")]
 
 
 @pages.app_context_processor
@@ -195,7 +197,8 @@ def search() -> str:
     error = ""
     if query:
         try:
-            result = call_op(state().settings, "search", {"query": query, "agent": agent, "limit": 50})
+            result = call_op(state().settings, "search", {"query": query, "agent": agent, "limit": 50,
+                                                          "now": state().clock.now().isoformat()})
         except TapestryError as exc:
             error = exc.message
     return render_template("search.html", query=query, agent=agent, result=result, error=error)

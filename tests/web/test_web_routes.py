@@ -116,6 +116,19 @@ def test_search_links_to_the_day_and_the_message(client: FlaskClient) -> None:
     assert re.search(r'/conversation\?key=chatgpt%3Agarden&amp;day=2026-03-04#m\d+', page)
 
 
+def test_search_reads_time_phrases_and_says_how(client: FlaskClient) -> None:
+    """"this month" narrows to March 2026 (today is 2026-03-21) and is echoed; "yesterday" drops the 4th."""
+    page = text_of(client.get("/search?q=garlic this month"))
+    assert 'id="search-interpreted"' in page and "this month" in page.split('id="search-interpreted"')[1][:200]
+    assert "/conversation?key=chatgpt%3Agarden" in page
+    assert "/conversation?key=chatgpt%3Agarden" not in text_of(client.get("/search?q=garlic yesterday"))
+
+
+def test_summary_hits_link_to_their_node(client: FlaskClient) -> None:
+    """A hit in a summary opens that node's readable view."""
+    assert "/node?key=L1%3Achatgpt%3A2026-03-04" in text_of(client.get("/search?q=planned garlic bed"))
+
+
 def test_status_reports_daemon_lag_nodes_and_last_import(client: FlaskClient) -> None:
     """Standalone: the daemon is down, the projector has caught up, node states are counted."""
     status = client.get("/api/status").get_json()
