@@ -16,6 +16,7 @@ is true only when nothing could be imported: no message new or known and some er
 from __future__ import annotations
 
 import dataclasses
+import re
 from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any
@@ -26,6 +27,7 @@ from tapestryd.events.types import ImportFinished, NewEvent
 __all__ = ["MAX_LISTED_ERRORS", "FileReceipt", "Receipt", "Tally", "clean", "scrub"]
 
 MAX_LISTED_ERRORS = 50
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 def clean(text: str) -> str:
@@ -34,7 +36,7 @@ def clean(text: str) -> str:
         text.encode("utf-8")
         return text
     except UnicodeEncodeError:
-        return text.encode("utf-8", "surrogatepass").decode("utf-8", "replace")
+        return _SURROGATE.sub("\ufffd", text)
 
 
 def scrub(new: NewEvent) -> NewEvent:
