@@ -14,6 +14,8 @@ COMMAND_MODULES = (
     "tapestryd.cli.web",
     "tapestryd.cli.quality",
     "tapestryd.cli.daemon_cmds",
+    "tapestryd.cli.safety",
+    "tapestryd.cli.hierarchy",
 )
 
 

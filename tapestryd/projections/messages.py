@@ -12,14 +12,23 @@ Tables it owns (in ``projections.db``):
 
 Timestamps (``ts``, ``first_ts``, ``last_ts``) are ISO 8601 UTC text of fixed width, so
 text order is time order.
+
+Text and titles are stored as they may leave the log (:func:`tapestryd.privacy.outbound`:
+private spans removed, secrets redacted), so no query, snippet or summary built from
+these rows can show them; the log keeps the verbatim text. ``Forgotten`` events delete
+what they cover and keep covering later messages (:mod:`tapestryd.projections.forgetting`);
+a compacted message (``meta.forgotten``, see :mod:`tapestryd.daemon.compact`) is never stored.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import sqlite3
 
-from tapestryd.events.types import ConversationTitled, MessageRecorded, StoredEvent
+from tapestryd.events.types import ConversationTitled, Forgotten, MessageRecorded, StoredEvent
+from tapestryd.privacy import outbound
+from tapestryd.projections import forgetting
 
 __all__ = ["MessagesProjection"]
 
@@ -52,29 +61,37 @@ class MessagesProjection:
     """Conversations and messages with full-text search (see the module docstring)."""
 
     name = "messages"
-    types = (MessageRecorded.type, ConversationTitled.type)
+    types = (MessageRecorded.type, ConversationTitled.type, Forgotten.type)
 
     def create(self, conn: sqlite3.Connection) -> None:
         """Create the tables, indexes, FTS5 table and triggers if missing."""
         for statement in _SCHEMA:
             conn.execute(statement)
+        forgetting.create_rules(conn)
 
     def clear(self, conn: sqlite3.Connection) -> None:
         """Delete every conversation and message (the FTS index follows through triggers)."""
         conn.execute("DELETE FROM messages")
         conn.execute("INSERT INTO messages_fts(messages_fts) VALUES ('delete-all')")
         conn.execute("DELETE FROM conversations")
+        forgetting.clear_rules(conn)
 
     def apply(self, conn: sqlite3.Connection, event: StoredEvent) -> None:
-        """Record a message (or join a part to its message) or set a conversation's title."""
+        """Record a message (or join a part to its message), set a conversation's title, or forget."""
         payload = event.event
         if isinstance(payload, MessageRecorded):
-            self._record(conn, event, payload)
-        elif isinstance(payload, ConversationTitled):
+            self._record(conn, event, dataclasses.replace(payload, text=outbound(payload.text)))
+        elif isinstance(payload, ConversationTitled) and not forgetting.conversation_forgotten(conn, payload.conversation):
             self._ensure_conversation(conn, event, payload.conversation)
-            conn.execute("UPDATE conversations SET title = ? WHERE key = ?", (payload.title, payload.conversation))
+            conn.execute("UPDATE conversations SET title = ? WHERE key = ?",
+                         (outbound(payload.title), payload.conversation))
+        elif isinstance(payload, Forgotten):
+            forgetting.apply_forgotten(conn, event.seq, payload)
 
     def _record(self, conn: sqlite3.Connection, event: StoredEvent, msg: MessageRecorded) -> None:
+        if msg.meta.get("forgotten") or forgetting.is_forgotten(conn, msg.conversation, msg.timestamp, msg.text):
+            forgetting.drop_message(conn, msg.conversation, msg.message)
+            return
         self._ensure_conversation(conn, event, msg.conversation)
         row = conn.execute("SELECT id, text, skipped FROM messages WHERE conversation = ? AND message_key = ?",
                            (msg.conversation, msg.message)).fetchone()

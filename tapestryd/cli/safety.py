@@ -1,0 +1,148 @@
+"""Safety commands: backup, restore, verify, forget, compact.
+
+``backup``, ``forget`` and ``compact`` run through the daemon when it runs (it is the one
+writer), else here under the writer lock. ``verify`` only reads, so it runs here even
+beside a daemon. ``restore`` replaces the log and refuses while a daemon runs.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Optional
+
+import typer
+
+from tapestryd.cli.app import Format, app, call, emit, settings, warn
+from tapestryd.errors import DaemonError, TapestryError
+from tapestryd.paths import paths_for
+
+__all__: list[str] = []
+
+
+@app.command()
+def backup(ctx: typer.Context,
+           list_: bool = typer.Option(False, "--list", help="List the backups instead of taking one."),
+           fmt: Format = typer.Option(Format.text, "-f", "--format")) -> None:
+    """Back up the event log into <data>/backups (keeps 7 daily and 4 weekly copies)."""
+    if list_:
+        from tapestryd.daemon.ops.safety_ops import list_backups_offline
+
+        emit(list_backups_offline(settings(ctx)), fmt, _render_backups)
+        return
+    emit(call(ctx, "backup", {}, timeout=3600), fmt, _render_backup)
+
+
+def _render_backups(rows: list[dict[str, Any]]) -> str:
+    if not rows:
+        return "no backups yet (`tapestryctl backup` takes one)"
+    return "\n".join(f"{r['taken_at'][:19]}  {r['label']:<12} {r['size'] / 1e6:8.2f} MB  {r['path']}" for r in rows)
+
+
+def _render_backup(result: dict[str, Any]) -> str:
+    lines = [f"backed up to {result['backup']['path']} ({result['backup']['size'] / 1e6:.2f} MB)",
+             f"{result['kept']} rotation backups kept"]
+    lines.extend(f"pruned {p}" for p in result.get("pruned", []))
+    return "\n".join(lines)
+
+
+@app.command()
+def restore(ctx: typer.Context, file: Path = typer.Argument(..., help="A backup file (see `backup --list`).")) -> None:
+    """Replace the event log by a backup and rebuild the projections (the daemon must be stopped)."""
+    from tapestryd.daemon.ops.safety_ops import restore_offline
+
+    conf = settings(ctx)
+    _refuse_if_daemon(paths_for(conf).socket)
+    result = restore_offline(conf, file)
+    typer.echo(f"restored {result['restored']} (log at seq {result['last_seq']}, {result['replayed']} events replayed)")
+    if result.get("previous"):
+        typer.echo(f"the replaced log is kept as {result['previous']}")
+
+
+def _refuse_if_daemon(sock: Path) -> None:
+    from tapestryd.daemon.client import request
+
+    if not sock.exists():
+        return
+    try:
+        pong = request(sock, "status", {}, timeout=5)
+    except DaemonError:
+        return
+    pid = (pong.get("daemon") or {}).get("pid", "?") if isinstance(pong, dict) else "?"
+    raise TapestryError(f"tapestryd is running (pid {pid}); stop it before restoring "
+                        "(`systemctl --user stop tapestryd`, or Ctrl-C in its terminal)")
+
+
+@app.command()
+def verify(ctx: typer.Context, fmt: Format = typer.Option(Format.text, "-f", "--format")) -> None:
+    """Check the event log (integrity, seq order, payloads) and projection checkpoints."""
+    from tapestryd.daemon.ops.safety_ops import verify_offline
+
+    report = verify_offline(settings(ctx))
+    emit(report, fmt, _render_verify)
+    if not report["ok"]:
+        raise typer.Exit(1)
+
+
+def _render_verify(report: dict[str, Any]) -> str:
+    lines = [f"{report['events_db']}: {report['events']} events, last seq {report['last_seq']}"]
+    for check in report["checks"]:
+        lines.append(f"  {'ok  ' if check['ok'] else 'FAIL'}  {check['name']:<12} {check['detail']}")
+        lines.extend(f"          {p}" for p in check["problems"])
+    lines.append("verified: the log is intact" if report["ok"] else "verify FAILED: see above; "
+                 "`tapestryctl backup --list` and `tapestryctl restore FILE` recover from a backup")
+    return "\n".join(lines)
+
+
+@app.command()
+def forget(ctx: typer.Context,
+           conversation: Optional[str] = typer.Option(None, "--conversation", help="A conversation key (or its end)."),
+           before: Optional[str] = typer.Option(None, "--before", help="Everything before a local date or ISO time."),
+           match: Optional[str] = typer.Option(None, "--match", help="Messages whose text matches this Python regex (the pattern itself is kept in the log).",
+           reason: str = typer.Option("", "--reason", help="A note kept with the Forgotten event."),
+           dry_run: bool = typer.Option(False, "--dry-run", help="Only say what would be forgotten."),
+           fmt: Format = typer.Option(Format.text, "-f", "--format")) -> None:
+    """Forget messages: they leave search, context and summaries; `compact` removes them from the log."""
+    args = {"conversation": conversation, "before": before, "match": match, "reason": reason, "dry_run": dry_run}
+    emit(call(ctx, "forget", args, timeout=600), fmt, _render_forget)
+
+
+def _render_forget(result: dict[str, Any]) -> str:
+    what = f"{result['messages']} messages in {result['conversations']} conversations"
+    if result["dry_run"]:
+        sample = "".join(f"\n  {key}" for key in result.get("sample", []))
+        return f"would forget {what}{sample}"
+    if result.get("already_forgotten"):
+        return f"already forgotten (nothing more matched: {what})"
+    return (f"forgot {what} (event seq {result['seq']}); the log still holds their text until "
+            "`tapestryctl compact`")
+
+
+@app.command()
+def compact(ctx: typer.Context,
+            dry_run: bool = typer.Option(False, "--dry-run", help="Only count what would be rewritten."),
+            confirm: bool = typer.Option(False, "--confirm", help="Delete the pre-compact backup and scrub the others."),
+            fmt: Format = typer.Option(Format.text, "-f", "--format")) -> None:
+    """Rewrite the log without the text of forgotten messages (keeps a backup until --confirm)."""
+    if dry_run and confirm:
+        raise TapestryError("--dry-run and --confirm cannot go together")
+    result = call(ctx, "compact", {"dry_run": dry_run, "confirm": confirm}, timeout=3600)
+    emit(result, fmt, _render_confirm if confirm else _render_compact)
+
+
+def _render_compact(result: dict[str, Any]) -> str:
+    counts = ", ".join(f"{n} {kind}" for kind, n in sorted(result["rewritten"].items())) or "nothing"
+    if result["dry_run"]:
+        return f"would rewrite: {counts}"
+    if not result["backup"]:
+        return "nothing to compact"
+    return (f"rewrote {counts}; {result['bytes_before'] / 1e6:.2f} MB → {result['bytes_after'] / 1e6:.2f} MB\n"
+            f"the log before compaction is kept at {result['backup']}\n"
+            "check your memory, then `tapestryctl compact --confirm` deletes it and scrubs older backups")
+
+
+def _render_confirm(result: dict[str, Any]) -> str:
+    lines = [f"deleted {p}" for p in result["deleted"]]
+    lines.extend(f"scrubbed {n} events in {p}" for p, n in result["scrubbed"].items())
+    if not lines:
+        warn("no pre-compact backup found; nothing to confirm")
+    return "\n".join(lines) or "nothing to confirm"

@@ -1,0 +1,183 @@
+"""Compaction: rewrite the event log without the payloads of what was forgotten.
+
+The only operation that rewrites history. Envelopes stay (seq, ``event_id``, type, time,
+agent, source), so a re-import of the same export stays a no-op and seqs never move;
+payloads become tombstones:
+
+* a ``MessageRecorded`` the messages projection dropped because a ``Forgotten`` rule
+  covers it: text ``""``, ``meta = {"forgotten": true}`` (the projection never stores a
+  tombstone, so a rebuild after compaction equals the one before);
+* a ``ConversationTitled`` of a conversation forgotten as a whole: title ``""``;
+* a ``NodeSummarized`` superseded by a newer summary of the same node made after a
+  ``Forgotten`` (the old version may quote what was forgotten): text and title ``""``.
+
+:func:`compact_log` first writes a ``pre-compact-*`` backup, updates the rows in one
+transaction, then ``VACUUM`` and a truncating WAL checkpoint so the old bytes leave the
+file. :func:`confirm_compaction` deletes the pre-compact backups and applies the same
+tombstones (by ``event_id``) to every other backup, so no copy keeps what was forgotten.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import sqlite3
+from collections import defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import structlog
+
+from tapestryd.daemon.backup import backup_log, list_backups
+from tapestryd.daemon.runtime import Runtime
+from tapestryd.db import transaction, translate_errors
+from tapestryd.errors import TapestryError
+from tapestryd.events.codec import encode
+from tapestryd.events.types import ConversationTitled, Forgotten, MessageRecorded, NodeSummarized, StoredEvent
+from tapestryd.projections.forgetting import ForgetRule
+
+__all__ = ["CompactionPlan", "compact_log", "confirm_compaction", "plan_compaction"]
+
+log = structlog.get_logger(__name__)
+
+
+@dataclass
+class CompactionPlan:
+    """Tombstone payloads by seq (``rewrites``) and counts by event type."""
+
+    rewrites: dict[int, str] = field(default_factory=dict)
+    counts: dict[str, int] = field(default_factory=lambda: defaultdict(int))
+
+    def add(self, event: StoredEvent, tombstone: Any) -> None:
+        """Plan to replace ``event``'s payload by ``tombstone``'s."""
+        self.rewrites[event.seq] = encode(tombstone)[2]
+        self.counts[event.type] += 1
+
+
+def plan_compaction(runtime: Runtime) -> CompactionPlan:
+    """What compaction would rewrite; projections must have caught up with the log.
+
+    Raises TapestryError when the projections lag (their rows decide what is forgotten).
+    """
+    runtime.projector.catch_up()
+    if any(runtime.projector.lag().values()):
+        raise TapestryError("projections are behind the log; run `tapestryctl rebuild` and try again")
+    forgets = list(runtime.store.read(types=[Forgotten.type]))
+    plan = CompactionPlan()
+    if forgets:
+        _plan_messages(runtime, [ForgetRule.of(f.event) for f in forgets], plan)  # type: ignore[arg-type]
+        _plan_summaries(runtime, [f.seq for f in forgets], plan)
+    return plan
+
+
+def _stored_keys(conn: sqlite3.Connection) -> set[tuple[str, str]]:
+    return {(c, k) for c, k in conn.execute("SELECT conversation, message_key FROM messages")}
+
+
+def _plan_messages(runtime: Runtime, rules: list[ForgetRule], plan: CompactionPlan) -> None:
+    stored = _stored_keys(runtime.projector.conn)
+    whole = {r.conversation for r in rules if r.conversation and not (r.before or r.match)}
+    for event in runtime.store.read(types=[MessageRecorded.type, ConversationTitled.type]):
+        payload = event.event
+        if isinstance(payload, ConversationTitled) and payload.conversation in whole and payload.title:
+            plan.add(event, dataclasses.replace(payload, title=""))
+        elif (isinstance(payload, MessageRecorded) and not payload.meta.get("forgotten")
+              and (payload.conversation, payload.message) not in stored and _plausible(rules, payload)):
+            plan.add(event, dataclasses.replace(payload, text="", meta={"forgotten": True}))
+
+
+def _plausible(rules: list[ForgetRule], msg: MessageRecorded) -> bool:
+    """A rule whose conversation and time bounds include the message (its regex was judged by the projection)."""
+    return any((not r.conversation or r.conversation == msg.conversation) and (not r.before or msg.timestamp < r.before)
+               for r in rules)
+
+
+def _plan_summaries(runtime: Runtime, forget_seqs: list[int], plan: CompactionPlan) -> None:
+    versions: dict[str, list[StoredEvent]] = defaultdict(list)
+    for event in runtime.store.read(types=[NodeSummarized.type]):
+        versions[event.event.node].append(event)  # type: ignore[attr-defined]
+    for events in versions.values():
+        for old in events:
+            if old.event.text and any(old.seq < f < newer.seq for f in forget_seqs for newer in events):  # type: ignore[attr-defined]
+                plan.add(old, dataclasses.replace(old.event, text="", title=""))
+
+
+def compact_log(runtime: Runtime, *, dry_run: bool = False) -> dict[str, Any]:
+    """Rewrite forgotten payloads as tombstones (see the module docstring); returns a report.
+
+    The report holds ``rewritten`` (counts by type), ``backup`` (the pre-compact copy, or
+    None on a dry run or when there was nothing to do) and ``bytes_before``/``bytes_after``.
+    """
+    plan = plan_compaction(runtime)
+    report: dict[str, Any] = {"dry_run": dry_run, "rewritten": dict(plan.counts), "backup": None,
+                              "bytes_before": runtime.paths.events_db.stat().st_size}
+    if dry_run or not plan.rewrites:
+        return {**report, "bytes_after": report["bytes_before"]}
+    report["backup"] = str(backup_log(runtime.paths.events_db, runtime.paths.backups, label="pre-compact").path)
+    conn = runtime.store.conn
+    with transaction(conn):
+        conn.executemany("UPDATE events SET payload = ? WHERE seq = ?", [(p, s) for s, p in plan.rewrites.items()])
+    _squeeze(conn)
+    log.info("log.compacted", rewritten=dict(plan.counts), backup=report["backup"])
+    return {**report, "bytes_after": runtime.paths.events_db.stat().st_size}
+
+
+def _squeeze(conn: sqlite3.Connection) -> None:
+    """Rebuild the file and empty the WAL, so freed pages holding old payloads are gone."""
+    with translate_errors(conn):
+        conn.execute("VACUUM")
+        conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+
+
+def confirm_compaction(runtime: Runtime) -> dict[str, Any]:
+    """Delete pre-compact backups and tombstone the same events in every other backup.
+
+    Returns ``{"deleted": [paths], "scrubbed": {path: rows rewritten}}``.
+    """
+    tombstones = _tombstones(runtime.store.conn)
+    deleted, scrubbed = [], {}
+    for backup in list_backups(runtime.paths.backups):
+        if backup.label == "pre-compact":
+            backup.path.unlink(missing_ok=True)
+            deleted.append(str(backup.path))
+        elif tombstones:
+            scrubbed[str(backup.path)] = _scrub_file(backup.path, tombstones)
+    log.info("log.compaction_confirmed", deleted=len(deleted), scrubbed=sum(scrubbed.values()))
+    return {"deleted": deleted, "scrubbed": scrubbed}
+
+
+def _tombstones(conn: sqlite3.Connection) -> dict[str, str]:
+    """``event_id → payload`` of every tombstoned event in the live log."""
+    found = {}
+    with translate_errors(conn):
+        for eid, type_name, payload in conn.execute(
+                "SELECT event_id, type, payload FROM events WHERE type IN (?, ?, ?)",
+                (MessageRecorded.type, ConversationTitled.type, NodeSummarized.type)):
+            data = json.loads(payload)
+            if _is_tombstone(type_name, data):
+                found[eid] = payload
+    return found
+
+
+def _is_tombstone(type_name: str, data: dict[str, Any]) -> bool:
+    if type_name == MessageRecorded.type:
+        return bool((data.get("meta") or {}).get("forgotten"))
+    if type_name == ConversationTitled.type:
+        return data.get("title") == ""
+    return data.get("text") == "" and data.get("title") == ""
+
+
+def _scrub_file(path: Path, tombstones: dict[str, str]) -> int:
+    conn = sqlite3.connect(path, isolation_level=None)
+    try:
+        conn.execute("BEGIN IMMEDIATE")
+        changed = sum(conn.execute("UPDATE events SET payload = ? WHERE event_id = ? AND payload != ?",
+                                   (p, eid, p)).rowcount for eid, p in tombstones.items())
+        conn.execute("COMMIT")
+        conn.execute("VACUUM")
+    except sqlite3.Error as exc:
+        raise TapestryError(f"cannot scrub backup {path}: {exc}") from exc
+    finally:
+        conn.close()
+    return changed

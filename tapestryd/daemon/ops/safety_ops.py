@@ -1,0 +1,150 @@
+"""Data-safety operations: forget, compact, backup; and the offline verify and restore.
+
+* ``forget`` (write): one rule (``conversation`` key or unique end of one, ``before`` a
+  local date or ISO time, or ``match`` a Python regex), ``dry_run`` to only count;
+  appends a ``Forgotten`` event (the same rule twice is one event).
+* ``compact`` (write): ``dry_run``, or ``confirm`` to drop the pre-compact backup and scrub
+  the other backups (:mod:`tapestryd.daemon.compact`).
+* ``backup`` (write): one backup of the log, then rotation (:mod:`tapestryd.daemon.backup`).
+
+:func:`verify_offline`, :func:`list_backups_offline` and :func:`restore_offline` are not
+socket operations: ``tapestryctl`` runs them in its own process. Verify and the listing
+only read; restore refuses while a daemon (or any writer) holds the home.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import asdict
+from datetime import datetime, time, timezone
+from pathlib import Path
+from typing import Any
+
+from tapestryd.config import Settings
+from tapestryd.daemon import backup as backups
+from tapestryd.daemon.compact import compact_log, confirm_compaction
+from tapestryd.daemon.lock import WriterLock
+from tapestryd.daemon.ops.registry import write_op
+from tapestryd.daemon.runtime import Runtime
+from tapestryd.db import connect
+from tapestryd.errors import TapestryError
+from tapestryd.events.store import EventStore
+from tapestryd.events.types import Forgotten, NewEvent, event_id, format_utc
+from tapestryd.paths import paths_for
+from tapestryd.projections import Projector, default_projections
+from tapestryd.projections.forgetting import ForgetRule, preview
+from tapestryd.queries.conversations import find_conversation
+from tapestryd.queries.integrity import verify_log
+from tapestryd.queries.reader import Reader
+
+__all__ = ["list_backups_offline", "restore_offline", "verify_offline"]
+
+
+@write_op("forget")
+def forget(runtime: Runtime, args: dict[str, Any]) -> dict[str, Any]:
+    """Forget a conversation, everything before an instant, or messages matching a regex."""
+    runtime.projector.catch_up()
+    rule = _rule(runtime, args)
+    found = preview(runtime.projector.conn, rule)
+    result: dict[str, Any] = {"rule": asdict(rule), "dry_run": bool(args.get("dry_run")), **found}
+    if result["dry_run"]:
+        return result
+    event = Forgotten(conversation=rule.conversation, before=rule.before, match=rule.match,
+                      reason=str(args.get("reason") or ""))
+    new = NewEvent(event_id(Forgotten.type, rule.conversation, rule.before, rule.match), event,
+                   datetime.now(timezone.utc), agent="", source="tapestryctl:forget")
+    appended = runtime.store.append([new])
+    runtime.projector.catch_up()
+    return {**result, "seq": appended.seqs[0], "already_forgotten": appended.known == 1}
+
+
+def _rule(runtime: Runtime, args: dict[str, Any]) -> ForgetRule:
+    given = {k: str(args.get(k) or "").strip() for k in ("conversation", "before", "match")}
+    if sum(1 for v in given.values() if v) != 1:
+        raise TapestryError("say what to forget with exactly one of --conversation, --before or --match")
+    if given["conversation"]:
+        return ForgetRule(conversation=_conversation(runtime, given["conversation"]))
+    if given["before"]:
+        return ForgetRule(before=_instant(given["before"], runtime.settings))
+    try:
+        re.compile(given["match"])
+    except re.error as exc:
+        raise TapestryError(f"--match {given['match']!r} is not a valid regular expression: {exc}") from exc
+    return ForgetRule(match=given["match"])
+
+
+def _conversation(runtime: Runtime, ref: str) -> str:
+    found = find_conversation(Reader(runtime.settings, runtime.paths, runtime.projector.conn), ref)
+    if found is not None:
+        return str(found["key"])
+    if ":" in ref:  # a full key not stored (yet): forgetting it keeps it out for good
+        return ref
+    raise TapestryError(f"no conversation matches {ref!r} (see `tapestryctl conversations`)")
+
+
+def _instant(text: str, settings: Settings) -> str:
+    """ISO UTC of a local date's midnight (``2024-05-01``) or of an ISO time (naive = local)."""
+    try:
+        moment = datetime.fromisoformat(text.replace("Z", "+00:00"))
+    except ValueError as exc:
+        raise TapestryError(f"--before {text!r} is not a date (YYYY-MM-DD) or an ISO 8601 time") from exc
+    if len(text) == 10:
+        moment = datetime.combine(moment.date(), time(0))
+    return format_utc(moment if moment.tzinfo else moment.replace(tzinfo=settings.tz))
+
+
+@write_op("compact")
+def compact(runtime: Runtime, args: dict[str, Any]) -> dict[str, Any]:
+    """Rewrite forgotten payloads as tombstones (``dry_run``), or ``confirm`` a compaction."""
+    if args.get("confirm"):
+        return confirm_compaction(runtime)
+    return compact_log(runtime, dry_run=bool(args.get("dry_run")))
+
+
+@write_op("backup")
+def backup(runtime: Runtime, args: dict[str, Any]) -> dict[str, Any]:
+    """Back up the event log now and prune old backups (7 daily, 4 weekly)."""
+    settings = runtime.settings
+    return backups.rotate(runtime.paths.events_db, runtime.paths.backups, tz=settings.tz,
+                          first_day_of_week=settings.first_day_of_week)
+
+
+def list_backups_offline(settings: Settings) -> list[dict[str, object]]:
+    """Every backup of the home, oldest first (read-only; no lock)."""
+    return [b.to_dict() for b in backups.list_backups(paths_for(settings).backups)]
+
+
+def verify_offline(settings: Settings) -> dict[str, Any]:
+    """The verify report of the home's log and projections (read-only; runs beside a daemon)."""
+    paths = paths_for(settings)
+    if not paths.events_db.exists():
+        raise TapestryError(f"no event log at {paths.events_db}: nothing to verify")
+    projections = connect(paths.projections_db, readonly=True) if paths.projections_db.exists() else None
+    try:
+        return verify_log(paths.events_db, projections)
+    finally:
+        if projections is not None:
+            projections.close()
+
+
+def restore_offline(settings: Settings, source: Path) -> dict[str, Any]:
+    """Replace the home's log by backup ``source`` and rebuild the projections from it.
+
+    Takes the writer lock first, so it refuses (StoreLockedError naming the pid) while a
+    daemon or another command writes this home. The replaced log is kept as a
+    ``pre-restore-*`` backup.
+    """
+    paths = paths_for(settings)
+    paths.ensure()
+    with WriterLock(paths.lock_file, "restore"):
+        result = backups.restore_log(source.resolve(), paths.events_db, paths.backups)
+        for suffix in ("", "-wal", "-shm"):  # projections are rebuilt from the restored log
+            Path(f"{paths.projections_db}{suffix}").unlink(missing_ok=True)
+        with EventStore(paths.events_db) as store:
+            projector = Projector(store, paths.projections_db,
+                                  default_projections(settings.timezone, settings.first_day_of_week))
+            try:
+                result["replayed"] = projector.catch_up()
+            finally:
+                projector.close()
+    return result

@@ -1,0 +1,135 @@
+"""Forgetting in the messages projection: the rules a ``Forgotten`` event adds, and their effect.
+
+A ``Forgotten`` event names one rule: a conversation key, an instant (everything before
+it, ISO UTC), or a regular expression (Python :mod:`re` syntax, searched in the message
+text as the projection stores it: private spans removed, secrets redacted). When it is
+applied, the messages it covers are deleted (conversations left empty go with them), and
+the rule is kept, so a message of a forgotten conversation that arrives later (a resumed
+session, an old export imported again) is never stored either. Replaying the log applies
+the same rules at the same positions, so a rebuild equals the incremental result.
+
+Table it owns (in ``projections.db``): ``forget_rules(seq, conversation, before, match)``.
+"""
+
+from __future__ import annotations
+
+import re
+import sqlite3
+from dataclasses import dataclass
+from functools import lru_cache
+
+from tapestryd.events.types import Forgotten
+
+__all__ = ["ForgetRule", "apply_forgotten", "clear_rules", "conversation_forgotten", "create_rules", "drop_message",
+           "is_forgotten", "preview", "rules"]
+
+_SCHEMA = ("CREATE TABLE IF NOT EXISTS forget_rules (seq INTEGER PRIMARY KEY, conversation TEXT NOT NULL,"
+           " before TEXT NOT NULL, match TEXT NOT NULL)")
+
+
+@dataclass(frozen=True)
+class ForgetRule:
+    """What one Forgotten event covers; empty fields do not narrow (all three empty: nothing)."""
+
+    conversation: str = ""
+    before: str = ""
+    match: str = ""
+
+    @classmethod
+    def of(cls, event: Forgotten) -> ForgetRule:
+        """The rule of a Forgotten event."""
+        return cls(event.conversation, event.before, event.match)
+
+    def covers(self, conversation: str, ts: str, text: str) -> bool:
+        """Whether a message (conversation key, ISO UTC time, stored text) is forgotten by this rule."""
+        if not (self.conversation or self.before or self.match):
+            return False
+        return ((not self.conversation or conversation == self.conversation)
+                and (not self.before or ts < self.before)
+                and (not self.match or _compiled(self.match).search(text) is not None))
+
+
+@lru_cache(maxsize=256)
+def _compiled(pattern: str) -> re.Pattern[str]:
+    try:
+        return re.compile(pattern)
+    except re.error:
+        return re.compile(r"(?!)")  # an invalid pattern in the log forgets nothing; the op refuses new ones
+
+
+def create_rules(conn: sqlite3.Connection) -> None:
+    """Create the ``forget_rules`` table if missing."""
+    conn.execute(_SCHEMA)
+
+
+def clear_rules(conn: sqlite3.Connection) -> None:
+    """Delete every rule (a rebuild replays them)."""
+    conn.execute("DELETE FROM forget_rules")
+
+
+def rules(conn: sqlite3.Connection) -> list[ForgetRule]:
+    """Every rule applied so far, in log order."""
+    return [ForgetRule(*row) for row in conn.execute(
+        "SELECT conversation, before, match FROM forget_rules ORDER BY seq")]
+
+
+def is_forgotten(conn: sqlite3.Connection, conversation: str, ts: str, text: str) -> bool:
+    """Whether any rule applied so far covers this message."""
+    return any(rule.covers(conversation, ts, text) for rule in rules(conn))
+
+
+def conversation_forgotten(conn: sqlite3.Connection, key: str) -> bool:
+    """Whether a rule forgets conversation ``key`` as a whole (its title included)."""
+    return conn.execute("SELECT 1 FROM forget_rules WHERE conversation = ? AND before = '' AND match = ''",
+                        (key,)).fetchone() is not None
+
+
+def _covered(conn: sqlite3.Connection, rule: ForgetRule) -> list[tuple[int, str]]:
+    """``(message id, conversation)`` of every stored message the rule covers."""
+    where, params = [], []  # type: tuple[list[str], list[object]]
+    if rule.conversation:
+        where.append("conversation = ?")
+        params.append(rule.conversation)
+    if rule.before:
+        where.append("ts < ?")
+        params.append(rule.before)
+    sql = "SELECT id, conversation, ts, text FROM messages" + (" WHERE " + " AND ".join(where) if where else "")
+    return [(mid, conv) for mid, conv, ts, text in conn.execute(sql, params) if rule.covers(conv, ts, text)]
+
+
+def preview(conn: sqlite3.Connection, rule: ForgetRule) -> dict[str, object]:
+    """What the rule would forget now: counts of messages and conversations, and up to 20 keys."""
+    covered = _covered(conn, rule)
+    conversations = sorted({conv for _, conv in covered})
+    return {"messages": len(covered), "conversations": len(conversations), "sample": conversations[:20]}
+
+
+def apply_forgotten(conn: sqlite3.Connection, seq: int, event: Forgotten) -> int:
+    """Record the event's rule and delete what it covers; returns how many messages went."""
+    rule = ForgetRule.of(event)
+    conn.execute("INSERT OR IGNORE INTO forget_rules VALUES (?, ?, ?, ?)",
+                 (seq, rule.conversation, rule.before, rule.match))
+    covered = _covered(conn, rule)
+    for start in range(0, len(covered), 500):
+        ids = [mid for mid, _ in covered[start:start + 500]]
+        conn.execute(f"DELETE FROM messages WHERE id IN ({', '.join('?' * len(ids))})", ids)
+    _refresh_conversations(conn, {conv for _, conv in covered} | ({rule.conversation} - {""}))
+    return len(covered)
+
+
+def drop_message(conn: sqlite3.Connection, conversation: str, message_key: str) -> None:
+    """Delete one stored message (a forgotten part's earlier parts) and refresh its conversation."""
+    conn.execute("DELETE FROM messages WHERE conversation = ? AND message_key = ?", (conversation, message_key))
+    _refresh_conversations(conn, {conversation})
+
+
+def _refresh_conversations(conn: sqlite3.Connection, keys: set[str]) -> None:
+    """Recount what is left of each conversation; one with no message left is deleted."""
+    for key in keys:
+        count, first, last = conn.execute(
+            "SELECT COUNT(*), MIN(ts), MAX(ts) FROM messages WHERE conversation = ?", (key,)).fetchone()
+        if count:
+            conn.execute("UPDATE conversations SET message_count = ?, first_ts = ?, last_ts = ? WHERE key = ?",
+                         (count, first, last, key))
+        else:
+            conn.execute("DELETE FROM conversations WHERE key = ?", (key,))
