@@ -15,8 +15,8 @@ from werkzeug.exceptions import RequestEntityTooLarge
 from tapestryd.config import PARSERS
 from tapestryd.errors import TapestryError
 from tapestryd.paths import paths_for
-from tapestryd.queries.calendar import agents_with_data, store_status
-from tapestryd.web.app import reader, state
+from tapestryd.queries.calendar import store_status
+from tapestryd.web.app import data_agents, reader, state
 from tapestryd.web.backend import daemon_health
 from tapestryd.web.colors import save_color
 from tapestryd.web.uploads import UploadTooLarge, stage_upload, upload_name
@@ -57,7 +57,7 @@ def upload() -> tuple[Response, int]:
     agent, parser = request.args.get("agent", ""), request.args.get("parser", "auto") or "auto"
     if parser != "auto" and parser not in PARSERS:
         return _error(f"unknown parser {parser!r}; expected auto or one of {', '.join(PARSERS)}", 400)
-    if agent and agent not in {a.name for a in web.settings.agents} | set(_data_agents()):
+    if agent and agent not in {a.name for a in web.settings.agents} | set(data_agents()):
         return _error(f"unknown agent {agent!r}; pick one of the listed agents or leave it on auto", 400)
     limit = web.settings.web.max_upload_mb * (1 << 20)
     if (request.content_length or 0) > limit:
@@ -71,11 +71,6 @@ def upload() -> tuple[Response, int]:
     except TapestryError as exc:
         return _error(exc.message, 400)
     return jsonify({"ok": True, "job": web.jobs.submit(staged, agent, parser)}), 202
-
-
-def _data_agents() -> list[str]:
-    opened = reader()
-    return agents_with_data(opened) if opened else []
 
 
 @api.route("/upload/<job_id>")
@@ -92,7 +87,7 @@ def agent_color() -> tuple[Response, int]:
     """Set an agent's colour: JSON ``{"agent": name, "color": "#rrggbb"}``, saved in tapestry.toml."""
     body: Any = request.get_json(silent=True) or {}
     agent, color = str(body.get("agent", "")), str(body.get("color", ""))
-    if agent not in {a.name for a in state().settings.agents} | set(_data_agents()):
+    if agent not in {a.name for a in state().settings.agents} | set(data_agents()):
         return _error(f"unknown agent {agent!r}", 400)
     try:
         save_color(state().settings.config_file, agent, color)

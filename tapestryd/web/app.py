@@ -21,12 +21,13 @@ from tapestryd.clock import Clock, SystemClock
 from tapestryd.config import Settings
 from tapestryd.errors import StoreError, TapestryError
 from tapestryd.paths import paths_for
+from tapestryd.queries.calendar import agents_with_data
 from tapestryd.queries.reader import Reader
 from tapestryd.web.backend import call_op
 from tapestryd.web.security import bind_warning, host_allowed, write_refusal
 from tapestryd.web.uploads import Staged, UploadJobs, file_away, receipt_failure
 
-__all__ = ["WebState", "create_app", "reader", "state"]
+__all__ = ["WebState", "create_app", "data_agents", "reader", "state"]
 
 log = structlog.get_logger(__name__)
 
@@ -84,6 +85,14 @@ def reader() -> Reader | None:
         except StoreError:
             g.reader = None
     return g.reader  # type: ignore[no-any-return]
+
+
+def data_agents() -> list[str]:
+    """The agents that have conversations stored, sorted (read once per request)."""
+    if "data_agents" not in g:
+        opened = reader()
+        g.data_agents = agents_with_data(opened) if opened else []
+    return g.data_agents  # type: ignore[no-any-return]
 
 
 def _close_reader(exc: BaseException | None) -> None:

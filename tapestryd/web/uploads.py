@@ -121,13 +121,14 @@ class UploadJobs:
 
     def submit(self, staged: Staged, agent: str, parser: str) -> dict[str, Any]:
         """Start importing ``staged`` in a thread; returns the new job."""
-        job = {"id": secrets.token_hex(8), "name": staged.original, "size": staged.size, "sha256": staged.sha256,
+        job_id = secrets.token_hex(8)
+        job: dict[str, Any] = {"id": job_id, "name": staged.original, "size": staged.size, "sha256": staged.sha256,
                "agent": agent, "parser": parser, "state": "importing", "receipt": None, "error": ""}
         with self._lock:
-            self._jobs[job["id"]] = job
+            self._jobs[job_id] = job
             for old in list(self._jobs)[:-_KEEP_JOBS]:
                 del self._jobs[old]
-        threading.Thread(target=self._run, args=(job, staged), name=f"upload-{job['id']}", daemon=True).start()
+        threading.Thread(target=self._run, args=(job, staged), name=f"upload-{job_id}", daemon=True).start()
         return dict(job)
 
     def get(self, job_id: str) -> dict[str, Any] | None:

@@ -16,8 +16,8 @@ from flask import Blueprint, Response, abort, redirect, render_template, request
 
 from tapestryd.config import PARSERS
 from tapestryd.errors import TapestryError
-from tapestryd.queries.calendar import agents_with_data, conversation_day, day_panel, month_grid, node_view
-from tapestryd.web.app import reader, state
+from tapestryd.queries.calendar import conversation_day, day_panel, month_grid, node_view
+from tapestryd.web.app import data_agents, reader, state
 from tapestryd.web.backend import call_op
 from tapestryd.web.colors import color_for, read_colors
 from tapestryd.web.render import markdown, plain, shorten
@@ -75,14 +75,8 @@ def _chrome() -> dict[str, Any]:
 
 def _known_agents() -> list[str]:
     """Agents with data, then configured agents without data yet."""
-    opened = reader()
-    with_data = agents_with_data(opened) if opened else []
+    with_data = data_agents()
     return with_data + [a.name for a in state().settings.agents if a.name not in with_data]
-
-
-def _data_agents() -> list[str]:
-    opened = reader()
-    return agents_with_data(opened) if opened else []
 
 
 def _shown(known: list[str]) -> list[str]:
@@ -130,7 +124,8 @@ def month(ym: str) -> str:
     year, mon = _parse_month(ym)
     opened, known = reader(), _known_agents()
     shown = _shown(known)
-    grid = month_grid(opened, year, mon, [a for a in shown if a in _data_agents()]) if opened else None
+    with_data = set(data_agents())
+    grid = month_grid(opened, year, mon, [a for a in shown if a in with_data]) if opened else None
     day = _parse_day(request.args.get("day", ""))
     panel = day_panel(opened, day, shown) if opened and day else []
     prev_m, next_m = _step(year, mon, -1), _step(year, mon, 1)
