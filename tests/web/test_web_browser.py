@@ -22,7 +22,7 @@ from tapestryd.clock import FixedClock
 from tapestryd.config import Settings, load_settings
 from tapestryd.web import WebServer
 
-from conftest import TODAY, build_history
+from calendar_history import TODAY, build_history
 
 webdriver = pytest.importorskip("selenium.webdriver", reason="selenium is not installed (pip install selenium)")
 from selenium.webdriver.common.by import By  # noqa: E402

@@ -11,7 +11,7 @@ from tapestryd.clock import FixedClock
 from tapestryd.config import Settings
 from tapestryd.web import create_app
 
-from conftest import TODAY
+from calendar_history import TODAY
 
 
 def text_of(response: object) -> str:
@@ -154,7 +154,7 @@ def test_every_response_carries_a_strict_content_security_policy(client: FlaskCl
 
 def test_agent_colours_are_stored_in_the_config_file(app: Flask, client: FlaskClient, history: Settings) -> None:
     """The colour picker writes [agents.NAME] color to tapestry.toml and the stylesheet follows."""
-    from conftest import csrf_of
+    from calendar_history import csrf_of
 
     response = client.post("/api/agents/color", json={"agent": "chatgpt", "color": "#12ABEF"},
                            headers={"Origin": "http://localhost", "X-CSRF-Token": csrf_of(app)})

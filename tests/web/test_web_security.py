@@ -17,7 +17,7 @@ from tapestryd.web import create_app
 from tapestryd.web.security import bind_warning, host_allowed, is_loopback
 from tapestryd.web.uploads import UploadTooLarge, stage_upload, upload_name
 
-from conftest import TODAY, csrf_of, reload_settings
+from calendar_history import TODAY, csrf_of, reload_settings
 
 COLOR = {"agent": "chatgpt", "color": "#123456"}
 

@@ -11,7 +11,7 @@ from flask.testing import FlaskClient
 
 from tapestryd.config import Settings
 
-from conftest import csrf_of
+from calendar_history import csrf_of
 
 
 def post_file(app: Flask, client: FlaskClient, data: bytes, name: str, **query: str) -> Any:
