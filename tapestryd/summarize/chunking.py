@@ -36,10 +36,11 @@ def chunk_passages(passages: tuple[Passage, ...], max_tokens: int) -> list[tuple
 def _pieces(passages: tuple[Passage, ...], max_tokens: int) -> list[Passage]:
     out: list[Passage] = []
     for p in passages:
-        if estimate_tokens(p.text) <= max_tokens:
+        room = max(1, max_tokens - estimate_tokens(p.label) - 8)
+        if estimate_tokens(p.text) <= room:
             out.append(p)
             continue
-        parts = split_text(p.text, max_tokens * CHARS_PER_TOKEN)
+        parts = split_text(p.text, room * CHARS_PER_TOKEN)
         out.extend(Passage(f"{p.label} (part {k})", part, p.role) for k, part in enumerate(parts, 1))
     return out
 

@@ -7,7 +7,8 @@ centroid method of Radev et al., 2004, "Centroid-based summarization of multiple
 documents"), its density in specifics (names, numbers, dates, identifiers, decisions) and
 its tone (first-person statements up, small talk, cheering and "you" remarks down).
 Sentences are then taken greedily by score per character (the knapsack heuristic) while
-they fit the level's length budget (:mod:`tapestryd.summarize.levels`), skipping
+they fit the level's length budget (:mod:`tapestryd.summarize.levels`), skipping weak
+sentences (under 30% of the best score: a short summary beats a padded one) and
 near-duplicates of sentences already taken (maximal marginal relevance, Carbonell &
 Goldstein, 1998), and printed in their original order. The title is the conversation's
 own when it has one, else the three heaviest terms of the kept sentences. Same input,
@@ -30,6 +31,7 @@ __all__ = ["EXTRACTIVE_VERSION", "ExtractiveSummarizer"]
 
 EXTRACTIVE_VERSION = "x1"
 _REDUNDANT = 0.6
+_WEAK = 0.3
 _ROLE_WEIGHT = {"user": 1.15}
 _TITLE_MAX = 70
 _FIRST_PERSON = re.compile(r"\b(?:I|I'm|I've|I'd|I'll|my|me|mine|we|we're|we've|our|us)\b")
@@ -37,7 +39,7 @@ _SECOND_PERSON = re.compile(r"\b(?:you|your|you're|you've)\b", re.I)
 _PHATIC = re.compile(
     r"^\W*(?:wow|hey|hi|hello|thanks|thank you|congrats|congratulations|awesome|great|cool|nice|glad|sounds|"
     r"that's|that is|so happy|i'm so|sure|yes|yeah|no problem|absolutely|love|good luck|bye|see you|take care|"
-    r"of course|exactly|totally|definitely|i agree|me too)\b", re.I)
+    r"of course|exactly|totally|definitely|i agree|me too|haha|lol|omg)\b", re.I)
 
 
 class ExtractiveSummarizer:
@@ -114,10 +116,11 @@ def _tone(text: str) -> float:
 def _select(candidates: list[Sentence], scores: np.ndarray, matrix: Any, limit: int) -> list[int]:
     lengths = np.array([len(c.text) + 1 for c in candidates], dtype=float)
     order = sorted(range(len(candidates)), key=lambda i: (-scores[i] / lengths[i], i))
+    floor = _WEAK * float(scores.max())
     chosen: list[int] = []
     used = 0
     for i in order:
-        if used + lengths[i] > limit or _redundant(matrix, chosen, i):
+        if scores[i] < floor or used + lengths[i] > limit or _redundant(matrix, chosen, i):
             continue
         chosen.append(i)
         used += int(lengths[i])

@@ -1,0 +1,179 @@
+"""Hierarchy commands: iterate, catchup, generate-l0 … generate-yearly, tree, repair.
+
+``iterate`` and ``catchup`` call the ``iterate`` operation in slices of a few seconds and
+draw a progress bar with an ETA between them, so they work the same through the daemon
+or in this process, and Ctrl-C (or a crash) loses at most the slice in hand: every
+summary already made is in the event log and is never asked for again.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from typing import Any, Optional
+
+import typer
+
+from tapestryd.cli.app import Format, app, call, emit, warn
+from tapestryd.errors import DaemonError
+
+__all__: list[str] = []
+
+_SLICE_SECONDS = 3.0
+_BUSY_RETRIES = 60
+_MARKS = {"clean": " ", "dirty": "*", "context_stale": "~"}
+
+
+@app.command()
+def iterate(ctx: typer.Context,
+            end_date: Optional[str] = typer.Argument(None, help="Last local day to include (YYYY-MM-DD; default: every closed day)."),
+            agent: Optional[str] = typer.Option(None, "--agent", help="Only this agent's nodes."),
+            fmt: Format = typer.Option(Format.text, "-f", "--format")) -> None:
+    """Summarize everything closed up to END_DATE, bottom-up with telescoping context; resumable."""
+    emit(_slices(ctx, {"until": end_date, "agent": agent, "mode": "context"}, "summarizing"), fmt, _render_run)
+
+
+@app.command()
+def catchup(ctx: typer.Context,
+            end_date: Optional[str] = typer.Argument(None, help="Last local day to include (YYYY-MM-DD)."),
+            agent: Optional[str] = typer.Option(None, "--agent", help="Only this agent's nodes."),
+            fmt: Format = typer.Option(Format.text, "-f", "--format")) -> None:
+    """Summarize a backlog fast, without telescoping context (nodes are marked mode=catchup)."""
+    emit(_slices(ctx, {"until": end_date, "agent": agent, "mode": "catchup"}, "catching up"), fmt, _render_run)
+
+
+def _slices(ctx: typer.Context, args: dict[str, Any], label: str) -> dict[str, Any]:
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn, TimeRemainingColumn
+
+    total: dict[str, Any] = {"summarized": 0, "unchanged": 0, "failed": {}, "days_closed": 0, "remaining": 0,
+                             "stopped": "", "usage": {"calls": 0, "tokens_in": 0, "tokens_out": 0}}
+    with Progress("[progress.description]{task.description}", BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                  TimeRemainingColumn(), transient=True, disable=not sys.stderr.isatty()) as bar:
+        task = bar.add_task(label, total=None)
+        while True:
+            result = _call_when_free(ctx, "iterate", {**args, "max_seconds": _SLICE_SECONDS})
+            _add(total, result)
+            bar.update(task, completed=total["summarized"], total=total["summarized"] + result["remaining"])
+            if result["stopped"] != "time":
+                return total
+
+
+def _call_when_free(ctx: typer.Context, op: str, args: dict[str, Any]) -> Any:
+    for _ in range(_BUSY_RETRIES):
+        try:
+            return call(ctx, op, args, timeout=3600)
+        except DaemonError as exc:
+            if exc.code != "busy":
+                raise
+            time.sleep(2.0)
+    return call(ctx, op, args, timeout=3600)
+
+
+def _add(total: dict[str, Any], result: dict[str, Any]) -> None:
+    for key in ("summarized", "unchanged", "days_closed"):
+        total[key] += result.get(key, 0)
+    for key, value in result.get("usage", {}).items():
+        total["usage"][key] = total["usage"].get(key, 0) + value
+    total["failed"].update(result.get("failed", {}))
+    total["remaining"], total["stopped"] = result["remaining"], result["stopped"]
+
+
+def _render_run(result: dict[str, Any]) -> str:
+    usage = result.get("usage", {})
+    lines = [f"{result.get('summarized', 0)} nodes summarized ({result.get('unchanged', 0)} unchanged), "
+             f"{len(result.get('failed', {}))} failed, {result.get('remaining', 0)} still dirty; "
+             f"{usage.get('calls', 0)} provider calls, {usage.get('tokens_in', 0)} tokens in, "
+             f"{usage.get('tokens_out', 0)} out"]
+    if result.get("stopped"):
+        lines.append(f"stopped: {result['stopped']}")
+    lines.extend(f"  failed {key}: {message}" for key, message in list(result.get("failed", {}).items())[:10])
+    return "\n".join(lines)
+
+
+def _generate(ctx: typer.Context, level: int, when: str, agent: Optional[str], conversation: str = "") -> None:
+    result = _call_when_free(ctx, "generate", {"level": level, "when": when, "agent": agent,
+                                               "conversation": conversation})
+    typer.echo("\n".join(f"generated {key}" for key in result["nodes"]))
+    typer.echo(_render_run(result))
+    if result.get("failed"):
+        raise typer.Exit(1)
+
+
+@app.command("generate-l0")
+def generate_l0(ctx: typer.Context, date: str = typer.Argument(..., help="Local day (YYYY-MM-DD)."),
+                conversation: str = typer.Argument(..., help="Conversation key (or a unique end of it)."),
+                agent: Optional[str] = typer.Option(None, "--agent")) -> None:
+    """Summarize one conversation-day segment now."""
+    _generate(ctx, 0, date, agent, conversation)
+
+
+@app.command("generate-daily")
+def generate_daily(ctx: typer.Context, date: str = typer.Argument(..., help="Local day (YYYY-MM-DD)."),
+                   agent: Optional[str] = typer.Option(None, "--agent", help="Default: every agent with that day.")) -> None:
+    """Summarize one day now (its dirty segments first)."""
+    _generate(ctx, 1, date, agent)
+
+
+@app.command("generate-weekly")
+def generate_weekly(ctx: typer.Context, date: str = typer.Argument(..., help="Any day of the week (YYYY-MM-DD)."),
+                    agent: Optional[str] = typer.Option(None, "--agent")) -> None:
+    """Summarize the (month-split) week holding DATE now."""
+    _generate(ctx, 2, date, agent)
+
+
+@app.command("generate-monthly")
+def generate_monthly(ctx: typer.Context, month: str = typer.Argument(..., help="YYYY-MM (or a day in it)."),
+                     agent: Optional[str] = typer.Option(None, "--agent")) -> None:
+    """Summarize one month now."""
+    _generate(ctx, 3, month, agent)
+
+
+@app.command("generate-yearly")
+def generate_yearly(ctx: typer.Context, year: str = typer.Argument(..., help="YYYY (or a day in it)."),
+                    agent: Optional[str] = typer.Option(None, "--agent")) -> None:
+    """Summarize one year now."""
+    _generate(ctx, 4, year, agent)
+
+
+@app.command()
+def tree(ctx: typer.Context,
+         agent: Optional[str] = typer.Option(None, "--agent"),
+         start: Optional[str] = typer.Option(None, "--from", help="First local day (YYYY-MM-DD)."),
+         end: Optional[str] = typer.Option(None, "--to", help="Last local day (YYYY-MM-DD)."),
+         segments: bool = typer.Option(False, "--segments", help="Show conversation-day segments (L0) too."),
+         fmt: Format = typer.Option(Format.text, "-f", "--format")) -> None:
+    """Print the summary tree: years, months, weeks, days (and segments), with titles and states."""
+    roots = call(ctx, "tree", {"agent": agent, "start": start, "end": end, "min_level": 0 if segments else 1})
+    emit(roots, fmt, _render_tree)
+
+
+def _render_tree(roots: list[dict[str, Any]]) -> str:
+    if not roots:
+        return "no summary nodes yet"
+    lines: list[str] = ["(* dirty, ~ context stale, ° open)"]
+    for root in roots:
+        _tree_lines(root, 0, lines)
+    return "\n".join(lines)
+
+
+def _tree_lines(node: dict[str, Any], depth: int, lines: list[str]) -> None:
+    mark = _MARKS.get(node["state"], "?") + (" " if node["closed"] else "°")
+    label = {4: node["period_start"][:4], 3: node["period_start"][:7], 2: f"week {node['period_start']}",
+             1: node["period_start"], 0: node["conversation"]}[node["level"]]
+    head = f"{node['agent']} " if node["level"] == 4 else ""
+    lines.append(f"{'  ' * depth}{mark}{head}{label}  {node['title'] or '(not summarized)'}  "
+                 f"[{node['message_count']} msgs]")
+    for child in node["children"]:
+        _tree_lines(child, depth + 1, lines)
+
+
+@app.command()
+def repair(ctx: typer.Context, fmt: Format = typer.Option(Format.text, "-f", "--format")) -> None:
+    """Run the nightly repair cascade now: checks, dirty nodes, stale nodes within the budget."""
+    result = _call_when_free(ctx, "repair", {})
+    emit(result, fmt, lambda r: r.get("error") or r.get("skipped") or
+         f"grade {r['grade']}; {r['dirty']['summarized']} dirty and {r['stale']['summarized']} stale nodes rebuilt; "
+         f"{r['waiting']} waiting")
+    if result.get("error"):
+        warn("repair failed")
+        raise typer.Exit(1)

@@ -1,0 +1,132 @@
+"""Hierarchy operations: iterate, catchup, generate, close_days, repair, tree, hierarchy_status.
+
+The write ops run the summarizer process manager (:mod:`tapestryd.daemon.summarizer`)
+with the configured provider; each closes due days first, so "everything closed" is
+judged against the wall clock, and records its run for ``status``. ``max_seconds`` lets a
+client call ``iterate`` in slices and draw a progress bar between them.
+"""
+
+from __future__ import annotations
+
+from datetime import date
+from typing import Any
+
+from tapestryd.clock import SystemClock
+from tapestryd.daemon.dayclose import close_days
+from tapestryd.daemon.hierarchy_jobs import Host, record_run, repair_job
+from tapestryd.daemon.ops.registry import read_op, write_op
+from tapestryd.daemon.runtime import Runtime
+from tapestryd.daemon.summarizer import Target, exclusive, summarize_dirty, summarize_keys
+from tapestryd.errors import TapestryError
+from tapestryd.queries.reader import Reader
+from tapestryd.queries.tree import hierarchy_status, resolve_nodes, tree
+from tapestryd.summarize import Budget, make_summarizer
+
+__all__: list[str] = []
+
+_MODES = ("context", "catchup")
+
+
+@write_op("iterate")
+def iterate(runtime: Runtime, args: dict[str, Any]) -> dict[str, Any]:
+    """Summarize dirty closed nodes bottom-up; args: until (ISO date), agent, mode, max_seconds."""
+    mode = str(args.get("mode") or "context")
+    if mode not in _MODES:
+        raise TapestryError(f"mode must be context or catchup, got {mode!r}")
+    clock = SystemClock()
+    with exclusive():
+        closed = close_days(runtime, clock)
+        summarizer = make_summarizer(runtime.settings.summarize)
+        try:
+            report = summarize_dirty(Target.of(runtime), summarizer, until=_iso_date(args.get("until")),
+                                     agent=str(args.get("agent") or ""), mode=mode, budget=_budget(runtime),
+                                     max_seconds=_seconds(args.get("max_seconds")), progress=args.get("_progress"))
+        finally:
+            summarizer.close()
+        result = {"days_closed": closed, **report.to_dict()}
+        record_run(runtime.paths, clock, "iterate" if mode == "context" else "catchup", result, report)
+    return result
+
+
+@write_op("generate")
+def generate(runtime: Runtime, args: dict[str, Any]) -> dict[str, Any]:
+    """Summarize one period's node(s) now, dirty descendants first; args: level, when, agent, conversation."""
+    level = int(args.get("level", -1))
+    if level not in range(5):
+        raise TapestryError(f"level must be 0 to 4, got {args.get('level')!r}")
+    clock = SystemClock()
+    close_days(runtime, clock)
+    nodes = resolve_nodes(runtime.projector.conn, level, str(args.get("when") or ""),
+                          first_day_of_week=runtime.settings.first_day_of_week, agent=str(args.get("agent") or ""),
+                          conversation=str(args.get("conversation") or ""))
+    if not nodes:
+        raise TapestryError(f"no L{level} node for {args.get('when')!r}" + _filters(args))
+    keys = [k for n in nodes for k in _dirty_below(runtime, n.key)] + [n.key for n in nodes]
+    with exclusive():
+        summarizer = make_summarizer(runtime.settings.summarize)
+        try:
+            report = summarize_keys(Target.of(runtime), summarizer, keys, force=frozenset(n.key for n in nodes),
+                                    budget=_budget(runtime))
+        finally:
+            summarizer.close()
+        record_run(runtime.paths, clock, "generate", report.to_dict(), report)
+    return {"nodes": [n.key for n in nodes], **report.to_dict()}
+
+
+@write_op("close_days")
+def close_days_op(runtime: Runtime, args: dict[str, Any]) -> dict[str, Any]:
+    """Append the DayClosed events that are due now."""
+    return {"days_closed": close_days(runtime, SystemClock())}
+
+
+@write_op("repair")
+def repair_op(runtime: Runtime, args: dict[str, Any]) -> dict[str, Any]:
+    """Run the nightly repair cascade now."""
+    return repair_job(Host.of_runtime(runtime), SystemClock())
+
+
+@read_op("tree")
+def tree_op(reader: Reader, args: dict[str, Any]) -> list[dict[str, Any]]:
+    """The summary tree; args: agent, start, end (local ISO dates), min_level (0–4, default 1)."""
+    return tree(reader, agent=str(args.get("agent") or ""), start=_iso_date(args.get("start")),
+                end=_iso_date(args.get("end")), min_level=int(args.get("min_level", 1)))
+
+
+@read_op("hierarchy_status")
+def hierarchy_status_op(reader: Reader, args: dict[str, Any]) -> dict[str, Any]:
+    """Counts, usage, last runs and errors, structural checks and the grade."""
+    return hierarchy_status(reader, checks=bool(args.get("checks", True)))
+
+
+def _dirty_below(runtime: Runtime, key: str) -> list[str]:
+    rows = runtime.projector.conn.execute(
+        "WITH RECURSIVE below(key) AS (SELECT key FROM nodes WHERE parent = ?"
+        " UNION ALL SELECT n.key FROM nodes n JOIN below b ON n.parent = b.key)"
+        " SELECT n.key FROM nodes n JOIN below b ON b.key = n.key WHERE n.state = 'dirty'"
+        " ORDER BY n.period_end, n.level, n.period_start, n.key", (key,))
+    return [r[0] for r in rows]
+
+
+def _budget(runtime: Runtime) -> Budget:
+    return Budget(runtime.settings.summarize.budget_calls, runtime.settings.summarize.budget_tokens)
+
+
+def _iso_date(value: Any) -> str:
+    if not value:
+        return ""
+    try:
+        return date.fromisoformat(str(value)).isoformat()
+    except ValueError as exc:
+        raise TapestryError(f"not an ISO date (YYYY-MM-DD): {value!r}") from exc
+
+
+def _seconds(value: Any) -> float | None:
+    try:
+        return float(value) if value not in (None, "") else None
+    except (TypeError, ValueError) as exc:
+        raise TapestryError(f"max_seconds must be a number, got {value!r}") from exc
+
+
+def _filters(args: dict[str, Any]) -> str:
+    parts = [f"{k} {args[k]!r}" for k in ("agent", "conversation") if args.get(k)]
+    return f" ({', '.join(parts)})" if parts else ""

@@ -1,0 +1,80 @@
+"""Turn a hierarchy node into a SummaryRequest: its inputs, its telescoping context, its labels.
+
+An L0's inputs are its messages (``HH:MM me`` / ``HH:MM assistant`` in local time); a
+higher node's inputs are its children's summaries labelled with their period and title.
+The context (see :mod:`tapestryd.projections.hierarchy_read`) is fingerprinted so each
+NodeSummarized says exactly which context it was made with.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from datetime import date
+from zoneinfo import ZoneInfo
+
+from tapestryd.events.types import parse_utc
+from tapestryd.projections.hierarchy_keys import hash_parts
+from tapestryd.projections.hierarchy_read import NodeRow, children, context_nodes, segment_messages
+from tapestryd.summarize.base import Passage, SummaryRequest
+
+__all__ = ["build_request", "dependency_keys", "period_label"]
+
+_SPEAKERS = {"user": "me", "assistant": "assistant"}
+
+
+def build_request(conn: sqlite3.Connection, node: NodeRow, tz: ZoneInfo, *,
+                  with_context: bool) -> tuple[SummaryRequest, str]:
+    """The request for ``node`` and the fingerprint of its context (``''`` without context)."""
+    inputs = _message_passages(conn, node, tz) if node.level == 0 else tuple(
+        Passage(_child_label(child, tz), child.summary) for child in children(conn, node.key))
+    context = [c for c in context_nodes(conn, node) if c.summary] if with_context else []
+    request = SummaryRequest(
+        node=node.key, level=node.level, period=period_label(node), inputs=inputs,
+        context=tuple(Passage(_child_label(c, tz), c.summary) for c in context), agent=node.agent,
+        title_hint=_conversation_title(conn, node.conversation) if node.level == 0 else "",
+        source_chars=node.source_chars,
+    )
+    fingerprint = hash_parts("context", *(part for c in context for part in (c.key, c.title, c.summary)))
+    return request, fingerprint if with_context else ""
+
+
+def dependency_keys(conn: sqlite3.Connection, node: NodeRow) -> set[str]:
+    """Keys whose summaries ``node`` reads: its children and its context nodes."""
+    kids = {r[0] for r in conn.execute("SELECT key FROM nodes WHERE parent = ?", (node.key,))}
+    return kids | {c.key for c in context_nodes(conn, node)}
+
+
+def _message_passages(conn: sqlite3.Connection, node: NodeRow, tz: ZoneInfo) -> tuple[Passage, ...]:
+    return tuple(Passage(f"{_clock_time(ts, tz)} {_SPEAKERS.get(role, role)}", text, role)
+                 for _, role, ts, text in segment_messages(conn, node.key) if text.strip())
+
+
+def _conversation_title(conn: sqlite3.Connection, conversation: str) -> str:
+    row = conn.execute("SELECT title FROM conversations WHERE key = ?", (conversation,)).fetchone()
+    return str(row[0]) if row else ""
+
+
+def _clock_time(ts: str, tz: ZoneInfo) -> str:
+    return parse_utc(ts).astimezone(tz).strftime("%H:%M")
+
+
+def _child_label(node: NodeRow, tz: ZoneInfo) -> str:
+    start = date.fromisoformat(node.period_start)
+    when = {
+        0: f"{start:%a %d %b} {_clock_time(node.first_ts, tz)}–{_clock_time(node.last_ts, tz)}",
+        1: f"{start:%a %d %b %Y}",
+        2: f"week of {start:%d %b %Y}",
+        3: f"{start:%B %Y}",
+        4: f"{start:%Y}",
+    }[node.level]
+    return f"{when}: {node.title}" if node.title else when
+
+
+def period_label(node: NodeRow) -> str:
+    """A readable period: ``Wednesday 04 March 2026``, ``02–08 March 2026``, ``March 2026``, ``2026``."""
+    start, end = date.fromisoformat(node.period_start), date.fromisoformat(node.period_end)
+    if node.level <= 1:
+        return f"{start:%A %d %B %Y}"
+    if node.level == 2:
+        return f"the week {start:%d}–{end:%d %B %Y}"
+    return f"{start:%B %Y}" if node.level == 3 else f"{start:%Y}"

@@ -1,0 +1,151 @@
+"""The summary tree, the hierarchy's part of ``status``, and finding nodes by period.
+
+``hierarchy_status(reader)`` is the section the daemon's ``status`` shows: node counts
+per level and state, closed nodes waiting, provider usage, the last runs and errors the
+summarizer recorded in ``<data>/cache/hierarchy.json``, the structural checks and the
+health grade (:mod:`tapestryd.projections.hierarchy_checks`).
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+from tapestryd.clock import parse_period_key, period_of
+from tapestryd.db import translate_errors
+from tapestryd.errors import TapestryError
+from tapestryd.paths import Paths
+from tapestryd.projections.hierarchy_checks import grade, run_checks
+from tapestryd.projections.hierarchy_read import NodeRow, get_nodes
+from tapestryd.queries.reader import Reader
+from tapestryd.queries.status import status_section
+
+__all__ = ["hierarchy_status", "read_record", "record_file", "resolve_nodes", "status_view", "tree"]
+
+_TREE_FIELDS = ("key", "level", "agent", "parent", "period_start", "period_end", "conversation", "title", "state", "closed",
+                "message_count", "mode", "provider")
+
+
+def record_file(paths: Paths) -> Path:
+    """Where the summarizer records its last runs, errors and checks (JSON)."""
+    return paths.cache / "hierarchy.json"
+
+
+def read_record(paths: Paths) -> dict[str, Any]:
+    """The summarizer's record (``{"runs": {…}, "errors": {…}, "checks": {…}}``), empty when none."""
+    try:
+        data = json.loads(record_file(paths).read_text())
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def hierarchy_status(reader: Reader, *, checks: bool = True) -> dict[str, Any]:
+    """Counts per level and state, waiting nodes, usage, recorded runs and errors, checks and grade."""
+    conn = reader.conn
+    with translate_errors(conn):
+        if not _has_nodes_table(conn):
+            return {"levels": {}, "waiting": 0, "grade": "A", "checks": [], "usage": [], "runs": {}, "errors": {}}
+        levels = _level_counts(conn)
+        waiting = int(conn.execute("SELECT COUNT(*) FROM nodes WHERE closed = 1 AND state != 'clean'").fetchone()[0])
+        usage = [dict(zip(("provider", "model", "summaries", "calls", "tokens_in", "tokens_out"), row))
+                 for row in conn.execute("SELECT * FROM summarizer_usage ORDER BY provider, model")]
+        results = run_checks(conn) if checks else []
+    record = read_record(reader.paths)
+    return {
+        "levels": levels, "waiting": waiting, "usage": usage,
+        "runs": record.get("runs", {}), "errors": record.get("errors", {}),
+        "checks": [c.to_dict() for c in results],
+        "grade": grade(results, waiting) if checks else record.get("checks", {}).get("grade", ""),
+    }
+
+
+@status_section("hierarchy")
+def status_view(reader: Reader) -> dict[str, Any]:
+    """The ``hierarchy`` section of ``status``: :func:`hierarchy_status` as short readable lines."""
+    data = hierarchy_status(reader)
+    checks = {c["name"]: "ok" if c["ok"] else f"{c['failures']} failing (e.g. {', '.join(c['examples'][:2])})"
+              for c in data["checks"]}
+    usage = {f"{u['provider']}/{u['model']}": f"{u['summaries']} summaries, {u['calls']} calls, "
+             f"{u['tokens_in']} tokens in, {u['tokens_out']} out" for u in data["usage"]}
+    levels = {name: f"{c['total']} nodes: {c['clean']} clean, {c['dirty']} dirty, {c['context_stale']} stale, "
+              f"{c['open']} open" for name, c in data["levels"].items()}
+    errors = {key: f"{e.get('error', '')} (at {e.get('at', '?')})" for key, e in list(data["errors"].items())[-5:]}
+    return {"grade": data["grade"], "waiting": data["waiting"], "nodes": levels or "none yet", "checks": checks,
+            "usage": usage or "none yet", "runs": {kind: _run_line(run) for kind, run in data["runs"].items()},
+            "errors": errors or "none"}
+
+
+def _run_line(run: dict[str, Any]) -> str:
+    if "error" in run:
+        return f"{run.get('at', '?')}: failed: {run['error']}"
+    if "grade" in run:
+        return f"{run.get('at', '?')}: grade {run['grade']}, {run.get('waiting', 0)} waiting"
+    stopped = f", stopped: {run['stopped']}" if run.get("stopped") else ""
+    return (f"{run.get('at', '?')}: {run.get('summarized', 0)} summarized, {len(run.get('failed') or {})} failed, "
+            f"{run.get('remaining', 0)} remaining{stopped}")
+
+
+def _has_nodes_table(conn: sqlite3.Connection) -> bool:
+    return conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'nodes'").fetchone() is not None
+
+
+def _level_counts(conn: sqlite3.Connection) -> dict[str, dict[str, int]]:
+    levels: dict[str, dict[str, int]] = {}
+    for level, state, closed, count in conn.execute(
+            "SELECT level, state, closed, COUNT(*) FROM nodes GROUP BY level, state, closed"):
+        row = levels.setdefault(f"L{level}", {"total": 0, "clean": 0, "dirty": 0, "context_stale": 0, "open": 0})
+        row["total"] += count
+        row[state] = row.get(state, 0) + count
+        row["open"] += 0 if closed else count
+    return dict(sorted(levels.items()))
+
+
+def tree(reader: Reader, *, agent: str = "", start: str = "", end: str = "", min_level: int = 1) -> list[dict[str, Any]]:
+    """Nodes of levels ``min_level``..4 overlapping local ISO dates ``start``..``end``, nested by parent.
+
+    Each node is a dict of key, level, agent, period, title, state, closed, message_count,
+    mode, provider and ``children`` (chronological). Roots are the years, per agent.
+    """
+    where, params = ["level >= ?"], [min_level]  # type: list[str], list[object]
+    for clause, value in (("agent = ?", agent), ("period_end >= ?", start), ("period_start <= ?", end)):
+        if value:
+            where.append(clause)
+            params.append(value)
+    with translate_errors(reader.conn):
+        rows = reader.conn.execute(
+            f"SELECT {', '.join(_TREE_FIELDS)} FROM nodes WHERE {' AND '.join(where)}"
+            " ORDER BY agent, level DESC, period_start, first_ts, key", params).fetchall()
+    return _nest([dict(zip(_TREE_FIELDS, row)) for row in rows])
+
+
+def _nest(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    by_key = {r["key"]: {**r, "closed": bool(r["closed"]), "children": []} for r in rows}
+    roots = []
+    for node in by_key.values():
+        parent = by_key.get(node["parent"])
+        (parent["children"] if parent else roots).append(node)
+    return roots
+
+
+def resolve_nodes(conn: sqlite3.Connection, level: int, when: str, *, first_day_of_week: int, agent: str = "",
+                  conversation: str = "") -> list[NodeRow]:
+    """The existing nodes of ``level`` for the period holding ``when`` (``2026``, ``2026-03``, a date).
+
+    Raises TapestryError for a ``when`` that names no period.
+    """
+    try:
+        day = parse_period_key(when.strip(), first_day_of_week).start
+    except ValueError as exc:
+        raise TapestryError(f"not a date, month or year: {when!r} (expected 2026-03-04, 2026-03 or 2026)") from exc
+    start = period_of(max(level, 1), day, first_day_of_week).start.isoformat()
+    sql, params = "SELECT key FROM nodes WHERE level = ? AND period_start = ?", [level, start]  # type: str, list[object]
+    if agent:
+        sql, params = sql + " AND agent = ?", params + [agent]
+    if conversation:
+        sql, params = sql + " AND (conversation = ? OR conversation LIKE ?)", params + [conversation, f"%{conversation}"]
+    with translate_errors(conn):
+        keys = [r[0] for r in conn.execute(sql + " ORDER BY key", params)]
+    return get_nodes(conn, keys)
