@@ -149,6 +149,7 @@ def test_a_cross_origin_post_is_refused(browser: Any, served: tuple[str, Setting
     try:
         browser.get(f"http://localhost:{evil.server_port}/evil.html")
         browser.find_element(By.ID, "go").click()
+        wait_for(browser, lambda d: d.current_url.startswith(base))
         body = wait_for(browser, lambda d: d.find_element(By.TAG_NAME, "body").text)
         assert "refused" in body and f"localhost:{evil.server_port}" in body
     finally:
