@@ -15,8 +15,8 @@ from typing import Optional
 
 import typer
 
-from tapestryd.cli.app import Format, app, call, emit, settings, warn
-from tapestryd.cli.fast import render_context, render_status
+from tapestryd.cli.app import Format, app, call, emit, settings
+from tapestryd.cli.fast import render_context, render_control, render_status
 from tapestryd.daemon.client import request
 from tapestryd.daemon.install import LOG_FILE, UNIT, log_destinations, plan_service, service_kind, write_service
 from tapestryd.paths import paths_for
@@ -39,33 +39,27 @@ def context(ctx: typer.Context,
     emit(call(ctx, "context", {"agent": agent, "limit": limit}, timeout=10), fmt, render_context)
 
 
-def _control(ctx: typer.Context, op: str) -> dict[str, object]:
+def _control(ctx: typer.Context, op: str) -> None:
     result = request(paths_for(settings(ctx)).socket, op, {}, timeout=10)
-    return result if isinstance(result, dict) else {}
+    typer.echo(render_control(op, result if isinstance(result, dict) else {}))
 
 
 @app.command()
 def pause(ctx: typer.Context) -> None:
     """Pause tailing, inbox imports and scheduled jobs (queries keep working)."""
     _control(ctx, "pause")
-    typer.echo("tapestryd paused; `tapestryctl resume` catches up with what changes meanwhile")
 
 
 @app.command()
 def resume(ctx: typer.Context) -> None:
     """Resume after pause, catching up with every change made meanwhile."""
     _control(ctx, "resume")
-    typer.echo("tapestryd resumed")
 
 
 @app.command()
 def reload(ctx: typer.Context) -> None:
     """Make the running daemon read tapestry.toml again (as SIGHUP does)."""
-    result = _control(ctx, "reload")
-    typer.echo(f"tapestryd reloaded {result.get('config_file', '')}")
-    held = result.get("restart_needed") or []
-    if held:
-        warn(f"changed settings that need a restart: {', '.join(map(str, held))}")
+    _control(ctx, "reload")
 
 
 @app.command()

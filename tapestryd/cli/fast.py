@@ -1,4 +1,4 @@
-"""The fast path of tapestryctl: ``status``, ``context`` and ``search`` through the daemon's socket.
+"""The fast path of tapestryctl: status, context, search, pause, resume, reload through the socket.
 
 ``tapestryctl`` tries :func:`try_fast` before it imports typer: when the command line is
 one this module fully understands and the daemon answers, the answer is printed here
@@ -26,7 +26,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any, Callable
 
-__all__ = ["render_context", "render_status", "socket_path", "try_fast"]
+__all__ = ["render_context", "render_control", "render_status", "socket_path", "try_fast"]
 
 TIMEOUT = 10.0  # seconds a fast query may wait for the daemon
 FORMATS = ("text", "json", "jsonl")
@@ -38,9 +38,13 @@ _COMMANDS: dict[str, tuple[str, dict[str, str], str]] = {
                             "--limit": "limit"}, ""),
     "search": ("search", {"-f": "format", "--format": "format", "--agent": "agent", "--role": "role",
                           "--conversation": "conversation", "-n": "limit", "--limit": "limit"}, "query"),
+    "pause": ("pause", {}, ""),
+    "resume": ("resume", {}, ""),
+    "reload": ("reload", {}, ""),
 }
 _DEFAULTS = {"status": {}, "context": {"agent": None, "limit": 20},
-             "search": {"agent": None, "role": None, "conversation": None, "limit": 20}}
+             "search": {"agent": None, "role": None, "conversation": None, "limit": 20},
+             "pause": {}, "resume": {}, "reload": {}}
 
 
 def socket_path(home: str | None = None, environ: dict[str, str] | None = None) -> str:
@@ -145,8 +149,24 @@ def _emit(command: str, result: Any, fmt: str) -> None:
         from tapestryd.cli.render import render_hits
 
         emit(result if fmt == "text" else result["hits"], fmt, render_hits)
+    elif command == "context":
+        emit(result, fmt, render_context)
+    elif command == "status":
+        emit(result, fmt, render_status)
     else:
-        emit(result, fmt, render_status if command == "status" else render_context)
+        emit(result, "text", lambda data: render_control(command, data))
+
+
+def render_control(command: str, result: dict[str, Any]) -> str:
+    """What pause, resume and reload print (a restart-needed note goes to stderr)."""
+    if command == "pause":
+        return "tapestryd paused; `tapestryctl resume` catches up with what changes meanwhile"
+    if command == "resume":
+        return "tapestryd resumed"
+    held = result.get("restart_needed") or []
+    if held:
+        sys.stderr.write(f"changed settings that need a restart: {', '.join(map(str, held))}\n")
+    return f"tapestryd reloaded {result.get('config_file', '')}"
 
 
 def emit(data: Any, fmt: str, text: Callable[[Any], str]) -> None:

@@ -144,7 +144,7 @@ class SocketServer:
             try:
                 line = _next_line(conn, buffer)
             except _TooLarge:
-                conn.sendall(encode(error_response(None, "too_large", f"request is larger than {MAX_LINE} bytes")))
+                _send_quietly(conn, error_response(None, "too_large", f"request is larger than {MAX_LINE} bytes"))
                 return
             except socket.timeout:
                 return
@@ -190,8 +190,15 @@ def _next_line(conn: socket.socket, buffer: bytearray) -> bytes | None:
 
 
 def _send_quietly(conn: socket.socket, message: dict[str, Any]) -> None:
+    """Send a last message and half-close; unread bytes of the peer are drained for a moment,
+    because closing over unread data resets the connection before the peer reads our answer."""
     try:
         conn.sendall(encode(message))
+        conn.shutdown(socket.SHUT_WR)
+        conn.settimeout(0.2)
+        drained = 0
+        while drained <= MAX_LINE and (chunk := conn.recv(65536)):
+            drained += len(chunk)
     except OSError:
         pass
 

@@ -95,7 +95,7 @@ class FolderWatcher:
     def stop(self) -> None:
         """Stop the observers and the debouncer (pending events are dropped)."""
         for observer in (self._native, self._poller):
-            if observer is not None:
+            if observer is not None and observer.is_alive():
                 observer.stop()
                 observer.join(2.0)
         if self._debouncer.is_alive():
