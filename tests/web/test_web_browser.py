@@ -25,6 +25,7 @@ from tapestryd.web import WebServer
 from calendar_history import TODAY, build_history
 
 webdriver = pytest.importorskip("selenium.webdriver", reason="selenium is not installed (pip install selenium)")
+from selenium.common.exceptions import NoSuchElementException, StaleElementReferenceException  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
 
@@ -68,7 +69,8 @@ def served(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[st
 
 
 def wait_for(driver: Any, check: Callable[[Any], Any], timeout: float = 15.0) -> Any:
-    return WebDriverWait(driver, timeout, poll_frequency=0.1).until(check)
+    return WebDriverWait(driver, timeout, poll_frequency=0.1,
+                         ignored_exceptions=(NoSuchElementException, StaleElementReferenceException)).until(check)
 
 
 def shot(driver: Any, name: str) -> None:
@@ -104,8 +106,9 @@ def test_agent_filter_hides_an_agent(browser: Any, served: tuple[str, Settings])
     browser.get(base + "/month/2026-03")
     browser.find_element(By.CSS_SELECTOR, 'input.agent-toggle[value="claude-code"]').click()
     wait_for(browser, lambda d: "filtered=1" in d.current_url)
-    pills = browser.find_elements(By.CSS_SELECTOR, "#month-grid .pill")
-    assert pills and {p.get_attribute("data-agent") for p in pills} == {"chatgpt"}
+    wait_for(browser, lambda d: {p.get_attribute("data-agent")
+                                 for p in d.find_elements(By.CSS_SELECTOR, "#month-grid .pill")} == {"chatgpt"})
+    assert not browser.find_element(By.CSS_SELECTOR, 'input.agent-toggle[value="claude-code"]').is_selected()
 
 
 def test_status_strip_and_colour_picker(browser: Any, served: tuple[str, Settings]) -> None:
