@@ -133,12 +133,13 @@ def test_bad_lines_are_located_and_the_rest_imports() -> None:
         b'{"type":"assistant","sessionId":"s","uuid":"x5","timestamp":"2026-01-01T00:00:00Z","message":{"content":7}}\n',
         b'{"type":["user"],"sessionId":"s"}\n',
         b'{"type":"user","sessionId":"s","uuid":"x6","timestamp":"2026-01-01T00:00:00Z","message":{"content":[{"type":"text","text":5}]}}\n',
+        b"[" * 5000 + b"]" * 5000 + b"\n",
     ]
     items = parse_bytes(good + b"".join(bad) + good.replace(b'"ok"', b'"ok2"'))
     problems = [p for p in items if isinstance(p, Problem)]
-    assert [p.location for p in problems] == [f"s.jsonl:line {n}" for n in range(2, 9)]
+    assert [p.location for p in problems] == [f"s.jsonl:line {n}" for n in range(2, 10)]
     assert "not UTF-8" in problems[1].message and "not ISO 8601" in problems[2].message
-    assert "timestamp is missing" in problems[3].message
+    assert "timestamp is missing" in problems[3].message and "nested too deeply" in problems[7].message
     assert len(events(items)) == 2
 
 

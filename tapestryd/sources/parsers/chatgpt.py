@@ -106,15 +106,17 @@ def visible_branch(mapping: dict[str, Any], current: Any) -> list[str]:
         return sorted(parents, key=lambda k: _epoch(_message_of(mapping[k]).get("create_time")) or 0.0)
     node = current if isinstance(current, str) and current in parents else _latest_leaf(mapping, parents)
     chain: list[str] = []
-    while isinstance(node, str) and node in parents and node not in chain:
+    seen: set[str] = set()
+    while isinstance(node, str) and node in parents and node not in seen:
         chain.append(node)
+        seen.add(node)
         node = parents[node]
     chain.reverse()
     return chain
 
 
 def _latest_leaf(mapping: dict[str, Any], parents: dict[str, Any]) -> str:
-    named = set(parents.values())
+    named = {p for p in parents.values() if isinstance(p, str)}
     leaves = [k for k in parents if k not in named] or list(parents)
     return max(reversed(leaves), key=lambda k: _epoch(_message_of(mapping[k]).get("create_time")) or 0.0)
 

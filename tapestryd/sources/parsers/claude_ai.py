@@ -113,7 +113,7 @@ def _checked_time(msg: Any, fallback: datetime | None) -> datetime:
         raise _BadMessage(f"message is a {type(msg).__name__}, not an object")
     if not isinstance(msg.get("uuid"), str) or not msg["uuid"]:
         raise _BadMessage("message has no uuid")
-    if msg.get("sender") not in _ROLES:
+    if not isinstance(msg.get("sender"), str) or msg["sender"] not in _ROLES:
         raise _BadMessage(f"sender is {msg.get('sender')!r}; expected 'human' or 'assistant'")
     ts = parse_iso(msg.get("created_at")) or fallback
     if ts is None:

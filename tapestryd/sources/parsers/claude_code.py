@@ -99,7 +99,7 @@ class ClaudeCodeParser:
             return
         try:
             record = json.loads(raw)
-        except ValueError as exc:
+        except (ValueError, RecursionError) as exc:
             yield Skip("unfinished-line", where) if not raw.endswith(b"\n") else Problem(where, _json_error(exc))
             return
         try:
@@ -237,7 +237,9 @@ def _str(value: Any) -> str:
     return value if isinstance(value, str) else ""
 
 
-def _json_error(exc: ValueError) -> str:
+def _json_error(exc: ValueError | RecursionError) -> str:
+    if isinstance(exc, RecursionError):
+        return "JSON nested too deeply"
     if isinstance(exc, UnicodeDecodeError):
         return f"bytes that are not UTF-8 at column {exc.start + 1}"
     return f"not valid JSON ({getattr(exc, 'msg', exc)})"
