@@ -25,6 +25,7 @@ from tapestryd.daemon.runtime import Runtime
 from tapestryd.daemon.state import DaemonState
 from tapestryd.daemon.writer import Writer
 from tapestryd.errors import StoreError
+from tapestryd.sources.screen import Screen
 from tapestryd.sources.inbox import ImportInterrupted, InboxWatcher, import_inbox_file
 from tapestryd.sources.tailer import SESSION_SUFFIX, Tailer, scan_sessions
 from tapestryd.sources.watch import FolderWatcher
@@ -47,7 +48,8 @@ class Feeds:
         self.settings, self.writer, self.state = settings, writer, state
         sources = settings.sources
         self.roots = [os.path.abspath(r) for r in sources.watched_roots]
-        self.tailer = Tailer(writer.runtime.store, agent=settings.agent_for_parser("claude-code"))
+        self.tailer = Tailer(writer.runtime.store, agent=settings.agent_for_parser("claude-code"),
+                             screen=Screen(writer.runtime.store, settings.privacy))
         self.watcher = FolderWatcher(self._changed, accept=_is_session, debounce=sources.debounce,
                                      polling=sources.polling)
         self.inbox = InboxWatcher(sources.inbox, self._inbox_ready, polling=sources.polling,

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from tapestryd.events.types import ConversationTitled, MessageRecorded, NewEvent
+from tapestryd.events.types import ConversationTitled, Forgotten, MessageRecorded, NewEvent, event_id
 from tapestryd.privacy.exclusions import Exclusions, encode_project_dir
 from tapestryd.privacy.secrets import KINDS, Finding, find_secrets, placeholder, redact
 from tapestryd.privacy.spans import EXCLUSION_MARKERS, has_exclusion_marker, has_private, strip_private
@@ -26,6 +26,7 @@ __all__ = [
     "Finding",
     "encode_project_dir",
     "find_secrets",
+    "forgotten_id",
     "has_exclusion_marker",
     "has_private",
     "outbound",
@@ -39,6 +40,15 @@ __all__ = [
 def outbound(text: str) -> str:
     """``text`` as it may leave the log: private spans stripped, then secrets redacted."""
     return redact(strip_private(text))
+
+
+def forgotten_id(conversation: str = "", before: str = "", match: str = "") -> str:
+    """The event id of the Forgotten event for one rule: the same rule twice is one event.
+
+    ``tapestryctl forget`` and the sources (a conversation with an exclusion marker) use
+    it, so a source can tell from the log alone that a conversation is forgotten.
+    """
+    return event_id(Forgotten.type, conversation, before, match)
 
 
 def redact_at_rest(new: NewEvent) -> NewEvent:

@@ -35,6 +35,7 @@ from tapestryd.errors import ArchiveError, ParseError, UnknownFormatError
 from tapestryd.events.store import AppendResult, EventStore
 from tapestryd.events.types import ImportReceived, MessageRecorded, NewEvent, event_id
 from tapestryd.sources.receipts import FileReceipt, Receipt, Tally, scrub
+from tapestryd.sources.screen import Screen, holds_marker
 from tapestryd.sources.parsers.archives import Archive
 from tapestryd.sources.parsers.base import Origin, Skip
 from tapestryd.sources.parsers.detect import HEAD_SIZE, ZIP_MAGIC, detect_format, get_parser
@@ -165,7 +166,7 @@ def _import(store: EventStore, src: _Source, sha: str, name: str, ctx: _Context)
     agent = ctx.agent or ctx.settings.agent_for_parser(name)
     origin = Origin(src.display, sha, agent)
     receipt = FileReceipt(src.display, sha, name, agent)
-    writer = _Writer(store, receipt)
+    writer = _Writer(store, receipt, _screen(store, src, name, origin, ctx))
     writer.add(NewEvent(event_id("import", sha, "received"), ImportReceived(sha, src.display, src.size, name),
                         _now(), agent, src.display))
     try:
@@ -189,12 +190,26 @@ def _import(store: EventStore, src: _Source, sha: str, name: str, ctx: _Context)
     return receipt
 
 
-class _Writer:
-    """Batches events into transactions of :data:`BATCH` and counts what was new."""
+def _screen(store: EventStore, src: _Source, name: str, origin: Origin, ctx: _Context) -> Screen:
+    """The privacy screen of one source; a file holding a marker is read once more first."""
+    screen = Screen(store, ctx.settings.privacy)
+    try:
+        if holds_marker(src.open):
+            with src.open() as raw:
+                screen.learn(get_parser(name).parse(raw, origin))
+    except (ParseError, OSError, EOFError, zipfile.BadZipFile, zlib.error):
+        pass  # the main pass reports what is wrong with the file
+    return screen
 
-    def __init__(self, store: EventStore, receipt: FileReceipt) -> None:
+
+class _Writer:
+    """Screens events (:mod:`tapestryd.sources.screen`), appends them in transactions of :data:`BATCH`,
+    and counts what was new."""
+
+    def __init__(self, store: EventStore, receipt: FileReceipt, screen: Screen) -> None:
         self.store = store
         self.receipt = receipt
+        self.screen = screen
         self.tally = Tally(receipt)
         self.batch: list[NewEvent] = []
 
@@ -206,8 +221,11 @@ class _Writer:
     def flush(self) -> None:
         if not self.batch:
             return
-        result = _append(self.store, self.batch)
-        for new, seq in zip(self.batch, result.seqs):
+        screened = self.screen.screen(self.batch)
+        for reason, n in screened.skipped.items():
+            self.receipt.skip(reason, n)
+        result = _append(self.store, screened.events)
+        for new, seq in zip(screened.events, result.seqs):
             event = new.event
             if isinstance(event, MessageRecorded):
                 self.tally.add(event.conversation, event.message, seq is not None)

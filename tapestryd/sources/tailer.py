@@ -28,6 +28,7 @@ from tapestryd.events.store import EventStore, SourceOffset
 from tapestryd.events.types import NewEvent
 from tapestryd.sources.parsers.base import Origin, Problem, Skip
 from tapestryd.sources.parsers.claude_code import ClaudeCodeParser
+from tapestryd.sources.screen import Screen
 
 __all__ = ["CHUNK", "SESSION_SUFFIX", "TailReport", "Tailer", "read_complete_lines", "scan_sessions"]
 
@@ -114,15 +115,17 @@ def _scan(folder: str, found: dict[str, tuple[int, int]]) -> None:
 class Tailer:
     """Reads session files from their stored offsets into the event log.
 
-    ``agent`` labels the events (``claude-code`` by default configuration). Only the
-    daemon's writer thread calls it. Raises StoreError when the log cannot be written
+    ``agent`` labels the events (``claude-code`` by default configuration); ``screen``
+    applies the privacy settings (:mod:`tapestryd.sources.screen`). Only the daemon's
+    writer thread calls it. Raises StoreError when the log cannot be written
     (the offset then stays where it was, so the bytes are read again later).
     """
 
-    def __init__(self, store: EventStore, *, agent: str, chunk: int = CHUNK) -> None:
+    def __init__(self, store: EventStore, *, agent: str, chunk: int = CHUNK, screen: Screen | None = None) -> None:
         self.store = store
         self.agent = agent
         self.chunk = chunk
+        self.screen = screen
         self.parser = ClaudeCodeParser()
 
     def changed(self, scan: Mapping[str, tuple[int, int]]) -> list[str]:
@@ -165,6 +168,10 @@ class Tailer:
             self._remember(offset)
             return False
         events = self._parse(lines, report)
+        if self.screen is not None:
+            screened = self.screen.screen(events)
+            report.skipped.update(screened.skipped)
+            events = screened.events
         result = self.store.append(events, [offset])
         report.lines += len(lines)
         report.new += result.new

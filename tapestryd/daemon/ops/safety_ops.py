@@ -29,8 +29,9 @@ from tapestryd.daemon.runtime import Runtime
 from tapestryd.db import connect
 from tapestryd.errors import TapestryError
 from tapestryd.events.store import EventStore
-from tapestryd.events.types import Forgotten, NewEvent, event_id, format_utc
+from tapestryd.events.types import Forgotten, NewEvent, format_utc
 from tapestryd.paths import paths_for
+from tapestryd.privacy import forgotten_id
 from tapestryd.projections import Projector, default_projections
 from tapestryd.projections.forgetting import ForgetRule, preview
 from tapestryd.queries.conversations import find_conversation
@@ -51,7 +52,7 @@ def forget(runtime: Runtime, args: dict[str, Any]) -> dict[str, Any]:
         return result
     event = Forgotten(conversation=rule.conversation, before=rule.before, match=rule.match,
                       reason=str(args.get("reason") or ""))
-    new = NewEvent(event_id(Forgotten.type, rule.conversation, rule.before, rule.match), event,
+    new = NewEvent(forgotten_id(rule.conversation, rule.before, rule.match), event,
                    datetime.now(timezone.utc), agent="", source="tapestryctl:forget")
     appended = runtime.store.append([new])
     runtime.projector.catch_up()
