@@ -28,6 +28,7 @@ import httpx
 import structlog
 
 from tapestryd.errors import ProviderError
+from tapestryd.privacy import outbound
 from tapestryd.summarize.base import Budget, Summary, SummaryRequest, Usage
 from tapestryd.summarize.chunking import chunk_passages
 from tapestryd.summarize.prompts import PROMPT_VERSION, answer_tokens, parse_answer, render_messages, word_budget
@@ -86,11 +87,12 @@ class OpenAISummarizer:
             carried, spent = self._complete(messages, answer_tokens(word_budget(request)), budget)
             usage += spent
         title, text = parse_answer(carried)
-        return Summary(title, text, usage)
+        return Summary(outbound(title), outbound(text), usage)
 
     def _complete(self, messages: list[dict[str, str]], max_tokens: int, budget: Budget) -> tuple[str, Usage]:
         prompt_tokens = sum(estimate_tokens(m["content"]) for m in messages)
         budget.check(prompt_tokens + max_tokens)
+        messages = [{**m, "content": outbound(m["content"])} for m in messages]  # nothing private leaves
         payload = {"model": self.model, "messages": messages, "temperature": 0.2, "max_tokens": max_tokens}
         answer = self._post(payload)
         text, usage = _read_answer(answer, self.url, prompt_tokens)
