@@ -92,15 +92,27 @@ class _progress:
 
 @app.command()
 def search(ctx: typer.Context,
-           query: List[str] = typer.Argument(..., help="Words to find (all must match)."),
+           query: List[str] = typer.Argument(..., help="Words to find; may carry a time phrase such as "
+                                             "'yesterday', 'last week' or 'since March'. With --regex, a pattern."),
            agent: Optional[str] = typer.Option(None, "--agent"),
            role: Optional[str] = typer.Option(None, "--role", help="user, assistant, system or tool."),
            conversation: Optional[str] = typer.Option(None, "--conversation"),
+           level: str = typer.Option("all", "--level", help="all, messages, summaries, or L0 … L4."),
+           since: Optional[str] = typer.Option(None, "--since", help="ISO time or phrase ('last week')."),
+           until: Optional[str] = typer.Option(None, "--until", help="ISO time or phrase (its end is used)."),
+           sort: str = typer.Option("relevance", "--sort", help="relevance (BM25) or time (newest first)."),
+           regex: bool = typer.Option(False, "--regex", help="Treat QUERY as a regular expression over "
+                                      "message text (case-insensitive), newest first."),
+           hybrid: bool = typer.Option(False, "--hybrid", help="Fuse BM25 with TF-IDF similarity (RRF)."),
            limit: int = typer.Option(20, "--limit", "-n"),
            fmt: Format = typer.Option(Format.text, "-f", "--format")) -> None:
-    """Full-text search over every message, best match first."""
-    args = {"query": " ".join(query), "agent": agent, "role": role, "conversation": conversation, "limit": limit}
+    """Full-text search over messages and summaries, best match first; time phrases narrow the range."""
+    args = {"query": " ".join(query), "agent": agent, "role": role, "conversation": conversation, "level": level,
+            "since": since, "until": until, "sort": sort, "regex": regex, "limit": limit,
+            "mode": "hybrid" if hybrid else "fts"}
     result = call(ctx, "search", args)
+    if fmt is not Format.text and result.get("time"):
+        warn(f"reading {result['time']['phrase']!r} as {result['time']['label']}")
     emit(result["hits"] if fmt is not Format.text else result, fmt, render_hits)
 
 
@@ -115,9 +127,16 @@ def conversations(ctx: typer.Context,
 
 @app.command()
 def show(ctx: typer.Context,
-         conversation: str = typer.Argument(..., help="Conversation key (or a unique end of it)."),
+         conversation: str = typer.Argument(..., help="Conversation key (or a unique end of it), or a node key "
+                                            "such as L1:claude-code:2026-03-04."),
          fmt: Format = typer.Option(Format.text, "-f", "--format")) -> None:
-    """Print one whole conversation in order, with timestamps and roles."""
+    """Print one whole conversation in order, or one summary node with its sources."""
+    from tapestryd.cli.render_queries import render_node
+    from tapestryd.queries.nodes import is_node_key
+
+    if is_node_key(conversation):
+        emit(call(ctx, "node", {"key": conversation}), fmt, render_node)
+        return
     emit(call(ctx, "show", {"conversation": conversation}), fmt, render_conversation)
 
 

@@ -1,6 +1,6 @@
-"""Daemon commands: status, context (interim), pause, resume, reload, logs, install-service.
+"""Daemon commands: status, pause, resume, reload, logs, install-service.
 
-``status`` and ``context`` are usually answered by :mod:`tapestryd.cli.fast` before this
+``status`` is usually answered by :mod:`tapestryd.cli.fast` before this
 module is even imported; these typer commands answer the same when the fast path
 declines (the daemon is down: they say so on stderr and read the database read-only).
 """
@@ -16,7 +16,7 @@ from typing import Optional
 import typer
 
 from tapestryd.cli.app import Format, app, call, emit, settings
-from tapestryd.cli.fast import render_context, render_control, render_status
+from tapestryd.cli.fast import render_control, render_status
 from tapestryd.daemon.client import request
 from tapestryd.daemon.install import LOG_FILE, UNIT, log_destinations, plan_service, service_kind, write_service
 from tapestryd.paths import paths_for
@@ -28,15 +28,6 @@ __all__: list[str] = []
 def status(ctx: typer.Context, fmt: Format = typer.Option(Format.text, "-f", "--format")) -> None:
     """Counts, projection lag, and the daemon's state (watched roots, inbox, last errors)."""
     emit(call(ctx, "status", {}, timeout=10), fmt, render_status)
-
-
-@app.command()
-def context(ctx: typer.Context,
-            agent: Optional[str] = typer.Option(None, "--agent", help="Only this agent's messages."),
-            limit: int = typer.Option(20, "--limit", "-n", help="How many recent messages."),
-            fmt: Format = typer.Option(Format.text, "-f", "--format")) -> None:
-    """The most recent messages, oldest first (ready to paste into an AI's context)."""
-    emit(call(ctx, "context", {"agent": agent, "limit": limit}, timeout=10), fmt, render_context)
 
 
 def _control(ctx: typer.Context, op: str) -> None:

@@ -12,6 +12,9 @@ Anything else returns None and the full CLI answers: an option not listed here (
 read-only), or ``TAPESTRY_FAST=0`` in the environment. Output is byte for byte what
 the full CLI prints (the same renderers; ``-f json`` indented by 2, ``jsonl`` compact).
 
+``context --hook`` (the Claude Code hook, :mod:`tapestryd.cli.hook`) is always answered
+here, daemon or not, and always exits 0.
+
 The socket path is computed as :func:`tapestryd.paths.paths_for` does (importing it
 would import the config module and double the start-up); a test holds the two equal.
 """
@@ -34,17 +37,22 @@ FORMATS = ("text", "json", "jsonl")
 # command → (operation, {option: argument name}, positional argument name or "")
 _COMMANDS: dict[str, tuple[str, dict[str, str], str]] = {
     "status": ("status", {"-f": "format", "--format": "format"}, ""),
-    "context": ("context", {"-f": "format", "--format": "format", "--agent": "agent", "-n": "limit",
-                            "--limit": "limit"}, ""),
+    "context": ("context", {"-f": "format", "--format": "format", "--agent": "agent", "--date": "date",
+                            "--max-tokens": "max_tokens", "--project": "project", "--recent": "recent"}, ""),
     "search": ("search", {"-f": "format", "--format": "format", "--agent": "agent", "--role": "role",
-                          "--conversation": "conversation", "-n": "limit", "--limit": "limit"}, "query"),
+                          "--conversation": "conversation", "-n": "limit", "--limit": "limit", "--level": "level",
+                          "--since": "since", "--until": "until", "--sort": "sort"}, "query"),
     "pause": ("pause", {}, ""),
     "resume": ("resume", {}, ""),
     "reload": ("reload", {}, ""),
 }
-_DEFAULTS = {"status": {}, "context": {"agent": None, "limit": 20},
-             "search": {"agent": None, "role": None, "conversation": None, "limit": 20},
+_DEFAULTS = {"status": {}, "context": {"agent": None, "date": None, "max_tokens": None, "project": None, "recent": 30,
+                                       "now_only": False},
+             "search": {"agent": None, "role": None, "conversation": None, "limit": 20, "level": "all", "since": None,
+                        "until": None, "sort": "relevance", "regex": False, "mode": "fts"},
              "pause": {}, "resume": {}, "reload": {}}
+_FLAGS = {"context": {"--now": "now_only"}}  # options without a value
+_FORMATS = {"context": ("text", "markdown", "json")}
 
 
 def socket_path(home: str | None = None, environ: dict[str, str] | None = None) -> str:
@@ -96,7 +104,9 @@ def _options(command: str, tokens: list[str]) -> dict[str, Any] | None:
     i = 0
     while i < len(tokens):
         token = tokens[i]
-        if token.startswith("-") and token != "-":
+        if token in _FLAGS.get(command, {}):
+            args[_FLAGS[command][token]] = True
+        elif token.startswith("-") and token != "-":
             name, eq, value = token.partition("=")
             if name not in options or (not eq and i + 1 >= len(tokens)):
                 return None
@@ -106,11 +116,12 @@ def _options(command: str, tokens: list[str]) -> dict[str, Any] | None:
         else:
             words.append(token)
         i += 1
-    return _checked(args, words, positional)
+    return _checked(args, words, positional, _FORMATS.get(command, FORMATS))
 
 
-def _checked(args: dict[str, Any], words: list[str], positional: str) -> dict[str, Any] | None:
-    if args["format"] not in FORMATS or (words and not positional) or (positional and not words):
+def _checked(args: dict[str, Any], words: list[str], positional: str,
+             formats: tuple[str, ...] = FORMATS) -> dict[str, Any] | None:
+    if args["format"] not in formats or (words and not positional) or (positional and not words):
         return None
     if "limit" in args:
         if not str(args["limit"]).isdigit():
@@ -118,11 +129,18 @@ def _checked(args: dict[str, Any], words: list[str], positional: str) -> dict[st
         args["limit"] = int(args["limit"])
     if positional:
         args[positional] = " ".join(words)
+    if args.get("project"):
+        args["project"] = os.path.abspath(os.path.expanduser(args["project"]))
     return args
 
 
 def try_fast(argv: list[str]) -> int | None:
     """Answer ``argv`` through the daemon and return the exit code, or None to use the full CLI."""
+    home, rest = _take_home(argv)
+    if rest[:1] == ["context"] and "--hook" in rest:
+        from tapestryd.cli.hook import run_hook
+
+        return run_hook(home)
     parsed = parse(argv)
     if parsed is None:
         return None
@@ -130,7 +148,7 @@ def try_fast(argv: list[str]) -> int | None:
     from tapestryd.daemon.client import request
     from tapestryd.errors import DaemonError, DaemonNotRunning
 
-    fmt = args.pop("format")
+    fmt = args["format"] if command == "context" else args.pop("format")
     try:
         result = request(socket_path(home), _COMMANDS[command][0], args, timeout=TIMEOUT)
     except DaemonNotRunning:
@@ -148,9 +166,11 @@ def _emit(command: str, result: Any, fmt: str) -> None:
     if command == "search":
         from tapestryd.cli.render import render_hits
 
+        if fmt != "text" and result.get("time"):
+            sys.stderr.write(f"reading {result['time']['phrase']!r} as {result['time']['label']}\n")
         emit(result if fmt == "text" else result["hits"], fmt, render_hits)
     elif command == "context":
-        emit(result, fmt, render_context)
+        emit({k: v for k, v in result.items() if k != "rendered"} if fmt == "json" else result, fmt, render_context)
     elif command == "status":
         emit(result, fmt, render_status)
     else:
@@ -186,15 +206,8 @@ def emit(data: Any, fmt: str, text: Callable[[Any], str]) -> None:
 
 
 def render_context(data: dict[str, Any]) -> str:
-    """The interim context: the most recent messages, oldest first, each with time, agent and role."""
-    messages = data.get("messages", [])
-    if not messages:
-        return "no messages yet"
-    blocks = [f"# Recent messages ({len(messages)}, oldest first)"]
-    for m in messages:
-        blocks.append(f"── {m['local_time']}  {m['agent']}  {m['role']}  {m.get('title') or m['conversation']}\n"
-                      f"{m['text']}")
-    return "\n\n".join(blocks)
+    """The context as the daemon rendered it (text or markdown), without its final newline."""
+    return str(data.get("rendered", "")).removesuffix("\n")
 
 
 def render_status(data: dict[str, Any]) -> str:

@@ -16,6 +16,7 @@ COMMAND_MODULES = (
     "tapestryd.cli.daemon_cmds",
     "tapestryd.cli.safety",
     "tapestryd.cli.hierarchy",
+    "tapestryd.cli.queries",
 )
 
 

@@ -8,15 +8,19 @@ __all__ = ["render_conversation", "render_conversations", "render_hits", "render
 
 
 def render_hits(result: dict[str, Any]) -> str:
-    """Search hits: local time, agent, role, conversation title and snippet, one block each."""
+    """Search hits: how a time phrase was read, then local time, agent, role or level, title, snippet."""
     hits = result.get("hits", [])
+    span = result.get("time")
+    head = [f"reading {span['phrase']!r} as {span['label']}"] if span else []
     if not hits:
-        return f"no matches for {result.get('query', '')!r}"
+        return "\n".join(head + [f"no matches for {result.get('query', '')!r}"])
     blocks = []
     for h in hits:
-        head = f"{h['local_time']}  {h['agent']}  {h['role']}  {h.get('title') or h['conversation']}"
-        blocks.append(f"{head}\n  {h['conversation']}\n  {' '.join(str(h['snippet']).split())}")
-    return "\n\n".join(blocks)
+        who = h["role"] if h.get("kind", "message") == "message" else h.get("level", "summary")
+        head_line = f"{h['local_time']}  {h['agent']}  {who}  {h.get('title') or h['conversation'] or h.get('key', '')}"
+        where = h.get("key") or h["conversation"]
+        blocks.append(f"{head_line}\n  {where}\n  {' '.join(str(h['snippet']).split())}")
+    return "\n\n".join(["\n".join(head)] + blocks if head else blocks)
 
 
 def render_conversations(rows: list[dict[str, Any]]) -> str:

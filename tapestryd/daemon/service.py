@@ -2,6 +2,8 @@
 
 Start: the :class:`~tapestryd.daemon.runtime.Runtime` (writer lock, event log,
 projector; a second instance fails here with StoreLockedError naming the holder), the
+warm similarity index (:class:`~tapestryd.projections.tfidf.SimilarityIndex`, fitted in the
+background and registered for the ``similar`` query), the
 :class:`~tapestryd.daemon.writer.Writer` thread, the socket server, the scheduler, then
 the sources (:class:`~tapestryd.daemon.feeds.Feeds`: tailer over the watched roots and
 the inbox), whose first sweep catches up with every session file that changed while the
@@ -44,7 +46,9 @@ from tapestryd.daemon.state import DaemonState
 from tapestryd.daemon.writer import Writer
 from tapestryd.errors import ConfigError, TapestryError
 from tapestryd.paths import paths_for
+from tapestryd.projections.tfidf import SimilarityIndex
 from tapestryd.queries.reader import Reader
+from tapestryd.queries.similar import register_warm_index, unregister_warm_index
 
 __all__ = ["Service"]
 
@@ -67,6 +71,7 @@ class Service:
         self.server: SocketServer | None = None
         self.scheduler: BackgroundScheduler | None = None
         self.feeds: Feeds | None = None
+        self.similarity: SimilarityIndex | None = None
         self._readers: queue.LifoQueue[Reader] = queue.LifoQueue()
         self._control = threading.RLock()
 
@@ -78,6 +83,9 @@ class Service:
         """
         self.runtime = Runtime.open(self.settings, role="daemon")
         try:
+            self.similarity = SimilarityIndex(self.paths.projections_db)
+            self.similarity.start()
+            register_warm_index(self.paths.projections_db, self.similarity)
             self.writer = Writer(self.runtime, on_error=self._task_failed)
             self.writer.start()
             self.server = SocketServer(self.paths.socket, self.dispatch)
@@ -104,6 +112,9 @@ class Service:
         if self.server is not None:
             self.server.stop()
         finished = self.writer.stop() if self.writer is not None else True
+        if self.similarity is not None:
+            unregister_warm_index(self.paths.projections_db)
+            self.similarity.stop()
         self._close_readers()
         if self.runtime is not None and finished:
             self.runtime.close()

@@ -3,10 +3,12 @@
 from tapestryd.projections.hierarchy import HierarchyProjection
 from tapestryd.projections.messages import MessagesProjection
 from tapestryd.projections.runner import Projection, Projector, checkpoints
+from tapestryd.projections.similarity import SimilarityFeed
 
-__all__ = ["HierarchyProjection", "MessagesProjection", "Projection", "Projector", "checkpoints", "default_projections"]
+__all__ = ["HierarchyProjection", "MessagesProjection", "Projection", "Projector", "SimilarityFeed", "checkpoints",
+           "default_projections"]
 
 
 def default_projections(timezone: str, first_day_of_week: int) -> list[Projection]:
     """Every projection the daemon runs, in apply order, for one timezone and week start."""
-    return [MessagesProjection(), HierarchyProjection(timezone, first_day_of_week)]
+    return [MessagesProjection(), HierarchyProjection(timezone, first_day_of_week), SimilarityFeed()]

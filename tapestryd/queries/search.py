@@ -1,40 +1,70 @@
-"""Full-text search over messages: FTS5 MATCH ranked by BM25, with filters and snippets.
+"""Full-text search over messages and summaries: FTS5 MATCH ranked by BM25, time first.
 
-A free-text query is turned into an FTS5 expression of quoted terms (all must match), so
-user text never becomes FTS5 syntax. Snippets mark the match with ``[`` ``]``.
+* Messages (``messages_fts``) and summaries (the hierarchy's ``nodes_fts`` over title and
+  summary) are searched separately and merged: by reciprocal rank fusion for
+  ``sort=relevance`` (BM25 scores of two indexes are not on one scale; RRF, Cormack et
+  al. 2009, needs only ranks), by time for ``sort=time``.
+* A free-text query becomes an FTS5 expression of quoted terms, so user text never
+  becomes FTS5 syntax. Every content word must match first; when that finds fewer than
+  ``limit`` hits, matches of any content word fill the rest (questions rarely share all
+  their words with the answer).
+* A time phrase in the query ("yesterday", "last week", "since March") narrows the range
+  before ranking and is echoed back (:mod:`tapestryd.queries.timephrase`); a query that
+  is only a time phrase lists that period's messages, newest first.
+* ``regex`` mode scans message text with Python's ``re`` (case-insensitive), newest first.
+
+Snippets mark the match with ``[`` ``]``; times are given in UTC and in the configured zone.
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import asdict, dataclass, field
-from datetime import datetime
+import sqlite3
+from dataclasses import asdict, dataclass, field, replace
+from datetime import datetime, timedelta
+from typing import Any, Callable
 
 from tapestryd.db import translate_errors
+from tapestryd.errors import TapestryError
 from tapestryd.events.types import format_utc, parse_utc
+from tapestryd.queries.nodes import has_nodes
 from tapestryd.queries.reader import Reader
+from tapestryd.queries.stopwords import STOPWORDS
+from tapestryd.queries.timephrase import TimeRange, find_time_phrase
 
-__all__ = ["SearchFilters", "SearchHit", "fts_expression", "search_messages"]
+__all__ = ["LEVELS", "SORTS", "SearchFilters", "SearchHit", "content_terms", "fts_expression", "rrf_merge",
+           "search", "search_messages", "search_regex", "search_summaries"]
 
+LEVELS = ("all", "messages", "summaries", "L0", "L1", "L2", "L3", "L4")
+SORTS = ("relevance", "time")
+RRF_K = 60
 _TERM = re.compile(r"\w+", re.UNICODE)
+_MESSAGE_COLUMNS = "m.id, m.conversation, m.message_key, c.title, m.agent, m.role, m.ts"
 
 
 @dataclass(frozen=True)
 class SearchFilters:
-    """Optional narrowing: agent, role, conversation key, and a UTC time range [since, until)."""
+    """Narrowing: agent, role, conversation key, level, and a UTC time range [since, until).
+
+    ``level`` is one of :data:`LEVELS`: ``messages``, ``summaries``, one level ``L0`` …
+    ``L4`` (summaries of that level), or ``all``.
+    """
 
     agent: str = ""
     role: str = ""
     conversation: str = ""
     since: datetime | None = None
     until: datetime | None = None
+    level: str = "all"
 
 
 @dataclass(frozen=True)
 class SearchHit:
-    """One matching message: where it is, when (UTC and local ISO), its snippet and BM25 score.
+    """One match: a message or a summary, where it is, when, its snippet and score.
 
-    ``score`` is SQLite's ``bm25()``: lower (more negative) is better.
+    ``kind`` is ``message`` or ``summary``; ``key`` is the node key of a summary (``''``
+    for a message) and ``level`` its level (``message`` for messages). ``score`` is
+    SQLite's ``bm25()`` (lower is better) or 0 for regex and time listings.
     """
 
     kind: str
@@ -48,6 +78,8 @@ class SearchHit:
     local_time: str
     snippet: str
     score: float
+    key: str = ""
+    level: str = "message"
     extra: dict[str, object] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, object]:
@@ -55,31 +87,104 @@ class SearchHit:
         return asdict(self)
 
 
-def fts_expression(query: str) -> str:
-    """An FTS5 expression requiring every word of ``query`` (each quoted); '' if none."""
-    return " ".join(f'"{term}"' for term in _TERM.findall(query))
+def content_terms(query: str) -> list[str]:
+    """The words of ``query`` that carry meaning (English stopwords left out), lower-cased, unique."""
+    words = [w.lower() for w in _TERM.findall(query)]
+    kept = [w for w in words if w not in STOPWORDS]
+    return list(dict.fromkeys(kept or words))
+
+
+def fts_expression(query: str, *, any_term: bool = False) -> str:
+    """An FTS5 expression of ``query``'s content words, each quoted; '' if none.
+
+    Every word must match, or any one with ``any_term``.
+    """
+    return (" OR " if any_term else " ").join(f'"{t}"' for t in content_terms(query))
+
+
+def search(reader: Reader, query: str, filters: SearchFilters = SearchFilters(), *, now: datetime,
+           limit: int = 20, sort: str = "relevance", regex: bool = False) -> dict[str, Any]:
+    """Search with time phrases read relative to ``now``; the answer echoes how it was read.
+
+    Returns ``{query, terms, time, sort, level, regex, hits}``; ``time`` is the range read
+    from the query (see :class:`TimeRange.to_dict`) or None. Raises TapestryError for an
+    unknown sort or level, or an invalid regular expression.
+    """
+    if sort not in SORTS or filters.level not in LEVELS:
+        raise TapestryError(f"sort must be one of {', '.join(SORTS)} and level one of {', '.join(LEVELS)}")
+    found, terms = (None, query) if regex else _time_phrase(reader, query, filters, now)
+    if found is not None:
+        filters = replace(filters, since=found.since, until=found.until)
+    if regex:
+        hits = search_regex(reader, query, filters, limit=limit)
+    elif not content_terms(terms):
+        hits = list_period(reader, filters, limit=limit) if found else []
+    else:
+        hits = _ranked(reader, terms, filters, limit=limit, sort=sort)
+    return {"query": query, "terms": terms, "time": found.to_dict() if found else None, "sort": sort,
+            "level": filters.level, "regex": regex, "hits": [h.to_dict() for h in hits]}
+
+
+def _time_phrase(reader: Reader, query: str, filters: SearchFilters, now: datetime) -> tuple[TimeRange | None, str]:
+    if filters.since or filters.until:
+        return None, query
+    return find_time_phrase(query, now=now, tz=reader.tz, first_day_of_week=reader.settings.first_day_of_week)
+
+
+def _ranked(reader: Reader, terms: str, filters: SearchFilters, *, limit: int, sort: str) -> list[SearchHit]:
+    lists = []
+    if filters.level in ("all", "messages"):
+        lists.append(search_messages(reader, terms, filters, limit=limit, sort=sort))
+    if filters.level != "messages" and not filters.role:
+        lists.append(search_summaries(reader, terms, filters, limit=limit, sort=sort))
+    if sort == "time":
+        return sorted((h for hits in lists for h in hits), key=lambda h: h.ts, reverse=True)[:limit]
+    return rrf_merge(lists, limit=limit, key=lambda h: (h.kind, h.id, h.key))
+
+
+def rrf_merge(lists: list[list[Any]], *, limit: int, key: Callable[[Any], Any], k: int = RRF_K) -> list[Any]:
+    """Reciprocal rank fusion: each item scores ``sum(1 / (k + rank))`` over the lists.
+
+    Items are told apart by ``key(item)``; the first list an item appears in supplies it.
+    Ties keep the order of first appearance.
+    """
+    scores: dict[Any, float] = {}
+    first: dict[Any, Any] = {}
+    for hits in lists:
+        for rank, hit in enumerate(hits, start=1):
+            ident = key(hit)
+            first.setdefault(ident, hit)
+            scores[ident] = scores.get(ident, 0.0) + 1.0 / (k + rank)
+    order = sorted(scores, key=lambda ident: -scores[ident])
+    return [first[ident] for ident in order[:limit]]
 
 
 def search_messages(reader: Reader, query: str, filters: SearchFilters = SearchFilters(), *,
-                    limit: int = 20) -> list[SearchHit]:
-    """Messages matching every word of ``query``, best BM25 first, at most ``limit``."""
-    expr = fts_expression(query)
+                    limit: int = 20, sort: str = "relevance") -> list[SearchHit]:
+    """Messages matching every content word of ``query`` (then any, to fill ``limit``)."""
+    hits = _match_messages(reader, fts_expression(query), filters, limit, sort)
+    if len(hits) < limit and len(content_terms(query)) > 1:
+        seen = {h.id for h in hits}
+        more = _match_messages(reader, fts_expression(query, any_term=True), filters, limit + len(hits), sort)
+        hits += [h for h in more if h.id not in seen][: limit - len(hits)]
+    return hits
+
+
+def _match_messages(reader: Reader, expr: str, filters: SearchFilters, limit: int, sort: str) -> list[SearchHit]:
     if not expr:
         return []
-    where, params = _where(filters)
-    sql = (
-        "SELECT m.id, m.conversation, m.message_key, c.title, m.agent, m.role, m.ts,"
-        " snippet(messages_fts, 0, '[', ']', '…', 16), bm25(messages_fts)"
-        " FROM messages_fts JOIN messages m ON m.id = messages_fts.rowid"
-        " JOIN conversations c ON c.key = m.conversation"
-        f" WHERE messages_fts MATCH ?{where} ORDER BY bm25(messages_fts) LIMIT ?"
-    )
+    where, params = _message_where(filters)
+    order = "m.ts DESC" if sort == "time" else "bm25(messages_fts)"
+    sql = (f"SELECT {_MESSAGE_COLUMNS}, snippet(messages_fts, 0, '[', ']', '…', 16), bm25(messages_fts)"
+           " FROM messages_fts JOIN messages m ON m.id = messages_fts.rowid"
+           " JOIN conversations c ON c.key = m.conversation"
+           f" WHERE messages_fts MATCH ?{where} ORDER BY {order} LIMIT ?")
     with translate_errors(reader.conn):
         rows = reader.conn.execute(sql, (expr, *params, limit)).fetchall()
-    return [_hit(reader, row) for row in rows]
+    return [_message_hit(reader, row) for row in rows]
 
 
-def _where(filters: SearchFilters) -> tuple[str, list[object]]:
+def _message_where(filters: SearchFilters) -> tuple[str, list[object]]:
     clauses, params = [], []  # type: tuple[list[str], list[object]]
     for column, value in (("m.agent", filters.agent), ("m.role", filters.role),
                           ("m.conversation", filters.conversation)):
@@ -95,8 +200,110 @@ def _where(filters: SearchFilters) -> tuple[str, list[object]]:
     return "".join(f" AND {c}" for c in clauses), params
 
 
-def _hit(reader: Reader, row: tuple[object, ...]) -> SearchHit:
-    mid, conv, key, title, agent, role, ts, snippet, score = row
-    local = parse_utc(str(ts)).astimezone(reader.tz).isoformat(timespec="seconds")
-    return SearchHit("message", int(mid), str(conv), str(key), str(title), str(agent), str(role),  # type: ignore[call-overload]
-                     str(ts), local, str(snippet), float(score))  # type: ignore[arg-type]
+def _local(reader: Reader, ts: str) -> str:
+    return parse_utc(ts).astimezone(reader.tz).isoformat(timespec="seconds")
+
+
+def _message_hit(reader: Reader, row: tuple[Any, ...], score: float | None = None) -> SearchHit:
+    mid, conv, key, title, agent, role, ts, snippet, bm25 = row
+    return SearchHit("message", int(mid), str(conv), str(key), str(title or ""), str(agent), str(role), str(ts),
+                     _local(reader, str(ts)), " ".join(str(snippet).split()), float(bm25 if score is None else score))
+
+
+def list_period(reader: Reader, filters: SearchFilters, *, limit: int) -> list[SearchHit]:
+    """The messages of the filters' time range, newest first (a query that is only a time phrase)."""
+    where, params = _message_where(filters)
+    sql = (f"SELECT {_MESSAGE_COLUMNS}, substr(m.text, 1, 200), 0 FROM messages m"
+           f" JOIN conversations c ON c.key = m.conversation WHERE 1 = 1{where} ORDER BY m.ts DESC LIMIT ?")
+    with translate_errors(reader.conn):
+        rows = reader.conn.execute(sql, (*params, limit)).fetchall()
+    return [_message_hit(reader, row) for row in rows]
+
+
+def search_regex(reader: Reader, pattern: str, filters: SearchFilters = SearchFilters(), *,
+                 limit: int = 20) -> list[SearchHit]:
+    """Messages whose text matches the regular expression ``pattern`` (case-insensitive), newest first.
+
+    Raises TapestryError when ``pattern`` is not a valid Python regular expression.
+    """
+    try:
+        compiled = re.compile(pattern, re.IGNORECASE)
+    except re.error as exc:
+        raise TapestryError(f"not a valid regular expression {pattern!r}: {exc}") from exc
+    reader.conn.create_function("regexp", 2, lambda p, text: compiled.search(text or "") is not None,
+                                deterministic=True)
+    where, params = _message_where(filters)
+    sql = (f"SELECT {_MESSAGE_COLUMNS}, m.text, 0 FROM messages m JOIN conversations c ON c.key = m.conversation"
+           f" WHERE m.text REGEXP ?{where} ORDER BY m.ts DESC LIMIT ?")
+    with translate_errors(reader.conn):
+        rows = reader.conn.execute(sql, (pattern, *params, limit)).fetchall()
+    return [_message_hit(reader, (*row[:7], _regex_snippet(compiled, row[7]), 0)) for row in rows]
+
+
+def _regex_snippet(compiled: re.Pattern[str], text: str, width: int = 60) -> str:
+    match = compiled.search(text)
+    if match is None:
+        return text[: 2 * width]
+    lo, hi = max(0, match.start() - width), min(len(text), match.end() + width)
+    return (("…" if lo else "") + text[lo:match.start()] + "[" + match.group(0) + "]" + text[match.end():hi]
+            + ("…" if hi < len(text) else ""))
+
+
+def search_summaries(reader: Reader, query: str, filters: SearchFilters = SearchFilters(), *,
+                     limit: int = 20, sort: str = "relevance") -> list[SearchHit]:
+    """Summaries (hierarchy nodes) matching ``query``: every content word, then any, to fill ``limit``."""
+    if not has_nodes(reader.conn) or filters.role:
+        return []
+    hits = _match_nodes(reader, fts_expression(query), filters, limit, sort)
+    if len(hits) < limit and len(content_terms(query)) > 1:
+        seen = {h.key for h in hits}
+        more = _match_nodes(reader, fts_expression(query, any_term=True), filters, limit + len(hits), sort)
+        hits += [h for h in more if h.key not in seen][: limit - len(hits)]
+    return hits
+
+
+def _match_nodes(reader: Reader, expr: str, filters: SearchFilters, limit: int, sort: str) -> list[SearchHit]:
+    if not expr:
+        return []
+    where, params = _node_where(reader, filters)
+    order = "COALESCE(n.last_ts, n.period_end) DESC" if sort == "time" else "bm25(nodes_fts)"
+    sql = ("SELECT n.key, n.level, n.agent, n.conversation, n.title, n.period_start, n.period_end, n.first_ts,"
+           " n.last_ts, snippet(nodes_fts, -1, '[', ']', '…', 16), bm25(nodes_fts)"
+           f" FROM nodes_fts JOIN nodes n ON {_nodes_fts_join(reader.conn)}"
+           f" WHERE nodes_fts MATCH ? AND n.summary != ''{where} ORDER BY {order} LIMIT ?")
+    with translate_errors(reader.conn):
+        rows = reader.conn.execute(sql, (expr, *params, limit)).fetchall()
+    return [_node_hit(reader, row) for row in rows]
+
+
+def _nodes_fts_join(conn: sqlite3.Connection) -> str:
+    """How nodes_fts rows meet nodes: by a ``key`` column when it has one, else by rowid."""
+    with translate_errors(conn):
+        columns = {row[1] for row in conn.execute("PRAGMA table_info(nodes_fts)")}
+    return "n.key = nodes_fts.key" if "key" in columns else "n.rowid = nodes_fts.rowid"
+
+
+def _node_where(reader: Reader, filters: SearchFilters) -> tuple[str, list[object]]:
+    clauses, params = [], []  # type: tuple[list[str], list[object]]
+    if filters.level.startswith("L"):
+        clauses.append("n.level = ?")
+        params.append(int(filters.level[1]))
+    for column, value in (("n.agent", filters.agent), ("n.conversation", filters.conversation)):
+        if value:
+            clauses.append(f"{column} = ?")
+            params.append(value)
+    if filters.since:
+        clauses.append("n.period_end >= ?")
+        params.append(filters.since.astimezone(reader.tz).date().isoformat())
+    if filters.until:
+        clauses.append("n.period_start <= ?")
+        params.append((filters.until - timedelta(microseconds=1)).astimezone(reader.tz).date().isoformat())
+    return "".join(f" AND {c}" for c in clauses), params
+
+
+def _node_hit(reader: Reader, row: tuple[Any, ...]) -> SearchHit:
+    key, level, agent, conv, title, start, end, first_ts, last_ts, snippet, bm25 = row
+    ts = str(last_ts or first_ts or f"{end}T00:00:00.000000Z")
+    return SearchHit("summary", 0, str(conv or ""), "", str(title or ""), str(agent), "summary", ts,
+                     _local(reader, ts), " ".join(str(snippet).split()), float(bm25), key=str(key),
+                     level=f"L{level}", extra={"period_start": start, "period_end": end})

@@ -6,13 +6,17 @@ from pathlib import Path
 from typing import Any
 
 from tapestryd import __version__
+from tapestryd.daemon.ops.query_ops import now_of
 from tapestryd.daemon.ops.registry import read_op, write_op
 from tapestryd.daemon.runtime import Runtime
 from tapestryd.errors import TapestryError
 from tapestryd.events.types import parse_utc
 from tapestryd.queries.conversations import list_conversations, show_conversation, stats
+from tapestryd.queries.hybrid import hybrid_search
 from tapestryd.queries.reader import Reader
-from tapestryd.queries.search import SearchFilters, search_messages
+from tapestryd.queries.search import SearchFilters
+from tapestryd.queries.search import search as run_search
+from tapestryd.queries.timephrase import parse_when
 
 __all__: list[str] = []
 
@@ -25,14 +29,34 @@ def ping(reader: Reader, args: dict[str, Any]) -> dict[str, Any]:
 
 @read_op("search")
 def search(reader: Reader, args: dict[str, Any]) -> dict[str, Any]:
-    """Full-text search; args: query, agent, role, conversation, since, until (ISO UTC), limit."""
+    """Full-text search over messages and summaries, time phrases read relative to ``now``.
+
+    args: query, agent, role, conversation, level (all|messages|summaries|L0…L4), since
+    and until (ISO 8601 or a phrase such as "last week"), sort (relevance|time), regex
+    (bool), mode (fts|hybrid), limit, now (ISO 8601). See :func:`tapestryd.queries.search.search`.
+    """
+    now = now_of(args)
     filters = SearchFilters(
         agent=str(args.get("agent") or ""), role=str(args.get("role") or ""),
-        conversation=str(args.get("conversation") or ""),
-        since=_instant(args.get("since")), until=_instant(args.get("until")),
+        conversation=str(args.get("conversation") or ""), level=str(args.get("level") or "all"),
+        since=_when(reader, args.get("since"), now, "since"), until=_when(reader, args.get("until"), now, "until"),
     )
-    hits = search_messages(reader, str(args.get("query", "")), filters, limit=_limit(args, 20))
-    return {"query": args.get("query", ""), "hits": [h.to_dict() for h in hits]}
+    query, limit = str(args.get("query", "")), _limit(args, 20)
+    if args.get("mode") == "hybrid" and not args.get("regex"):
+        return hybrid_search(reader, query, filters, now=now, limit=limit)
+    return run_search(reader, query, filters, now=now, limit=limit, sort=str(args.get("sort") or "relevance"),
+                      regex=bool(args.get("regex")))
+
+
+def _when(reader: Reader, value: Any, now: Any, end: str) -> Any:
+    """An ISO instant, or the start (``since``) / end (``until``) of a phrase's range; None if empty."""
+    if not value:
+        return None
+    try:
+        return parse_utc(str(value))
+    except ValueError:
+        found = parse_when(str(value), now=now, tz=reader.tz, first_day_of_week=reader.settings.first_day_of_week)
+    return found.since if end == "since" else found.until
 
 
 @read_op("conversations")
@@ -79,13 +103,6 @@ def rebuild(runtime: Runtime, args: dict[str, Any]) -> dict[str, Any]:
 def catch_up(runtime: Runtime, args: dict[str, Any]) -> dict[str, Any]:
     """Apply events the projections have not seen yet."""
     return {"applied": runtime.projector.catch_up(), "lag": runtime.projector.lag()}
-
-
-def _instant(value: Any) -> Any:
-    try:
-        return parse_utc(str(value)) if value else None
-    except ValueError as exc:
-        raise TapestryError(f"not an ISO 8601 time: {value!r}") from exc
 
 
 def _limit(args: dict[str, Any], default: int) -> int:

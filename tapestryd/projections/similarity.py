@@ -1,0 +1,78 @@
+"""The similarity feed: which searchable documents changed, in log order.
+
+The TF-IDF index (:mod:`tapestryd.projections.tfidf`) lives in the daemon's memory; this
+projection tells it what to update as events arrive. Table (in ``projections.db``):
+
+* ``similarity_feed(doc, seq)``: one row per document, ``doc`` being ``m:<message id>``
+  (a message recorded or a streamed part joined to it), ``n:<node key>`` (a node
+  summarized) or ``reset`` (something was forgotten: refit from scratch), ``seq`` the log
+  position of its latest change. The index reads rows after the last seq it has seen.
+
+It must run after the messages projection (it reads message ids), as
+:func:`tapestryd.projections.default_projections` orders it.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+
+from tapestryd.db import translate_errors
+from tapestryd.events.types import Forgotten, MessageRecorded, NodeSummarized, StoredEvent
+
+__all__ = ["SimilarityFeed", "feed_after", "feed_head"]
+
+_SCHEMA = [
+    "CREATE TABLE IF NOT EXISTS similarity_feed (doc TEXT PRIMARY KEY, seq INTEGER NOT NULL)",
+    "CREATE INDEX IF NOT EXISTS similarity_feed_seq ON similarity_feed(seq)",
+]
+
+
+class SimilarityFeed:
+    """Records the documents each event changes (see the module docstring)."""
+
+    name = "similarity"
+    types = (MessageRecorded.type, NodeSummarized.type, Forgotten.type)
+
+    def create(self, conn: sqlite3.Connection) -> None:
+        """Create the feed table and its seq index if missing."""
+        for statement in _SCHEMA:
+            conn.execute(statement)
+
+    def clear(self, conn: sqlite3.Connection) -> None:
+        """Forget every row (a rebuild replays them)."""
+        conn.execute("DELETE FROM similarity_feed")
+
+    def apply(self, conn: sqlite3.Connection, event: StoredEvent) -> None:
+        """Note the document the event changed, at the event's seq."""
+        payload = event.event
+        if isinstance(payload, MessageRecorded):
+            row = conn.execute("SELECT id FROM messages WHERE conversation = ? AND message_key = ?",
+                               (payload.conversation, payload.message)).fetchone()
+            if row is not None:
+                self._note(conn, f"m:{row[0]}", event.seq)
+        elif isinstance(payload, NodeSummarized):
+            self._note(conn, f"n:{payload.node}", event.seq)
+        elif isinstance(payload, Forgotten):
+            self._note(conn, "reset", event.seq)
+
+    @staticmethod
+    def _note(conn: sqlite3.Connection, doc: str, seq: int) -> None:
+        conn.execute("INSERT INTO similarity_feed VALUES (?, ?) ON CONFLICT(doc) DO UPDATE SET seq = excluded.seq",
+                     (doc, seq))
+
+
+def feed_head(conn: sqlite3.Connection) -> int:
+    """The highest seq in the feed (0 when empty or when the table does not exist)."""
+    with translate_errors(conn):
+        if conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'similarity_feed'").fetchone() is None:
+            return 0
+        return int(conn.execute("SELECT COALESCE(MAX(seq), 0) FROM similarity_feed").fetchone()[0])
+
+
+def feed_after(conn: sqlite3.Connection, seq: int, *, limit: int = 100_000) -> list[tuple[str, int]]:
+    """``(doc, seq)`` rows with seq greater than ``seq``, in seq order, at most ``limit``."""
+    with translate_errors(conn):
+        if conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'similarity_feed'").fetchone() is None:
+            return []
+        return [(str(d), int(s)) for d, s in conn.execute(
+            "SELECT doc, seq FROM similarity_feed WHERE seq > ? ORDER BY seq LIMIT ?", (seq, limit))]

@@ -1,0 +1,202 @@
+"""Telescoping context: earlier years, months, weeks and days as summaries, today as messages.
+
+For an anchor day D (today by default) in the configured timezone the items partition all
+time before D exactly once, using the hierarchy's own periods (weeks split at month
+boundaries, :mod:`tapestryd.clock`):
+
+=====  =================================================  =====================
+level  periods                                            item
+=====  =================================================  =====================
+L4     every year before D's year                         yearly summary
+L3     this year's months before D's month                monthly summary
+L2     this month's (split) weeks before D's week         weekly summary
+L1     this week's days before D                          daily summary
+raw    D itself                                           the most recent messages
+=====  =================================================  =====================
+
+A period whose node has no summary yet is replaced by its children, recursively (a day
+not yet closed shows its conversation segments, or their titles when those are pending).
+``project`` narrows everything to Claude Code conversations whose cwd is inside a path:
+messages and segments of those conversations, and the summaries of periods they touched.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+from dataclasses import dataclass, field
+from datetime import date, datetime, timedelta
+from typing import Any
+
+from tapestryd.clock import local_date, month_period, utc_range, week_period
+from tapestryd.db import translate_errors
+from tapestryd.events.types import format_utc, parse_utc
+from tapestryd.queries.nodes import children, has_nodes, node_agents, nodes_in_key_range, parents_of
+from tapestryd.queries.reader import Reader
+
+__all__ = ["ContextItem", "ContextScope", "gather_context", "message_filter", "project_conversations",
+           "recent_messages"]
+
+LEVEL_RANK = {"L4": 0, "L3": 1, "L2": 2, "L1": 3, "L0": 4, "raw": 5}
+_ROLES = ("user", "assistant")
+
+
+@dataclass
+class ContextItem:
+    """One labelled piece of context.
+
+    ``level`` is ``L4`` … ``L0`` or ``raw`` (a message of the anchor day); ``period`` the
+    period key (a local ``HH:MM`` for a message); ``kind`` is ``summary``, ``pending`` (a
+    segment not summarized yet: its title only) or ``message``; ``start`` is the period's
+    first day (a message's local ISO time) and orders items; ``role`` is set for messages.
+    """
+
+    level: str
+    period: str
+    agent: str
+    key: str
+    title: str
+    text: str
+    kind: str
+    start: str
+    role: str = ""
+
+
+@dataclass
+class ContextScope:
+    """What the context covers: anchor day, agents, project and its conversations."""
+
+    anchor: date
+    now: datetime
+    agent: str = ""
+    project: str = ""
+    conversations: set[str] | None = None
+    allowed: set[str] | None = None
+    notes: list[str] = field(default_factory=list)
+
+
+def project_conversations(conn: sqlite3.Connection, project: str) -> set[str]:
+    """Keys of conversations whose cwd is ``project`` or inside it (path compared normalized)."""
+    root = os.path.normpath(os.path.abspath(os.path.expanduser(project)))
+    like = root.rstrip("/").replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "/%"
+    with translate_errors(conn):
+        rows = conn.execute("SELECT key FROM conversations WHERE cwd = ? OR cwd LIKE ? ESCAPE '\\'",
+                            (root, like)).fetchall()
+    return {r[0] for r in rows}
+
+
+def gather_context(reader: Reader, *, now: datetime, anchor: date | None = None, agent: str = "",
+                   project: str = "", recent: int = 30) -> tuple[ContextScope, list[ContextItem]]:
+    """The scope and every item of the context, oldest and highest level first.
+
+    ``now`` is the aware current instant, ``anchor`` the local day to build around
+    (default: today), ``recent`` the most raw messages of the anchor day to include.
+    """
+    scope = _scope(reader.conn, now, anchor or local_date(now, reader.tz), agent, project)
+    items: list[ContextItem] = []
+    for level, low, high in _level_ranges(scope.anchor, reader.settings.first_day_of_week):
+        nodes = [node for who in _agents(reader.conn, scope)
+                 for node in nodes_in_key_range(reader.conn, f"{level}:{who}:{low}", f"{level}:{who}:{high}")]
+        for node in sorted(nodes, key=lambda n: (n["period_start"], n["agent"])):
+            items.extend(_best(reader.conn, node, scope))
+    items.extend(recent_messages(reader, scope, limit=recent))
+    return scope, items
+
+
+def _scope(conn: sqlite3.Connection, now: datetime, anchor: date, agent: str, project: str) -> ContextScope:
+    scope = ContextScope(anchor=anchor, now=now, agent=agent)
+    if not project:
+        return scope
+    convs = project_conversations(conn, project)
+    if not convs:
+        scope.notes.append(f"nothing recorded under {project}; showing all projects")
+        return scope
+    scope.project, scope.conversations = project, convs
+    scope.allowed = _touched_nodes(conn, convs)
+    return scope
+
+
+def _touched_nodes(conn: sqlite3.Connection, convs: set[str]) -> set[str]:
+    """Keys of the segments of ``convs`` and of every node above them."""
+    if not has_nodes(conn):
+        return set()
+    marks = ",".join("?" * len(convs))
+    with translate_errors(conn):
+        level = {r[0] for r in conn.execute(f"SELECT key FROM nodes WHERE conversation IN ({marks})", tuple(convs))}
+    allowed = set(level)
+    for _ in range(4):
+        level = parents_of(conn, level)
+        allowed |= level
+    return allowed
+
+
+def _level_ranges(anchor: date, first_day_of_week: int) -> list[tuple[str, str, str]]:
+    """``(level, low period key, high period key)`` for each level with earlier periods."""
+    month, week = month_period(anchor), week_period(anchor, first_day_of_week)
+    ranges = []
+    if anchor.year > 1:
+        ranges.append(("L4", "0000", f"{anchor.year - 1:04d}"))
+    if anchor.month > 1:
+        ranges.append(("L3", f"{anchor.year:04d}-01", f"{anchor.year:04d}-{anchor.month - 1:02d}"))
+    if week.start > month.start:
+        ranges.append(("L2", f"{month.start.isoformat()}w", f"{(week.start - timedelta(days=1)).isoformat()}w"))
+    if anchor > week.start:
+        ranges.append(("L1", week.start.isoformat(), (anchor - timedelta(days=1)).isoformat()))
+    return ranges
+
+
+def _agents(conn: sqlite3.Connection, scope: ContextScope) -> list[str]:
+    return [scope.agent] if scope.agent else node_agents(conn)
+
+
+def _best(conn: sqlite3.Connection, node: dict[str, Any], scope: ContextScope) -> list[ContextItem]:
+    """The node's summary, or (when it has none yet) its children's best, recursively."""
+    if scope.allowed is not None and node["key"] not in scope.allowed:
+        return []
+    level = f"L{node['level']}"
+    start = str(node["period_start"] or "")
+    if (node["summary"] or "").strip():
+        return [ContextItem(level, _period_key(node["key"]), node["agent"], node["key"], node["title"] or "",
+                            node["summary"].strip(), "summary", start)]
+    if node["level"] == 0:
+        return [ContextItem(level, _period_key(node["key"]), node["agent"], node["key"],
+                            node["title"] or node["conversation"] or "", "", "pending", start)]
+    return [item for child in children(conn, node["key"]) for item in _best(conn, child, scope)]
+
+
+def _period_key(key: str) -> str:
+    parts = key.split(":")
+    return parts[2] if len(parts) > 2 else key
+
+
+def recent_messages(reader: Reader, scope: ContextScope, *, limit: int) -> list[ContextItem]:
+    """The anchor day's most recent user and assistant messages in scope, oldest first."""
+    lo, hi = utc_range(scope.anchor, scope.anchor, reader.tz)
+    hi = min(hi, scope.now) if scope.anchor == local_date(scope.now, reader.tz) else hi
+    where, params = message_filter(scope)
+    sql = ("SELECT m.id, m.conversation, m.message_key, m.agent, m.role, m.ts, m.text, c.title FROM messages m"
+           " JOIN conversations c ON c.key = m.conversation"
+           f" WHERE m.ts >= ? AND m.ts <= ? AND m.sidechain = 0 AND m.text != ''{where}"
+           " ORDER BY m.ts DESC LIMIT ?")
+    with translate_errors(reader.conn):
+        rows = reader.conn.execute(sql, (format_utc(lo), format_utc(hi), *params, limit)).fetchall()
+    return [_message_item(reader, row) for row in reversed(rows)]
+
+
+def message_filter(scope: ContextScope) -> tuple[str, list[Any]]:
+    """SQL ``AND`` clauses (over alias ``m``) and parameters for the scope's roles, agent, project."""
+    clauses, params = [f"m.role IN ({','.join('?' * len(_ROLES))})"], list(_ROLES)
+    if scope.agent:
+        clauses.append("m.agent = ?")
+        params.append(scope.agent)
+    if scope.conversations is not None:
+        clauses.append(f"m.conversation IN ({','.join('?' * len(scope.conversations))})")
+        params.extend(sorted(scope.conversations))
+    return "".join(f" AND {c}" for c in clauses), params
+
+
+def _message_item(reader: Reader, row: tuple[Any, ...]) -> ContextItem:
+    _, conv, key, agent, role, ts, text, title = row
+    local = parse_utc(ts).astimezone(reader.tz)
+    return ContextItem("raw", local.strftime("%H:%M"), agent, f"{conv}/{key}", title or "", text.strip(),
+                       "message", local.isoformat(timespec="seconds"), role)

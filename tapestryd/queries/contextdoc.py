@@ -1,0 +1,143 @@
+"""The context answer: gathered items rendered as text or markdown, fitted to a budget.
+
+``context_answer`` is what the ``context`` operation returns: the items (level, period,
+agent, key, title, text, state), the "where we are now" block, the tokens used and what
+the budget cut, and (for text and markdown) the rendered document itself, so a client
+prints it without rendering code of its own.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import date, datetime
+from typing import Any
+
+from tapestryd.errors import TapestryError
+from tapestryd.queries.budget import RAW_RANK, Piece, fit_budget
+from tapestryd.queries.context import LEVEL_RANK, ContextItem, ContextScope, gather_context
+from tapestryd.queries.nowblock import first_sentence, where_we_are
+from tapestryd.queries.reader import Reader
+from tapestryd.queries.tokens import estimate_tokens, shorten
+
+__all__ = ["FORMATS", "ContextRequest", "context_answer"]
+
+FORMATS = ("text", "markdown", "json")
+_FOOTER_RESERVE = 24  # tokens kept for the closing line under a budget
+_SHORT_MESSAGE = 160  # characters a shortened raw message keeps
+
+
+@dataclass(frozen=True)
+class ContextRequest:
+    """What to build: anchor day, agent, project path, budget (tokens), format, raw count.
+
+    ``now_only`` asks for the "where we are now" block alone; ``exclude_session`` leaves
+    one Claude Code session out of that block.
+    """
+
+    anchor: date | None = None
+    agent: str = ""
+    project: str = ""
+    max_tokens: int | None = None
+    fmt: str = "text"
+    recent: int = 30
+    now_only: bool = False
+    exclude_session: str = ""
+
+
+def context_answer(reader: Reader, request: ContextRequest, *, now: datetime) -> dict[str, Any]:
+    """The context for ``request`` at instant ``now`` (aware), as a JSON-ready dict.
+
+    Keys: anchor, timezone, agent, project, notes, items, now, tokens ({used, max, cut}),
+    and rendered (text or markdown; '' for json). Raises TapestryError for an unknown
+    format or a budget smaller than the header and the short block need.
+    """
+    if request.fmt not in FORMATS:
+        raise TapestryError(f"unknown context format {request.fmt!r}; use one of {', '.join(FORMATS)}")
+    scope, items = gather_context(reader, now=now, anchor=request.anchor, agent=request.agent,
+                                  project=request.project, recent=request.recent)
+    if request.now_only:
+        items = []
+    block = where_we_are(reader, scope, exclude_session=request.exclude_session)
+    markdown = request.fmt != "text"
+    pieces = [_piece(item, markdown) for item in items]
+    head = "" if request.now_only else _header(scope, reader.settings.timezone, markdown)
+    tail = _now_section(block, markdown, request.now_only)
+    raw_head = _raw_heading(scope.anchor, items, markdown)
+    fixed = sum(estimate_tokens(t) for t in (head, raw_head, tail)) + (_FOOTER_RESERVE if request.max_tokens else 0)
+    if request.max_tokens is not None and fixed > request.max_tokens:
+        raise TapestryError(f"--max-tokens {request.max_tokens} is too small: the header and the "
+                            f"'where we are now' block alone take {fixed} tokens")
+    used, cuts = fit_budget(pieces, max_tokens=request.max_tokens, fixed_tokens=fixed)
+    footer = _footer(used, request.max_tokens, cuts, markdown) if request.max_tokens else ""
+    rendered = head + _body(pieces, raw_head) + tail + footer
+    return {
+        "anchor": scope.anchor.isoformat(), "timezone": reader.settings.timezone, "agent": scope.agent,
+        "project": scope.project, "notes": scope.notes, "now": block,
+        "items": [_item_dict(item, piece) for item, piece in zip(items, pieces) if piece.state != "dropped"],
+        "tokens": {"used": used, "max": request.max_tokens, "cut": cuts},
+        "rendered": rendered if request.fmt != "json" else "",
+    }
+
+
+def _piece(item: ContextItem, markdown: bool) -> Piece:
+    rank = LEVEL_RANK[item.level]
+    return Piece(item.key, item.level, item.period, _render(item, item.text, markdown),
+                 _render(item, _short_text(item), markdown), rank, item.start)
+
+
+def _short_text(item: ContextItem) -> str:
+    if item.kind == "message":
+        return shorten(" ".join(item.text.split()), _SHORT_MESSAGE)
+    return first_sentence(item.text) if item.text else ""
+
+
+def _render(item: ContextItem, text: str, markdown: bool) -> str:
+    if item.kind == "message":
+        return (f"- **{item.period}** {item.agent} · {item.role}: {text}\n" if markdown
+                else f"{item.period} {item.agent} {item.role}: {text}\n")
+    title = item.title + (" (not summarized yet)" if item.kind == "pending" else "")
+    label = f"{item.level} {item.period} · {item.agent}"
+    if markdown:
+        return f"### {label} — {title}\n\n{text}\n\n" if text else f"### {label} — {title}\n\n"
+    return f"[{label}] {title}\n{text}\n\n" if text else f"[{label}] {title}\n\n"
+
+
+def _header(scope: ContextScope, timezone: str, markdown: bool) -> str:
+    where = "".join(f", {k} {v}" for k, v in (("agent", scope.agent), ("project", scope.project)) if v)
+    notes = "".join(f"({note})\n" for note in scope.notes)
+    title = f"Memory context for {scope.anchor:%a %d %b %Y} ({timezone}{where})"
+    return f"# {title}\n\n{notes}" if markdown else f"{title}\n{notes}\n"
+
+
+def _raw_heading(anchor: date, items: list[ContextItem], markdown: bool) -> str:
+    count = sum(1 for i in items if i.level == "raw")
+    if not count:
+        return ""
+    label = f"{anchor.isoformat()}: the {count} most recent messages"
+    return f"## Today, {label}\n\n" if markdown else f"[today {label}]\n"
+
+
+def _now_section(block: str, markdown: bool, alone: bool) -> str:
+    if alone:
+        return block + "\n"
+    return f"\n## Where we are now\n\n{block}\n" if markdown else f"\n[now]\n{block}\n"
+
+
+def _body(pieces: list[Piece], raw_head: str) -> str:
+    summaries = "".join(p.text() for p in pieces if p.rank < RAW_RANK)
+    raw = "".join(p.text() for p in pieces if p.rank >= RAW_RANK)
+    return summaries + (raw_head + raw if raw_head else "")
+
+
+def _footer(used: int, budget: int | None, cuts: list[dict[str, Any]], markdown: bool) -> str:
+    shortened = sum(1 for c in cuts if c["action"] == "shortened")
+    dropped = len(cuts) - shortened
+    line = f"{used} of {budget} tokens; {shortened} shortened, {dropped} dropped"
+    return f"\n_{line}_\n" if markdown else f"\n({line})\n"
+
+
+def _item_dict(item: ContextItem, piece: Piece) -> dict[str, Any]:
+    text = item.text if piece.state == "full" else _short_text(item)
+    return {"level": item.level, "period": item.period, "agent": item.agent, "key": item.key, "title": item.title,
+            "kind": item.kind, "role": item.role, "start": item.start, "text": text, "state": piece.state,
+            "tokens": piece.tokens()}

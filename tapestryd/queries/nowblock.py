@@ -1,0 +1,108 @@
+"""The short "where we are now" block: today's and yesterday's topics and the conversation
+in progress, small enough (under 300 tokens) to inject on every prompt.
+"""
+
+from __future__ import annotations
+
+from datetime import date, timedelta
+from typing import Any
+
+from tapestryd.clock import utc_range
+from tapestryd.db import translate_errors
+from tapestryd.events.types import format_utc, parse_utc
+from tapestryd.queries.context import ContextScope, message_filter
+from tapestryd.queries.nodes import node_agents, nodes_by_keys
+from tapestryd.queries.reader import Reader
+from tapestryd.queries.tokens import CHARS_PER_TOKEN, shorten
+
+__all__ = ["NOW_MAX_TOKENS", "active_conversations", "first_sentence", "where_we_are"]
+
+NOW_MAX_TOKENS = 300
+_LINE_CHARS = 360
+
+
+def active_conversations(reader: Reader, scope: ContextScope, day: date, *, limit: int = 6,
+                         exclude_session: str = "") -> list[dict[str, Any]]:
+    """Conversations with messages on local ``day`` in scope, most recently active first.
+
+    Each: ``key``, ``label`` (title, else the first user words), ``agent``, ``messages``
+    (that day), ``first`` and ``last`` (ISO UTC). ``exclude_session`` leaves out one
+    Claude Code session (the one asking, which already knows itself).
+    """
+    lo, hi = utc_range(day, day, reader.tz)
+    where, params = message_filter(scope)
+    if exclude_session:
+        where += " AND c.session != ?"
+        params.append(exclude_session)
+    sql = ("SELECT m.conversation, c.title, c.agent, COUNT(*), MIN(m.ts), MAX(m.ts) FROM messages m"
+           " JOIN conversations c ON c.key = m.conversation"
+           f" WHERE m.ts >= ? AND m.ts < ? AND m.sidechain = 0{where}"
+           " GROUP BY m.conversation ORDER BY MAX(m.ts) DESC LIMIT ?")
+    with translate_errors(reader.conn):
+        rows = reader.conn.execute(sql, (format_utc(lo), format_utc(hi), *params, limit)).fetchall()
+    return [{"key": key, "label": title or _first_words(reader, key), "agent": agent, "messages": count,
+             "first": first, "last": last} for key, title, agent, count, first, last in rows]
+
+
+def _first_words(reader: Reader, conversation: str) -> str:
+    with translate_errors(reader.conn):
+        row = reader.conn.execute("SELECT text FROM messages WHERE conversation = ? AND role = 'user' AND text != ''"
+                                  " ORDER BY ts LIMIT 1", (conversation,)).fetchone()
+    return shorten(" ".join(row[0].split()), 60) if row else conversation
+
+
+def _last_user_text(reader: Reader, conversation: str) -> str:
+    with translate_errors(reader.conn):
+        row = reader.conn.execute("SELECT text FROM messages WHERE conversation = ? AND role = 'user' AND text != ''"
+                                  " ORDER BY ts DESC LIMIT 1", (conversation,)).fetchone()
+    return " ".join(row[0].split()) if row else ""
+
+
+def where_we_are(reader: Reader, scope: ContextScope, *, exclude_session: str = "") -> str:
+    """The block as plain text, at most :data:`NOW_MAX_TOKENS` estimated tokens."""
+    today = active_conversations(reader, scope, scope.anchor, exclude_session=exclude_session)
+    local_now = scope.now.astimezone(reader.tz)
+    lines = [f"Where we are now: {local_now:%a %d %b %Y, %H:%M} ({reader.settings.timezone})"
+             + (f", project {scope.project}" if scope.project else "")]
+    lines.append("Today: " + (_topics(today) or "nothing yet."))
+    lines.append("Yesterday: " + (_yesterday(reader, scope, exclude_session) or "nothing recorded."))
+    if today:
+        lines.append(_in_progress(reader, today[0]))
+    text = "\n".join(shorten(line, _LINE_CHARS) for line in lines)
+    return shorten(text, NOW_MAX_TOKENS * CHARS_PER_TOKEN)
+
+
+def _topics(convs: list[dict[str, Any]]) -> str:
+    return "; ".join(f"{c['label']} ({c['agent']}, {_count(c['messages'])})" for c in convs)
+
+
+def _count(messages: int) -> str:
+    return "1 message" if messages == 1 else f"{messages} messages"
+
+
+def _yesterday(reader: Reader, scope: ContextScope, exclude_session: str) -> str:
+    day = scope.anchor - timedelta(days=1)
+    agents = [scope.agent] if scope.agent else node_agents(reader.conn)
+    keys = [f"L1:{a}:{day.isoformat()}" for a in agents]
+    dailies = [n for n in nodes_by_keys(reader.conn, keys)
+               if (n["summary"] or "").strip() and (scope.allowed is None or n["key"] in scope.allowed)]
+    if dailies:
+        return " ".join(f"{n['title'] or n['agent']}: {first_sentence(n['summary'])}" for n in dailies)
+    return _topics(active_conversations(reader, scope, day, exclude_session=exclude_session))
+
+
+def first_sentence(text: str) -> str:
+    """The first sentence of ``text`` (whitespace flattened), or its first 200 characters."""
+    flat = " ".join(text.split())
+    for mark in (". ", "! ", "? "):
+        cut = flat.find(mark)
+        if 0 < cut < 200:
+            return flat[: cut + 1]
+    return shorten(flat, 200)
+
+
+def _in_progress(reader: Reader, conv: dict[str, Any]) -> str:
+    since = parse_utc(conv["first"]).astimezone(reader.tz).strftime("%H:%M")
+    last = _last_user_text(reader, conv["key"])
+    tail = f'; last asked: "{shorten(last, 160)}"' if last else ""
+    return f"In progress: {conv['label']} ({conv['agent']}, since {since}, {_count(conv['messages'])} today){tail}"

@@ -1,0 +1,109 @@
+"""Recall a date or range: the best available summary nodes for it, with links down.
+
+A range is covered by the largest periods that fit inside it (a whole year by its L4, a
+whole month by its L3, a whole split week by its L2, the leftover days by their L1), so
+"2026-03" is one monthly and "2026-03-01..2026-03-10" a weekly or two plus some dailies.
+A period whose node has no summary yet is answered by its children, recursively. When
+no node covers the range (the hierarchy has not run, or the day is still open) the answer
+lists the range's conversations instead.
+"""
+
+from __future__ import annotations
+
+from datetime import date, datetime, timedelta
+from typing import Any
+
+from tapestryd.clock import Period, local_date, period_of, utc_range
+from tapestryd.db import translate_errors
+from tapestryd.events.types import format_utc
+from tapestryd.errors import TapestryError
+from tapestryd.queries.nodes import children, get_node, node_agents, node_sources
+from tapestryd.queries.reader import Reader
+from tapestryd.queries.timephrase import parse_when
+
+__all__ = ["cover", "recall", "show_node"]
+
+
+def cover(first: date, last: date, first_day_of_week: int = 0) -> list[Period]:
+    """The fewest largest calendar periods (L4 … L1) that exactly tile ``first``..``last``."""
+    periods, day = [], first
+    while day <= last:
+        for level in (4, 3, 2, 1):
+            period = period_of(level, day, first_day_of_week)
+            if period.start == day and period.end <= last:
+                periods.append(period)
+                day = period.end + timedelta(days=1)
+                break
+    return periods
+
+
+def recall(reader: Reader, when: str, *, now: datetime, agent: str = "") -> dict[str, Any]:
+    """The best available nodes for ``when`` (a date, period key, phrase or ``A..B`` range).
+
+    Returns ``{when, range, periods, nodes, conversations}``: ``nodes`` each with their
+    ``sources`` (links down), ``conversations`` listing the range's conversations when no
+    node covers it. Raises TapestryError when ``when`` cannot be read as a time.
+    """
+    fdow = reader.settings.first_day_of_week
+    found = parse_when(when, now=now, tz=reader.tz, first_day_of_week=fdow)
+    first, last = _clamp(reader, found.first, min(found.last, local_date(now, reader.tz)))
+    periods = cover(first, last, fdow) if first <= last else []
+    if len(periods) > 400:
+        raise TapestryError(f"{when!r} covers {len(periods)} periods; ask for a shorter range")
+    agents = [agent] if agent else node_agents(reader.conn)
+    nodes = [entry for period in periods for who in agents for entry in _best(reader, period, who)]
+    listing = [] if nodes else _conversations(reader, first, last, agent)
+    return {"when": when, "range": found.to_dict(), "periods": [f"L{p.level}:{p.key}" for p in periods],
+            "nodes": nodes, "conversations": listing}
+
+
+def _clamp(reader: Reader, first: date, last: date) -> tuple[date, date]:
+    """Start an open-ended range at the first recorded day rather than in 1970."""
+    with translate_errors(reader.conn):
+        row = reader.conn.execute("SELECT MIN(ts) FROM messages").fetchone()
+    if row and row[0]:
+        earliest = local_date(datetime.fromisoformat(row[0].replace("Z", "+00:00")), reader.tz)
+        first = max(first, earliest)
+    return first, last
+
+
+def _best(reader: Reader, period: Period, agent: str) -> list[dict[str, Any]]:
+    node = get_node(reader.conn, f"L{period.level}:{agent}:{period.key}")
+    return _best_node(reader, node) if node else []
+
+
+def _best_node(reader: Reader, node: dict[str, Any]) -> list[dict[str, Any]]:
+    if (node["summary"] or "").strip() or node["level"] == 0:
+        return [_with_sources(reader, node)]
+    return [entry for child in children(reader.conn, node["key"]) for entry in _best_node(reader, child)]
+
+
+def _with_sources(reader: Reader, node: dict[str, Any]) -> dict[str, Any]:
+    sources = node_sources(reader.conn, node["key"])
+    if not sources:
+        sources = [{"source": c["key"], "kind": "node", "position": i, "title": c["title"], "level": c["level"],
+                    "state": c["state"]} for i, c in enumerate(children(reader.conn, node["key"]))]
+    return {**node, "sources": sources}
+
+
+def _conversations(reader: Reader, first: date, last: date, agent: str) -> list[dict[str, Any]]:
+    lo, hi = utc_range(first, last, reader.tz)
+    where, params = (" AND m.agent = ?", [agent]) if agent else ("", [])
+    sql = ("SELECT m.conversation, c.title, c.agent, COUNT(*), MIN(m.ts), MAX(m.ts) FROM messages m"
+           f" JOIN conversations c ON c.key = m.conversation WHERE m.ts >= ? AND m.ts < ?{where}"
+           " GROUP BY m.conversation ORDER BY MIN(m.ts) LIMIT 500")
+    with translate_errors(reader.conn):
+        rows = reader.conn.execute(sql, (format_utc(lo), format_utc(hi), *params)).fetchall()
+    return [{"key": k, "title": t or "", "agent": a, "messages": n, "first": f, "last": la}
+            for k, t, a, n, f, la in rows]
+
+
+def show_node(reader: Reader, key: str) -> dict[str, Any]:
+    """One node with its parent, its sources (children or messages) and its children.
+
+    Raises TapestryError when no node has key ``key``.
+    """
+    node = get_node(reader.conn, key)
+    if node is None:
+        raise TapestryError(f"no node {key!r} (keys look like L1:claude-code:2026-03-04; see `tapestryctl recall`)")
+    return _with_sources(reader, node)

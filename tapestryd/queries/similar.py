@@ -1,0 +1,126 @@
+"""Similar documents by TF-IDF cosine, from the daemon's warm index.
+
+The daemon registers its :class:`~tapestryd.projections.tfidf.SimilarityIndex` for its
+``projections.db`` with :func:`register_warm_index`; the ``similar`` query uses it and
+never refits per query. Without a daemon (the CLI alone) there is no warm index, so one
+is built for this answer and the result says so (``index.warm`` is False).
+"""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+from typing import Any
+
+from tapestryd.db import translate_errors
+from tapestryd.errors import TapestryError
+from tapestryd.events.types import parse_utc
+from tapestryd.projections.tfidf import MESSAGE, Match, SimilarityIndex
+from tapestryd.queries.nodes import nodes_by_keys
+from tapestryd.queries.reader import Reader
+from tapestryd.queries.search import SearchHit
+from tapestryd.queries.tokens import flatten
+
+__all__ = ["SIMILAR_LEVELS", "hydrate", "kinds_for", "register_warm_index", "similar", "unregister_warm_index",
+           "warm_index"]
+
+SIMILAR_LEVELS = ("all", "messages", "summaries", "L0", "L1", "L2", "L3", "L4")
+_WARM: dict[str, SimilarityIndex] = {}
+_WARM_LOCK = threading.Lock()
+
+
+def _name(db_path: Path) -> str:
+    return str(Path(db_path).resolve())
+
+
+def register_warm_index(db_path: Path, index: SimilarityIndex) -> None:
+    """Make ``index`` the warm index that queries on ``db_path`` use (the daemon calls this)."""
+    with _WARM_LOCK:
+        _WARM[_name(db_path)] = index
+
+
+def unregister_warm_index(db_path: Path) -> None:
+    """Forget the warm index of ``db_path`` (the daemon calls this on stop)."""
+    with _WARM_LOCK:
+        _WARM.pop(_name(db_path), None)
+
+
+def warm_index(db_path: Path) -> SimilarityIndex | None:
+    """The warm index registered for ``db_path``, or None."""
+    with _WARM_LOCK:
+        return _WARM.get(_name(db_path))
+
+
+def kinds_for(level: str) -> set[int] | None:
+    """The index kinds a ``--level`` keeps (None: all). Raises TapestryError for an unknown level."""
+    if level not in SIMILAR_LEVELS:
+        raise TapestryError(f"unknown level {level!r}; use one of {', '.join(SIMILAR_LEVELS)}")
+    if level == "all":
+        return None
+    if level == "messages":
+        return {MESSAGE}
+    return {0, 1, 2, 3, 4} if level == "summaries" else {int(level[1])}
+
+
+def similar(reader: Reader, query: str, *, top: int = 10, level: str = "all") -> dict[str, Any]:
+    """The ``top`` messages and summaries most similar to ``query`` (cosine > 0), best first.
+
+    Returns ``{query, level, top, index: {warm, ...status}, hits}``; hits have the shape of
+    :class:`~tapestryd.queries.search.SearchHit` with the cosine as ``score``. Raises
+    TapestryError for an unknown level, or when the warm index is still being built.
+    """
+    kinds = kinds_for(level)
+    index, warm = warm_index(reader.paths.projections_db), True
+    if index is None:
+        index, warm = SimilarityIndex(reader.paths.projections_db), False
+        index.build()
+    try:
+        matches = index.query(query, top=top, kinds=kinds)
+    except TimeoutError as exc:
+        raise TapestryError("the similarity index is still being built; try again in a minute") from exc
+    finally:
+        if not warm:
+            index.stop()
+    return {"query": query, "level": level, "top": top, "index": {"warm": warm, **index.status()},
+            "hits": [h.to_dict() for h in hydrate(reader, matches)]}
+
+
+def hydrate(reader: Reader, matches: list[Match]) -> list[SearchHit]:
+    """The matches as search hits, in match order; documents gone from the database are left out."""
+    ids = [int(m.doc[2:]) for m in matches if m.doc.startswith("m:")]
+    keys = [m.doc[2:] for m in matches if m.doc.startswith("n:")]
+    found = {**_messages(reader, ids), **{f"n:{n['key']}": n for n in nodes_by_keys(reader.conn, keys)}}
+    hits = []
+    for match in matches:
+        row = found.get(match.doc)
+        if row is not None:
+            hits.append(_message_hit(reader, row, match) if match.doc[0] == "m" else _node_hit(reader, row, match))
+    return hits
+
+
+def _messages(reader: Reader, ids: list[int]) -> dict[str, tuple[Any, ...]]:
+    if not ids:
+        return {}
+    sql = ("SELECT m.id, m.conversation, m.message_key, c.title, m.agent, m.role, m.ts, substr(m.text, 1, 400)"
+           " FROM messages m JOIN conversations c ON c.key = m.conversation"
+           f" WHERE m.id IN ({','.join('?' * len(ids))})")
+    with translate_errors(reader.conn):
+        return {f"m:{row[0]}": row for row in reader.conn.execute(sql, ids)}
+
+
+def _local(reader: Reader, ts: str) -> str:
+    return parse_utc(ts).astimezone(reader.tz).isoformat(timespec="seconds")
+
+
+def _message_hit(reader: Reader, row: tuple[Any, ...], match: Match) -> SearchHit:
+    mid, conv, key, title, agent, role, ts, text = row
+    return SearchHit("message", int(mid), conv, key, title or "", agent, role, ts, _local(reader, ts),
+                     flatten(text, 200), round(match.score, 6))
+
+
+def _node_hit(reader: Reader, node: dict[str, Any], match: Match) -> SearchHit:
+    ts = str(node["last_ts"] or node["first_ts"] or f"{node['period_end']}T00:00:00.000000Z")
+    return SearchHit("summary", 0, node["conversation"] or "", "", node["title"] or "", node["agent"], "summary",
+                     ts, _local(reader, ts), flatten(node["summary"] or "", 200), round(match.score, 6),
+                     key=node["key"], level=f"L{node['level']}",
+                     extra={"period_start": node["period_start"], "period_end": node["period_end"]})

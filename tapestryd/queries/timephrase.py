@@ -1,0 +1,212 @@
+"""Time phrases in queries ("yesterday", "last Tuesday evening", "since March") as ranges.
+
+The phrase is found and read by dateparser (``search_dates`` and ``DateDataParser``, which
+also reports the phrase's granularity: day, week, month or year), relative to a Clock's
+instant in the configured timezone. This module only turns dateparser's answer into a
+range of local calendar time and filters out words dateparser reads too eagerly ("we" as
+Wednesday, "may" the verb):
+
+* granularity day / week / month / year → that whole local period (weeks start on
+  ``first_day_of_week`` and are not split at month boundaries here);
+* "morning" 06–12, "afternoon" 12–18, "evening" 18–24, "night" 18–06 narrow a day;
+* "since X" / "after X" → from X's start until now; "before X" / "until X" → up to X's start.
+
+A range is half-open ``[since, until)`` in UTC; either end may be open (None).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import date, datetime, time, timedelta, timezone
+from typing import Any
+from zoneinfo import ZoneInfo
+
+from tapestryd.clock import month_period, parse_period_key, utc_range, year_period
+from tapestryd.errors import TapestryError
+
+__all__ = ["TimeRange", "find_time_phrase", "parse_when"]
+
+_MONTHS = ("january february march april june july august september october november december "
+           "jan feb mar apr jun jul aug sep sept oct nov dec")
+_WEEKDAYS = "monday tuesday wednesday thursday friday saturday sunday"
+_RELATIVE = "today tonight yesterday ago week weekend month year morning afternoon evening night"
+_STRONG = re.compile(rf"\b({'|'.join((_MONTHS + ' ' + _WEEKDAYS + ' ' + _RELATIVE).split())})s?\b", re.I)
+_CUE = re.compile(rf"\d|\bmay\b|{_STRONG.pattern}", re.I)
+_CAPITAL_MAY = re.compile(r"\bMay\b")
+_LEAD = re.compile(r"^(?:(?:on|in|at|during|from|of|the|around)\s+)+", re.I)
+_OPEN_AFTER = ("since", "after")
+_OPEN_BEFORE = ("before", "until", "till")
+_PARTS = {"morning": (6, 12), "afternoon": (12, 18), "evening": (18, 24), "night": (18, 30), "tonight": (18, 30)}
+_POSSESSIVE = re.compile(r"(\w)['’]s\b")
+_ISO_KEY = re.compile(r"^\d{4}(-\d{2}(-\d{2}w?)?)?$")
+
+
+@dataclass(frozen=True)
+class TimeRange:
+    """A range read from a phrase: ``[since, until)`` in UTC, either end open (None).
+
+    ``first`` and ``last`` are the local calendar days it covers (inclusive; an open end
+    takes the anchor day), ``granularity`` is ``day``, ``week``, ``month``, ``year``,
+    ``part`` (part of a day) or ``range``; ``phrase`` is the text as found.
+    """
+
+    phrase: str
+    since: datetime | None
+    until: datetime | None
+    first: date
+    last: date
+    granularity: str
+    timezone: str
+
+    def label(self) -> str:
+        """The range in local time, e.g. ``2026-03-03 18:00 → 2026-03-04 00:00 (Europe/Paris)``."""
+        tz = ZoneInfo(self.timezone)
+        lo = self.since.astimezone(tz).strftime("%Y-%m-%d %H:%M") if self.since else "the beginning"
+        hi = self.until.astimezone(tz).strftime("%Y-%m-%d %H:%M") if self.until else "now"
+        return f"{lo} → {hi} ({self.timezone})"
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready: phrase, since/until (ISO UTC or None), first/last days, granularity, label."""
+        return {"phrase": self.phrase, "since": _iso(self.since), "until": _iso(self.until),
+                "first": self.first.isoformat(), "last": self.last.isoformat(),
+                "granularity": self.granularity, "label": self.label()}
+
+
+def _iso(ts: datetime | None) -> str | None:
+    return ts.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ") if ts else None
+
+
+def find_time_phrase(query: str, *, now: datetime, tz: ZoneInfo,
+                     first_day_of_week: int = 0) -> tuple[TimeRange | None, str]:
+    """The first time phrase in ``query`` as a range, and the query without it.
+
+    ``now`` is the aware instant relative phrases count from. Returns ``(None, query)``
+    when the query holds no time phrase. dateparser is imported only when the query has a
+    digit or a calendar word, so plain queries stay cheap.
+    """
+    if not _CUE.search(query):
+        return None, query
+    text = _POSSESSIVE.sub(r"\1", query)
+    for found, _ in _search_dates(text, now, tz):
+        if not _plausible(found):
+            continue
+        parsed = _read(found, now=now, tz=tz, first_day_of_week=first_day_of_week)
+        if parsed is None:
+            continue
+        start = text.find(found)
+        prefix, cut_from = _prefix_before(text, start)
+        found_range = _open_ended(parsed, prefix, now, tz) if prefix else parsed
+        rest = " ".join((text[:cut_from] + " " + text[start + len(found):]).split())
+        return found_range, rest
+    return None, query
+
+
+def parse_when(text: str, *, now: datetime, tz: ZoneInfo, first_day_of_week: int = 0) -> TimeRange:
+    """Read a whole string as a date, period or range.
+
+    Accepts period keys (``2026``, ``2026-03``, ``2026-03-04``, ``2026-03-30w``), ranges
+    ``A..B`` of any two whens, and any phrase :func:`find_time_phrase` understands
+    ("last week", "since March"). Raises TapestryError when the text is not a time.
+    """
+    raw = text.strip()
+    if ".." in raw:
+        lo_text, _, hi_text = raw.partition("..")
+        lo = parse_when(lo_text, now=now, tz=tz, first_day_of_week=first_day_of_week)
+        hi = parse_when(hi_text, now=now, tz=tz, first_day_of_week=first_day_of_week)
+        return TimeRange(raw, lo.since, hi.until, lo.first, hi.last, "range", tz.key)
+    if _ISO_KEY.match(raw):
+        return _from_period_key(raw, tz, first_day_of_week)
+    found, rest = find_time_phrase(raw, now=now, tz=tz, first_day_of_week=first_day_of_week)
+    if found is None or rest.strip(" ,.;:") and not _only_filler(rest):
+        raise TapestryError(f"cannot read {text!r} as a date, period or range (try 2026-03-04, "
+                            f"'last week', 'July 2025', 'since March' or 2026-03-01..2026-03-15)")
+    return found
+
+
+def _only_filler(rest: str) -> bool:
+    return all(w.lower() in ("on", "in", "at", "during", "the", "of") for w in rest.split())
+
+
+def _from_period_key(key: str, tz: ZoneInfo, first_day_of_week: int) -> TimeRange:
+    try:
+        period = parse_period_key(key, first_day_of_week)
+    except ValueError as exc:
+        raise TapestryError(f"{key!r} is not a valid date or period key") from exc
+    lo, hi = utc_range(period.start, period.end, tz)
+    names = {1: "day", 2: "week", 3: "month", 4: "year"}
+    return TimeRange(key, lo, hi, period.start, period.end, names[period.level], tz.key)
+
+
+def _search_dates(text: str, now: datetime, tz: ZoneInfo) -> list[tuple[str, datetime]]:
+    from dateparser.search import search_dates
+
+    return search_dates(text, languages=["en"], settings=_settings(now, tz)) or []
+
+
+def _settings(now: datetime, tz: ZoneInfo) -> dict[str, Any]:
+    base = now.astimezone(tz).replace(tzinfo=None)
+    return {"RELATIVE_BASE": base, "PREFER_DATES_FROM": "past", "RETURN_AS_TIMEZONE_AWARE": False}
+
+
+def _plausible(found: str) -> bool:
+    """Whether dateparser's match is a time phrase and not an ordinary word it reads as one."""
+    core = _LEAD.sub("", found.strip())
+    if not core:
+        return False
+    if _STRONG.search(core) or _CAPITAL_MAY.search(core):
+        return True
+    return bool(re.search(r"\d", core)) and bool(re.fullmatch(r"[\d\s/.:-]+", core)) and len(core) >= 4
+
+
+def _read(found: str, *, now: datetime, tz: ZoneInfo, first_day_of_week: int) -> TimeRange | None:
+    from dateparser.date import DateDataParser
+
+    core = _LEAD.sub("", found.strip())
+    data = DateDataParser(languages=["en"], settings=_settings(now, tz)).get_date_data(core)
+    if data is None or data.date_obj is None:
+        return None
+    day = data.date_obj.date()
+    part = next((p for p in _PARTS if re.search(rf"\b{p}\b", core, re.I)), "")
+    if part:
+        return _part_of_day(found.strip(), day, part, tz)
+    return _whole_period(found.strip(), day, str(data.period or "day"), tz, first_day_of_week)
+
+
+def _part_of_day(phrase: str, day: date, part: str, tz: ZoneInfo) -> TimeRange:
+    lo_hour, hi_hour = _PARTS[part]
+    lo = datetime.combine(day, time(), tzinfo=tz) + timedelta(hours=lo_hour)
+    hi = datetime.combine(day, time(), tzinfo=tz) + timedelta(hours=hi_hour)
+    return TimeRange(phrase, lo.astimezone(timezone.utc), hi.astimezone(timezone.utc), day,
+                     day + timedelta(days=1) if hi_hour > 24 else day, "part", tz.key)
+
+
+def _whole_period(phrase: str, day: date, granularity: str, tz: ZoneInfo, first_day_of_week: int) -> TimeRange:
+    if granularity == "week":
+        first = day - timedelta(days=(day.weekday() - first_day_of_week) % 7)
+        last = first + timedelta(days=6)
+    elif granularity == "month":
+        first, last = month_period(day).start, month_period(day).end
+    elif granularity == "year":
+        first, last = year_period(day).start, year_period(day).end
+    else:
+        granularity, first, last = "day", day, day
+    lo, hi = utc_range(first, last, tz)
+    return TimeRange(phrase, lo, hi, first, last, granularity, tz.key)
+
+
+def _prefix_before(text: str, start: int) -> tuple[str, int]:
+    """The open-range word just before position ``start`` (or ''), and where to cut from."""
+    match = re.search(r"(\w+)\s*$", text[:start])
+    word = match.group(1).lower() if match else ""
+    if word in _OPEN_AFTER or word in _OPEN_BEFORE:
+        return word, match.start(1) if match else start
+    return "", start
+
+
+def _open_ended(found: TimeRange, prefix: str, now: datetime, tz: ZoneInfo) -> TimeRange:
+    phrase = f"{prefix} {found.phrase}"
+    today = now.astimezone(tz).date()
+    if prefix in _OPEN_AFTER:
+        return TimeRange(phrase, found.since, None, found.first, max(today, found.first), "range", tz.key)
+    return TimeRange(phrase, None, found.since, date(1970, 1, 1), found.first - timedelta(days=1), "range", tz.key)
