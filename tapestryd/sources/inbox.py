@@ -191,9 +191,10 @@ class InboxWatcher:
         self._thread = threading.Thread(target=self._run, name="tapestryd-inbox", daemon=True)
 
     def start(self) -> None:
-        """Create the inbox folder, start watching it and the import thread."""
+        """Create the inbox folder, start watching it and the import thread (which looks at once)."""
         self.inbox.mkdir(parents=True, exist_ok=True)
         self._watcher.start([self.inbox])
+        self._wake.set()
         self._thread.start()
 
     def stop(self, timeout: float = 2.0) -> None:

@@ -42,12 +42,16 @@ def reference_ids(files: list[Path], home: Path) -> set[str]:
 
 def test_every_corpus_file_dropped_in_the_inbox_is_imported_and_filed(daemon: Daemon, corpus: Path,
                                                                       tmp_path: Path) -> None:
-    """The whole corpus lands in processed/<today>/ and the log holds what a direct import holds;
-    a broken file goes to failed/ beside its error file; a partial download is left alone."""
+    """The whole corpus (dropped before and after start) lands in processed/<today>/ and the log
+    holds what a direct import holds; a broken file goes to failed/ beside its error file; a
+    partial download is left alone."""
     files = corpus_files(corpus)
-    daemon.start()
     inbox = paths_for(daemon.settings).inbox
-    for path in files:
+    inbox.mkdir(parents=True)
+    for path in files[::2]:  # half waits in the inbox before the daemon starts
+        shutil.copy(path, inbox / path.name)
+    daemon.start()
+    for path in files[1::2]:
         shutil.copy(path, inbox / path.name)
     (inbox / "broken.json").write_text('{"mapping": {"a": ')
     (inbox / "export.zip.part").write_bytes(b"PK\x03\x04 still downloading")
