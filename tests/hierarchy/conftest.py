@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 import threading
+import time as clock
 from collections import deque
 from dataclasses import dataclass, field
 from datetime import date, datetime, time, timedelta, timezone
@@ -31,6 +32,7 @@ class Reply:
     status: int
     body: str = ""
     headers: dict[str, str] = field(default_factory=dict)
+    delay: float = 0.0
 
 
 class FakeLLM:
@@ -39,13 +41,16 @@ class FakeLLM:
     Without a script it answers ``Title: Topic <h>`` and a summary naming ``<h>``, the
     first 12 hex digits of sha256 of the prompt, so the same prompt gives the same answer
     and every answer tells which prompt it came from. ``script`` replies are used first;
-    ``fail_with`` makes every other call fail with that reply.
+    ``fail_with`` makes every other call fail with that reply; calls from number
+    ``slow_from`` on (1-based) are answered after ``slow_delay`` seconds.
     """
 
     def __init__(self) -> None:
         self.calls: list[dict[str, Any]] = []
         self.script: deque[Reply] = deque()
         self.fail_with: Reply | None = None
+        self.slow_from: int | None = None
+        self.slow_delay = 5.0
         self.lock = threading.Lock()
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
         self.thread = threading.Thread(target=self.server.serve_forever, name="fake-llm", daemon=True)
@@ -64,11 +69,13 @@ class FakeLLM:
         with self.lock:
             self.calls.append({"prompt": prompt, "hash": h, "model": body.get("model")})
             scripted = self.script.popleft() if self.script else self.fail_with
+            slow = self.slow_from is not None and len(self.calls) >= self.slow_from
         if scripted is not None:
             return scripted
         content = f"Title: Topic {h}\n\nI worked on {h} and decided the next step."
         return Reply(200, json.dumps({"choices": [{"message": {"role": "assistant", "content": content}}],
-                                      "usage": {"prompt_tokens": len(prompt) // 4, "completion_tokens": 15}}))
+                                      "usage": {"prompt_tokens": len(prompt) // 4, "completion_tokens": 15}}),
+                     delay=self.slow_delay if slow else 0.0)
 
     def _handler(self) -> type[BaseHTTPRequestHandler]:
         fake = self
@@ -77,6 +84,7 @@ class FakeLLM:
             def do_POST(self) -> None:  # noqa: N802 (http.server's naming)
                 body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
                 reply = fake.answer(body)
+                clock.sleep(reply.delay)
                 data = reply.body.encode()
                 self.send_response(reply.status)
                 for name, value in {"Content-Type": "application/json", **reply.headers}.items():
