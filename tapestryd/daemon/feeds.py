@@ -95,8 +95,8 @@ class Feeds:
     def _changed(self, files: set[str], folders: set[str]) -> None:
         for folder in folders:
             files |= set(scan_sessions([Path(folder)]))
-        if self.state.paused or not files:
-            return
+        if self.state.paused or self.state.storage.tripped or not files:
+            return  # a sweep after resume (or after storage returns) catches up from the offsets
         with self._lock:
             self._pending |= files
             if self._queued:
@@ -111,7 +111,7 @@ class Feeds:
 
     def _tail_all(self, paths: list[str]) -> None:
         for path in paths:
-            if self.writer.stopping or self.state.paused:
+            if self.writer.stopping or self.state.paused or self.state.storage.tripped:
                 return
             self._tail(path)
 
@@ -120,6 +120,7 @@ class Feeds:
             report = self.tailer.tail(path, should_stop=lambda: self.writer.stopping)
         except StoreError as exc:
             self.state.record_error("tail", f"{path}: {exc.message}")
+            self.state.storage.trip("tail", exc.message)
             return
         self.state.record_tail(lines=report.lines, new=report.new, known=report.known,
                                problems=len(report.problems), restarted=report.restarted)
@@ -127,7 +128,7 @@ class Feeds:
             self.state.record_error("tail", problem)
 
     def _inbox_ready(self, path: Path) -> None:
-        if self.state.paused:
+        if self.state.paused or self.state.storage.tripped:
             return
         with self._lock:
             if str(path) in self._inflight:
@@ -141,6 +142,10 @@ class Feeds:
                                         should_stop=lambda: self.writer.stopping)
         except ImportInterrupted:
             log.info("inbox.interrupted", file=path.name)
+            return
+        except StoreError as exc:  # the file stays in the inbox and is imported once storage returns
+            self.state.record_error("inbox", f"{path.name}: {exc.message}")
+            self.state.storage.trip("inbox", exc.message)
             return
         finally:
             with self._lock:

@@ -14,6 +14,8 @@ from collections import deque
 from datetime import datetime, timezone
 from typing import Any
 
+from tapestryd.daemon.storage import StorageGuard
+
 __all__ = ["DaemonState"]
 
 MAX_ERRORS = 20
@@ -38,6 +40,7 @@ class DaemonState:
         self.inbox = {"imported": 0, "failed": 0, "last": None}
         self.jobs: dict[str, dict[str, Any]] = {}
         self.errors: deque[dict[str, str]] = deque(maxlen=MAX_ERRORS)
+        self.storage = StorageGuard()
 
     def uptime(self) -> float:
         """Seconds since start."""
@@ -84,5 +87,5 @@ class DaemonState:
                 "pid": self.pid, "started_at": self.started_at, "uptime_s": self.uptime(), "paused": self.paused,
                 "files": self.files, "last_sweep": self.last_sweep, "tail": dict(self.tail),
                 "inbox": {**self.inbox}, "jobs": {k: dict(v) for k, v in self.jobs.items()},
-                "errors": list(self.errors),
+                "errors": list(self.errors), "storage": self.storage.describe(),
             }
