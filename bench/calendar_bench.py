@@ -146,10 +146,12 @@ def measure(home: Path, repeats: int) -> dict[str, object]:
     app = create_app(load_settings(home), clock=FixedClock(datetime(2026, 1, 15, tzinfo=timezone.utc)))
     client = app.test_client()
     months = [f"{y}-{m:02d}" for y in (2024, 2025) for m in range(1, 13)]
-    client.get("/month/2024-01")  # first request: templates compiled, caches warm
+    first = timed(client, "/month/2024-01", 1)  # the first request compiles the templates
     pages = [t for ym in months for t in timed(client, f"/month/{ym}", repeats)]
     day, month_node = _busiest(home)
     return {
+        "first_request_ms": round(first[0], 2),
+        "database_mb": {db.name: round(db.stat().st_size / 2**20) for db in sorted(home.glob("*.db"))},
         "month_page": summary(pages),
         "month_page_with_busiest_day_panel": summary(timed(client, f"/month/{day[:7]}?day={day}", repeats)),
         "node_view_busiest_month": summary(timed(client, f"/node?key={month_node}", repeats)),
