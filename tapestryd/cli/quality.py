@@ -71,14 +71,15 @@ def render_eval(data: dict[str, Any]) -> str:
                      f"{_num(r['compression_chars'], 1, ':1'):>8}{_num(r['compression_tokens'], 1, ':1'):>8}"
                      f"{r['facts']:>7}{r['retained']:>6}{_pct(r['retention']):>10}{_num(r['tapestry_score'], 2):>8}"
                      f"{_pct(r['chance_retention']):>8}{_pct(r['recall_decay']):>7}")
-    lines.extend(_render_yield(data.get("recall_yield")))
+    lines.extend(_render_yield(data.get("recall_yield"), data.get("provider") or {}))
     return "\n".join(lines)
 
 
-def _render_yield(recall: dict[str, Any] | None) -> list[str]:
+def _render_yield(recall: dict[str, Any] | None, provider: dict[str, Any]) -> list[str]:
     if recall is None:
-        return ["", "Recall Yield: not run (pass --yield-sample N)"]
-    lines = ["", f"Recall Yield ({recall['sample']} nodes per level, with vs without telescoping context)",
+        return ["", "Recall Yield: not run (pass --yield-sample N; two provider calls per node)"]
+    lines = ["", f"Recall Yield ({provider.get('name', '?')}, up to {recall['sample']} nodes per level, "
+                 f"with vs without telescoping context)",
              f"{'level':<6}{'sampled':>8}{'of':>6}{'similarity':>12}{'min':>7}{'kept with':>11}{'kept without':>14}"]
     for y in recall["levels"]:
         lines.append(f"L{y['level']:<5}{y['sampled']:>8}{y['candidates']:>6}{_num(y['similarity_mean'], 3):>12}"

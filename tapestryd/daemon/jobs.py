@@ -12,17 +12,21 @@ reload registers every job again with the new settings).
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import TYPE_CHECKING
 
 from apscheduler.schedulers.base import BaseScheduler
 from apscheduler.triggers.interval import IntervalTrigger
 
+from tapestryd.clock import SystemClock
+from tapestryd.daemon.hierarchy_jobs import Host, repair_job, summarize_job
+from tapestryd.daemon.schedule import daily_at
 from tapestryd.daemon.storage import PROBE_INTERVAL
 
 if TYPE_CHECKING:
     from tapestryd.daemon.service import Service
 
-__all__ = ["probe_storage", "register_jobs", "sweep_sources"]
+__all__ = ["probe_storage", "register_jobs", "repair_hierarchy", "summarize_hierarchy", "sweep_sources"]
 
 
 def register_jobs(scheduler: BaseScheduler, service: Service) -> None:
@@ -32,6 +36,11 @@ def register_jobs(scheduler: BaseScheduler, service: Service) -> None:
                       id="sweep", name="sweep watched sources", replace_existing=True)
     scheduler.add_job(probe_storage, IntervalTrigger(seconds=PROBE_INTERVAL), args=[service],
                       id="storage-probe", name="probe a full or read-only data folder", replace_existing=True)
+    scheduler.add_job(summarize_hierarchy, IntervalTrigger(seconds=60), args=[service], id="hierarchy",
+                      name="close due days, summarize dirty nodes", next_run_time=datetime.now(service.settings.tz),
+                      replace_existing=True)
+    scheduler.add_job(repair_hierarchy, daily_at(service.settings.schedule.repair_time, service.settings),
+                      args=[service], id="repair", name="nightly repair cascade", replace_existing=True)
 
 
 def sweep_sources(service: Service) -> None:
@@ -44,3 +53,22 @@ def probe_storage(service: Service) -> None:
     storage = service.state.storage
     if storage.tripped and storage.probe(service.paths.data_dir) and service.feeds is not None:
         service.feeds.catch_up()
+
+
+def summarize_hierarchy(service: Service) -> None:
+    """Close the days that are due and summarize dirty closed nodes (on start, then every minute).
+
+    Provider calls run on this scheduler thread; only the appends go through the writer.
+    """
+    if service.state.paused or service.writer is None:
+        return
+    with Host.of_daemon(service.settings, service.writer) as host:
+        service.state.record_job("hierarchy", summarize_job(host, SystemClock(), max_seconds=50.0))
+
+
+def repair_hierarchy(service: Service) -> None:
+    """The nightly repair cascade at ``schedule.repair_time`` (local)."""
+    if service.state.paused or service.writer is None:
+        return
+    with Host.of_daemon(service.settings, service.writer) as host:
+        service.state.record_job("repair", repair_job(host, SystemClock()))

@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -13,17 +11,10 @@ import pytest
 from tapestryd.config import load_settings
 from tapestryd.daemon.runtime import Runtime
 from tapestryd.events import MessageRecorded, NewEvent, NodeSummarized, event_id, format_utc
+from quality_helpers import ALICE, BOB, ctl
 
 T0 = datetime(2026, 3, 4, 9, 30, tzinfo=timezone.utc)
-ALICE = "Alice moved to Paris in 2019."
-BOB = "Then Bob bought a red bicycle."
 SEGMENT, DAY = "L0:claude-ai:2026-03-04:claude-ai:c1", "L1:claude-ai:2026-03-04"
-
-
-def ctl(*args: str, home: Path) -> subprocess.CompletedProcess[str]:
-    env = {"TAPESTRY_HOME": str(home), "PATH": "/usr/bin:/bin", "HOME": str(home)}
-    return subprocess.run([sys.executable, "-m", "tapestryd.cli", *args], capture_output=True, text=True, env=env,
-                          timeout=120)
 
 
 def summary(node: str, text: str, n: int) -> NewEvent:
@@ -66,7 +57,8 @@ def test_eval_reads_a_facts_file_and_prints_a_table(seeded: Path, tmp_path: Path
     done = ctl("eval", "--facts", str(facts), "--level", "1", home=seeded)
     assert done.returncode == 0, done.stderr
     assert "tfidf cosine >= 0.30" in done.stdout
-    assert [line.split()[0] for line in done.stdout.splitlines() if line.startswith("L")] == ["L1"]
+    table = done.stdout.split("Recall Yield")[0]
+    assert [line.split()[0] for line in table.splitlines() if line.startswith("L")] == ["L1"]
     assert "100.0%" in done.stdout
 
 

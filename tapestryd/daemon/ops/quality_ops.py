@@ -7,18 +7,24 @@ sampled node); with a remote provider that happens only when a sample is asked f
 
 from __future__ import annotations
 
+import sqlite3
 from pathlib import Path
 from typing import Any
+from zoneinfo import ZoneInfo
 
 from tapestryd.daemon.ops.registry import read_op
+from tapestryd.daemon.summary_requests import build_request
 from tapestryd.errors import TapestryError
+from tapestryd.projections.hierarchy_read import get_node
 from tapestryd.quality.drift import DRIFT_THRESHOLD, SEVERITIES, measure_drift, read_versions
 from tapestryd.quality.evaluate import LEVELS
+from tapestryd.quality.recall import NodeSummarize
 from tapestryd.quality.report import EvalOptions, run_eval
 from tapestryd.quality.similarity import make_similarity
 from tapestryd.queries.reader import Reader
+from tapestryd.summarize import Budget, Summarizer, make_summarizer
 
-__all__: list[str] = []
+__all__ = ["node_summarize"]
 
 LOCAL_YIELD_SAMPLE = 3
 
@@ -29,11 +35,32 @@ def eval_op(reader: Reader, args: dict[str, Any]) -> dict[str, Any]:
 
     ``sample`` None means 3 nodes per level with a local provider and none with a remote one.
     """
-    options = EvalOptions(agent=str(args.get("agent") or ""), levels=_levels(args.get("levels")),
-                          facts_file=Path(args["facts"]) if args.get("facts") else None,
-                          method=str(args.get("method") or "tfidf"), threshold=_number(args.get("threshold")),
-                          sample=0)
-    return run_eval(reader.conn, options)
+    summarizer = make_summarizer(reader.settings.summarize)
+    try:
+        sample = args.get("sample")
+        options = EvalOptions(agent=str(args.get("agent") or ""), levels=_levels(args.get("levels")),
+                              facts_file=Path(args["facts"]) if args.get("facts") else None,
+                              method=str(args.get("method") or "tfidf"), threshold=_number(args.get("threshold")),
+                              sample=(LOCAL_YIELD_SAMPLE if summarizer.local else 0) if sample is None else int(sample))
+        budget = Budget(reader.settings.summarize.budget_calls, reader.settings.summarize.budget_tokens)
+        result = run_eval(reader.conn, options, node_summarize(reader.conn, reader.tz, summarizer, budget))
+    finally:
+        summarizer.close()
+    result["provider"] = {"name": summarizer.name, "model": summarizer.model}
+    return result
+
+
+def node_summarize(conn: sqlite3.Connection, tz: ZoneInfo, summarizer: Summarizer, budget: Budget) -> NodeSummarize:
+    """A ``summarize(key, with_context)`` for Recall Yield: the node's request as the summarizer
+    process manager builds it, with or without telescoping context, through ``summarizer``."""
+    def summarize(key: str, with_context: bool) -> str:
+        node = get_node(conn, key)
+        if node is None:
+            raise TapestryError(f"no node {key!r}")
+        request, _ = build_request(conn, node, tz, with_context=with_context)
+        return summarizer.summarize(request, budget).text
+
+    return summarize
 
 
 @read_op("drift")
