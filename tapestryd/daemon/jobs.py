@@ -19,14 +19,17 @@ from apscheduler.schedulers.base import BaseScheduler
 from apscheduler.triggers.interval import IntervalTrigger
 
 from tapestryd.clock import SystemClock
+from tapestryd.daemon.backup import rotate
 from tapestryd.daemon.hierarchy_jobs import Host, repair_job, summarize_job
 from tapestryd.daemon.schedule import daily_at
 from tapestryd.daemon.storage import PROBE_INTERVAL
+from tapestryd.errors import StoreError
 
 if TYPE_CHECKING:
     from tapestryd.daemon.service import Service
 
-__all__ = ["probe_storage", "register_jobs", "repair_hierarchy", "summarize_hierarchy", "sweep_sources"]
+__all__ = ["backup_nightly", "probe_storage", "register_jobs", "repair_hierarchy", "summarize_hierarchy",
+           "sweep_sources"]
 
 
 def register_jobs(scheduler: BaseScheduler, service: Service) -> None:
@@ -34,6 +37,8 @@ def register_jobs(scheduler: BaseScheduler, service: Service) -> None:
     sources = service.settings.sources
     scheduler.add_job(sweep_sources, IntervalTrigger(seconds=max(1.0, sources.sweep_interval)), args=[service],
                       id="sweep", name="sweep watched sources", replace_existing=True)
+    scheduler.add_job(backup_nightly, daily_at(service.settings.schedule.backup_time, service.settings),
+                      args=[service], id="backup", name="back up the event log", replace_existing=True)
     scheduler.add_job(probe_storage, IntervalTrigger(seconds=PROBE_INTERVAL), args=[service],
                       id="storage-probe", name="probe a full or read-only data folder", replace_existing=True)
     scheduler.add_job(summarize_hierarchy, IntervalTrigger(seconds=60), args=[service], id="hierarchy",
@@ -53,6 +58,18 @@ def probe_storage(service: Service) -> None:
     storage = service.state.storage
     if storage.tripped and storage.probe(service.paths.data_dir) and service.feeds is not None:
         service.feeds.catch_up()
+
+
+def backup_nightly(service: Service) -> None:
+    """Back up the log (online backup API, beside the writer) and prune to 7 daily and 4 weekly copies."""
+    settings = service.settings
+    try:
+        result = rotate(service.paths.events_db, service.paths.backups, tz=settings.tz,
+                        first_day_of_week=settings.first_day_of_week)
+    except StoreError as exc:
+        service.state.record_error("backup", exc.message)
+        return
+    service.state.record_job("backup", {"path": result["backup"]["path"], "pruned": len(result["pruned"])})  # type: ignore[index]
 
 
 def summarize_hierarchy(service: Service) -> None:

@@ -183,3 +183,23 @@ def test_verify_command_fails_on_a_corrupt_file(settings: Settings) -> None:
     result = CliRunner().invoke(app, ["verify"])
     assert result.exit_code == 1
     assert "FAIL" in result.output and "verify FAILED" in result.output
+
+
+def test_nightly_job_backs_up_beside_a_running_daemon(settings: Settings) -> None:
+    """The scheduled backup runs while the service holds the home, and status shows it."""
+    from tapestryd.daemon.jobs import backup_nightly
+    from tapestryd.daemon.service import Service
+
+    _fill(settings, 5)
+    service = Service(settings)
+    service.start()
+    try:
+        assert "backup" in {job.id for job in service.scheduler.get_jobs()}  # type: ignore[union-attr]
+        backup_nightly(service)
+        job = service.snapshot()["jobs"]["backup"]["result"]
+    finally:
+        service.stop()
+    copy = Path(job["path"])
+    assert backups.check_backup(copy) >= 5
+    with sqlite3.connect(copy) as conn:
+        assert conn.execute("SELECT COUNT(*) FROM events WHERE type = 'MessageRecorded'").fetchone()[0] == 5
