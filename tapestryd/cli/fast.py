@@ -64,19 +64,37 @@ def socket_path(home: str | None = None, environ: dict[str, str] | None = None) 
     folder = _runtime_dir(env)
     if not raw:
         return os.path.join(folder, "tapestryd.sock")
-    import hashlib
-
     resolved = os.path.realpath(os.path.expanduser(raw))
-    return os.path.join(folder, f"tapestryd-{hashlib.sha256(resolved.encode()).hexdigest()[:12]}.sock")
+    return os.path.join(folder, f"tapestryd-{_sha256_hex(resolved)[:12]}.sock")
 
 
 def _runtime_dir(env: Any) -> str:
     xdg = env.get("XDG_RUNTIME_DIR")
     if xdg and sys.platform.startswith("linux") and os.path.isdir(xdg):
         return os.path.join(xdg, "tapestry")
-    import tempfile
+    return os.path.join(_temp_dir(env), f"tapestry-{os.getuid()}")
 
-    return os.path.join(tempfile.gettempdir(), f"tapestry-{os.getuid()}")
+
+def _temp_dir(env: Any) -> str:
+    """``tempfile.gettempdir()`` without importing tempfile (7 ms): the first folder of $TMPDIR,
+    $TEMP, $TMP, /tmp, /var/tmp, /usr/tmp. tempfile also skips folders it cannot write; where
+    that would choose another, no socket is found here and the full CLI answers instead."""
+    for candidate in (env.get("TMPDIR"), env.get("TEMP"), env.get("TMP"), "/tmp", "/var/tmp", "/usr/tmp"):
+        if candidate and os.path.isdir(candidate):
+            return os.path.abspath(candidate)
+    return os.getcwd()
+
+
+def _sha256_hex(text: str) -> str:
+    """sha256 of ``text`` from CPython's built-in module: hashlib would load OpenSSL (4 ms)."""
+    try:
+        from _sha2 import sha256  # type: ignore[import-not-found]  # CPython 3.12+
+    except ImportError:
+        try:
+            from _sha256 import sha256  # type: ignore[import-not-found,no-redef]  # CPython 3.11
+        except ImportError:
+            from hashlib import sha256  # type: ignore[assignment]
+    return str(sha256(text.encode()).hexdigest())
 
 
 def parse(argv: list[str]) -> tuple[str | None, str, dict[str, Any]] | None:

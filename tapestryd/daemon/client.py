@@ -1,63 +1,84 @@
 """The socket client (standard library only, so ``tapestryctl context`` starts fast).
 
-Every call is bounded by a timeout; a missing socket or refused connection raises
-DaemonNotRunning at once, so a shell prompt or a hook never hangs.
+Every call is bounded by a timeout (connect, send and every read); a missing socket or
+refused connection raises DaemonNotRunning at once, so a shell prompt or a hook never
+hangs. A response larger than :data:`MAX_RESPONSE` bytes, or one that is not a JSON
+object, is a DaemonError.
+
+It talks through the C module ``_socket`` rather than ``socket``: the Python wrapper
+builds enums at import time that cost milliseconds this one-request client never uses.
 """
 
 from __future__ import annotations
 
+import _socket
 import itertools
 import json
-import socket
-from pathlib import Path
-from typing import Any
+import os
 
 from tapestryd.daemon.protocol import VERSION, encode
 from tapestryd.errors import DaemonError, DaemonNotRunning
 
-__all__ = ["request"]
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
+__all__ = ["MAX_RESPONSE", "request"]
+
+MAX_RESPONSE = 256 << 20  # bytes; a context or search answer is far smaller
 _ids = itertools.count(1)
 
 
-def request(sock_path: Path, op: str, args: dict[str, Any] | None = None, *, timeout: float = 10.0) -> Any:
+def request(sock_path: str | os.PathLike[str], op: str, args: dict[str, Any] | None = None, *,
+            timeout: float = 10.0) -> Any:
     """Send one request and return its ``result``.
 
     Raises DaemonNotRunning when nothing listens at ``sock_path``, DaemonError (with the
-    server's error code) for an error response or a timeout.
+    server's error code) for an error response, a timeout (code ``timeout``) or a broken
+    connection.
     """
     rid = next(_ids)
+    conn = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
     try:
-        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as conn:
-            conn.settimeout(timeout)
-            conn.connect(str(sock_path))
-            conn.sendall(encode({"v": VERSION, "id": rid, "op": op, "args": args or {}}))
-            line = _read_line(conn)
-    except (FileNotFoundError, ConnectionRefusedError) as exc:
-        raise DaemonNotRunning(f"tapestryd is not running (no socket at {sock_path})") from exc
-    except socket.timeout as exc:
+        conn.settimeout(timeout)
+        conn.connect(os.fspath(sock_path))
+        conn.sendall(encode({"v": VERSION, "id": rid, "op": op, "args": args or {}}))
+        line = _read_line(conn)
+    except (FileNotFoundError, ConnectionRefusedError, NotADirectoryError) as exc:
+        raise DaemonNotRunning(f"tapestryd is not running (no socket at {os.fspath(sock_path)})") from exc
+    except TimeoutError as exc:
         raise DaemonError(f"tapestryd did not answer {op!r} within {timeout:g} s", code="timeout") from exc
     except OSError as exc:
-        raise DaemonError(f"socket {sock_path}: {exc.strerror or exc}", code="socket") from exc
+        raise DaemonError(f"socket {os.fspath(sock_path)}: {exc.strerror or exc}", code="socket") from exc
+    finally:
+        conn.close()
     return _result(line, op)
 
 
-def _read_line(conn: socket.socket) -> bytes:
-    chunks = []
+def _read_line(conn: Any) -> bytes:
+    chunks, size = [], 0
     while True:
-        chunk = conn.recv(65536)
+        chunk = conn.recv(1 << 16)
         if not chunk:
             break
         chunks.append(chunk)
+        size += len(chunk)
         if chunk.endswith(b"\n"):
             break
+        if size > MAX_RESPONSE:
+            raise DaemonError(f"tapestryd's answer is larger than {MAX_RESPONSE} bytes", code="too_large")
     return b"".join(chunks)
 
 
 def _result(line: bytes, op: str) -> Any:
     if not line:
         raise DaemonError(f"tapestryd closed the connection without answering {op!r}", code="closed")
-    response = json.loads(line)
+    try:
+        response = json.loads(line)
+    except ValueError as exc:
+        raise DaemonError(f"tapestryd answered {op!r} with something that is not JSON", code="bad_response") from exc
+    if not isinstance(response, dict):
+        raise DaemonError(f"tapestryd answered {op!r} with something that is not a JSON object", code="bad_response")
     if not response.get("ok"):
         error = response.get("error") or {}
         raise DaemonError(str(error.get("message", "unknown error")), code=str(error.get("code", "internal")))
