@@ -1,0 +1,184 @@
+"""Evaluation: compression, fact retention and Tapestry Score on real conversations (LoCoMo dev).
+
+Run: /work/venv/bin/python bench/eval_quality.py [--provider extractive]
+     /work/venv/bin/python bench/eval_quality.py --provider openai --base-url URL --model NAME
+                                                  [--api-key-env TAPESTRY_API_KEY]
+
+What it does, through the same code paths a user's commands take:
+
+1. a fresh home in a temporary folder (timezone UTC: the converted LoCoMo timestamps are UTC);
+2. ``conversations.json`` of ``../shared/evals/locomo-dev`` imported in place (never copied:
+   its licence is CC BY-NC 4.0) by ``tapestryd.sources.ingest.ingest_paths``, the function
+   behind ``tapestryctl ingest``;
+3. every day up to yesterday closed (``close_days``) and the whole tree summarized with
+   telescoping context by the summarizer process manager (``summarize_dirty``), as
+   ``tapestryctl iterate`` does, with the chosen provider;
+4. ``run_eval`` (``tapestryctl eval --facts facts.jsonl``) with the 677 annotated facts:
+   each fact's node is the L0 whose conversation is the LoCoMo session it belongs to.
+
+Besides the evaluation it prints two references: retention at other thresholds (how much
+the figure leans on 0.30) and the *ceiling*, the retention when the "summary" is the raw
+source itself (facts the method can find at all). The issue's target (L1, extractive:
+score above 10.3 at 20:1 or more) is checked against the measured figures, never assumed.
+Writes ``bench/out/eval_quality_<provider>.json``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import tempfile
+import time
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from tapestryd.clock import SystemClock
+from tapestryd.config import load_settings
+from tapestryd.daemon.dayclose import close_days
+from tapestryd.daemon.ops.quality_ops import node_summarize
+from tapestryd.daemon.runtime import Runtime
+from tapestryd.daemon.summarizer import Target, summarize_dirty
+from tapestryd.quality.evaluate import evaluate_levels, home_facts
+from tapestryd.quality.facts import load_facts
+from tapestryd.quality.report import EvalOptions, run_eval
+from tapestryd.quality.similarity import make_similarity
+from tapestryd.quality.tree import Tree, load_tree
+from tapestryd.sources.ingest import ingest_paths
+from tapestryd.summarize import Budget, make_summarizer
+
+ROOT = Path(__file__).resolve().parents[1]
+OUT = ROOT / "bench" / "out"
+DATA = ROOT.parent / "shared" / "evals" / "locomo-dev"
+TARGET_SCORE, TARGET_COMPRESSION = 10.3, 20.0
+THRESHOLDS = (0.2, 0.3, 0.4, 0.5)
+
+
+def parse_args() -> argparse.Namespace:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--data", type=Path, default=DATA, help="folder with conversations.json and facts.jsonl")
+    ap.add_argument("--provider", default="extractive", help="extractive, openai or a preset name (ollama, ...)")
+    ap.add_argument("--base-url", default="", help="OpenAI-compatible base URL (provider openai)")
+    ap.add_argument("--model", default="", help="model name (provider openai)")
+    ap.add_argument("--api-key-env", default="TAPESTRY_API_KEY", help="environment variable holding the API key")
+    ap.add_argument("--method", default="tfidf", help="similarity: tfidf or embedding")
+    ap.add_argument("--yield-sample", type=int, default=5, help="nodes per level for Recall Yield (0: skip)")
+    ap.add_argument("--home", type=Path, default=None, help="build in this folder and keep it (default: a temp dir)")
+    return ap.parse_args()
+
+
+def write_config(home: Path, args: argparse.Namespace) -> None:
+    """A tapestry.toml for the run: UTC, nothing watched outside the home, the chosen provider."""
+    lines = ['[general]', 'timezone = "UTC"', '[sources]', f'watched_roots = ["{home / "claude-projects"}"]',
+             '[summarize]', f'provider = "{args.provider}"']
+    lines += [f'base_url = "{args.base_url}"'] if args.base_url else []
+    lines += [f'model = "{args.model}"'] if args.model else []
+    (home / "tapestry.toml").write_text("\n".join(lines) + "\n")
+    if args.api_key_env != "TAPESTRY_API_KEY" and os.environ.get(args.api_key_env):
+        os.environ["TAPESTRY_API_KEY"] = os.environ[args.api_key_env]
+
+
+def build(home: Path, data: Path) -> dict[str, Any]:
+    """Import, close every day, summarize the tree with context; the counts and seconds of each step."""
+    settings = load_settings(home)
+    with Runtime.open(settings) as rt:
+        started = time.perf_counter()
+        receipt = ingest_paths(rt.store, [data / "conversations.json"], settings=settings)
+        rt.projector.catch_up()
+        imported = time.perf_counter()
+        closed = close_days(rt, SystemClock())
+        summarizer = make_summarizer(settings.summarize)
+        try:
+            report = summarize_dirty(Target.of(rt), summarizer, mode="context")
+        finally:
+            summarizer.close()
+    totals = receipt.to_dict().get("totals", {})
+    return {"messages": totals.get("messages_new"), "days_closed": closed, "import_seconds": imported - started,
+            "summarize_seconds": time.perf_counter() - imported, "run": report.to_dict()}
+
+
+def evaluate(home: Path, data: Path, args: argparse.Namespace) -> dict[str, Any]:
+    """The ``tapestryctl eval`` figures, with Recall Yield through the same provider."""
+    settings = load_settings(home)
+    options = EvalOptions(facts_file=data / "facts.jsonl", method=args.method, sample=args.yield_sample)
+    with Runtime.open(settings) as rt:
+        summarizer = make_summarizer(settings.summarize)
+        try:
+            fn = node_summarize(rt.projector.conn, settings.tz, summarizer, Budget())
+            result = run_eval(rt.projector.conn, options, fn)
+        finally:
+            summarizer.close()
+        result["provider"] = {"name": summarizer.name, "model": summarizer.model}
+        result["references"] = references(load_tree(rt.projector.conn), data, args.method)
+    return result
+
+
+def references(tree: Tree, data: Path, method: str) -> dict[str, Any]:
+    """Retention per level at other thresholds, and the ceiling (raw source as the summary)."""
+    homed, _ = home_facts(tree, load_facts(data / "facts.jsonl"))
+    sweep = {}
+    for threshold in THRESHOLDS:
+        reports = evaluate_levels(tree, homed, make_similarity(method, threshold=threshold))
+        sweep[f"{threshold:.2f}"] = {f"L{r.level}": r.to_dict()["retention"] for r in reports}
+    raw = Tree({k: replace(n, summary="\n".join(tree.messages[k])) for k, n in tree.nodes.items() if n.level == 0},
+               tree.messages)
+    ceiling = evaluate_levels(raw, homed, make_similarity(method), levels=(0,))[0].to_dict()
+    return {"retention_by_threshold": sweep, "ceiling_retention_L0": ceiling["retention"]}
+
+
+def print_report(result: dict[str, Any], built: dict[str, Any]) -> None:
+    from tapestryd.cli.quality import render_eval
+
+    run = built["run"]
+    print(f"imported {built['messages']} messages in {built['import_seconds']:.1f} s; summarized {run['summarized']} "
+          f"nodes in {built['summarize_seconds']:.1f} s ({run['usage']['calls']} provider calls, "
+          f"{len(run['failed'])} failed, {run['remaining']} left)\n")
+    print(render_eval(result))
+    refs = result["references"]
+    print(f"\nceiling (raw source as summary), L0 retention: {refs['ceiling_retention_L0']:.1%}")
+    for threshold, levels in refs["retention_by_threshold"].items():
+        cells = "  ".join(f"{lv} {'-' if v is None else f'{v:.1%}'}" for lv, v in levels.items())
+        print(f"retention at threshold {threshold}: {cells}")
+    print(target_line(result))
+
+
+def target_line(result: dict[str, Any]) -> str:
+    """Whether L1 meets the issue's target (score above 10.3 at 20:1 or more), from the figures."""
+    level1 = next((r for r in result["levels"] if r["level"] == 1), None)
+    if level1 is None or level1["tapestry_score"] is None:
+        return "\ntarget: L1 has no figures"
+    met = level1["tapestry_score"] > TARGET_SCORE and level1["compression_chars"] >= TARGET_COMPRESSION
+    return (f"\ntarget (L1: score > {TARGET_SCORE} at >= {TARGET_COMPRESSION:.0f}:1): "
+            f"score {level1['tapestry_score']:.2f} at {level1['compression_chars']:.1f}:1 -> {'MET' if met else 'NOT MET'}")
+
+
+def main() -> int:
+    import logging
+
+    import structlog
+
+    structlog.configure(wrapper_class=structlog.make_filtering_bound_logger(logging.WARNING))
+    args = parse_args()
+    if not (args.data / "conversations.json").is_file():
+        print(f"no eval data at {args.data}", file=sys.stderr)
+        return 1
+    with tempfile.TemporaryDirectory(prefix="tapestry-eval-") as tmp:
+        home = args.home or Path(tmp)
+        home.mkdir(parents=True, exist_ok=True)
+        write_config(home, args)
+        os.environ["TAPESTRY_HOME"] = str(home)
+        built = build(home, args.data)
+        result = evaluate(home, args.data, args)
+    result["build"] = built
+    print_report(result, built)
+    OUT.mkdir(parents=True, exist_ok=True)
+    out = OUT / f"eval_quality_{args.provider}.json"
+    out.write_text(json.dumps(result, indent=2))
+    print(f"wrote {out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
