@@ -3,7 +3,8 @@
 Reads the hook's JSON on stdin, asks the daemon for the context of the hook's cwd, and
 prints the ``hookSpecificOutput`` object Claude Code reads (:mod:`tapestryd.queries.hook`):
 the full context once per session, the short "where we are now" block on each prompt and
-on resume, and nothing when that block is the one this session already received.
+on resume, and nothing when that block's topics are the ones this session already
+received (the block's first line, the time, is left out of that comparison).
 
 It never blocks a prompt: whatever fails (bad input, daemon down or slow, full disk) it
 prints nothing and exits 0, within :data:`HOOK_TIMEOUT` seconds of socket time. When
@@ -86,7 +87,7 @@ class _State:
 
     def remember(self, result: dict[str, Any], what: str) -> str:
         """The text to inject for ``result``, recording it; '' when the session already has it."""
-        block = _digest(str(result.get("now", "")))
+        block = _digest(str(result.get("now", "")).partition("\n")[2])  # the topics, not the clock line
         if what == "short" and self._given() == block:
             return ""
         self._write(self.session_file, json.dumps({"now": block, "at": time.time()}))

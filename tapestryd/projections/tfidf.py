@@ -341,15 +341,16 @@ def _texts(conn: Any, docs: list[str]) -> dict[str, tuple[str, int]]:
     out: dict[str, tuple[str, int]] = {}
     with translate_errors(conn):
         for chunk in range(0, len(ids), _CHUNK):
-            part = ids[chunk:chunk + _CHUNK]
-            for mid, text in conn.execute(f"SELECT id, text FROM messages WHERE id IN ({','.join('?' * len(part))})",
-                                          part):
+            some_ids = ids[chunk:chunk + _CHUNK]
+            for mid, text in conn.execute(
+                    f"SELECT id, text FROM messages WHERE id IN ({','.join('?' * len(some_ids))})", some_ids):
                 out[f"m:{mid}"] = (text, MESSAGE)
         has_nodes = conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'nodes'").fetchone() is not None
         for chunk in range(0, len(keys) if has_nodes else 0, _CHUNK):
-            part = keys[chunk:chunk + _CHUNK]
+            some_keys = keys[chunk:chunk + _CHUNK]
             for key, level, title, summary in conn.execute(
-                    f"SELECT key, level, title, summary FROM nodes WHERE key IN ({','.join('?' * len(part))})", part):
+                    f"SELECT key, level, title, summary FROM nodes WHERE key IN ({','.join('?' * len(some_keys))})",
+                    some_keys):
                 out[f"n:{key}"] = (f"{title or ''}\n{summary}" if summary else "", int(level))
     return out
 

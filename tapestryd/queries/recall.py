@@ -15,8 +15,8 @@ from typing import Any
 
 from tapestryd.clock import Period, local_date, period_of, utc_range
 from tapestryd.db import translate_errors
-from tapestryd.events.types import format_utc
 from tapestryd.errors import TapestryError
+from tapestryd.events.types import format_utc, parse_utc
 from tapestryd.queries.nodes import children, get_node, node_agents, node_sources
 from tapestryd.queries.reader import Reader
 from tapestryd.queries.timephrase import parse_when
@@ -46,7 +46,8 @@ def recall(reader: Reader, when: str, *, now: datetime, agent: str = "") -> dict
     """
     fdow = reader.settings.first_day_of_week
     found = parse_when(when, now=now, tz=reader.tz, first_day_of_week=fdow)
-    first, last = _clamp(reader, found.first, min(found.last, local_date(now, reader.tz)))
+    last = min(found.last, local_date(now, reader.tz))
+    first = _earliest(reader, found.first) if found.since is None else found.first
     periods = cover(first, last, fdow) if first <= last else []
     if len(periods) > 400:
         raise TapestryError(f"{when!r} covers {len(periods)} periods; ask for a shorter range")
@@ -57,14 +58,11 @@ def recall(reader: Reader, when: str, *, now: datetime, agent: str = "") -> dict
             "nodes": nodes, "conversations": listing}
 
 
-def _clamp(reader: Reader, first: date, last: date) -> tuple[date, date]:
-    """Start an open-ended range at the first recorded day rather than in 1970."""
+def _earliest(reader: Reader, first: date) -> date:
+    """Start an open-ended range ("before July") at the first recorded day rather than in 1970."""
     with translate_errors(reader.conn):
         row = reader.conn.execute("SELECT MIN(ts) FROM messages").fetchone()
-    if row and row[0]:
-        earliest = local_date(datetime.fromisoformat(row[0].replace("Z", "+00:00")), reader.tz)
-        first = max(first, earliest)
-    return first, last
+    return max(first, local_date(parse_utc(row[0]), reader.tz)) if row and row[0] else first
 
 
 def _best(reader: Reader, period: Period, agent: str) -> list[dict[str, Any]]:

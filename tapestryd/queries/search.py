@@ -174,7 +174,7 @@ def _match_messages(reader: Reader, expr: str, filters: SearchFilters, limit: in
     if not expr:
         return []
     where, params = _message_where(filters)
-    order = "m.ts DESC" if sort == "time" else "bm25(messages_fts)"
+    order = "m.ts DESC, m.id DESC" if sort == "time" else "bm25(messages_fts)"
     sql = (f"SELECT {_MESSAGE_COLUMNS}, snippet(messages_fts, 0, '[', ']', '…', 16), bm25(messages_fts)"
            " FROM messages_fts JOIN messages m ON m.id = messages_fts.rowid"
            " JOIN conversations c ON c.key = m.conversation"
@@ -214,7 +214,7 @@ def list_period(reader: Reader, filters: SearchFilters, *, limit: int) -> list[S
     """The messages of the filters' time range, newest first (a query that is only a time phrase)."""
     where, params = _message_where(filters)
     sql = (f"SELECT {_MESSAGE_COLUMNS}, substr(m.text, 1, 200), 0 FROM messages m"
-           f" JOIN conversations c ON c.key = m.conversation WHERE 1 = 1{where} ORDER BY m.ts DESC LIMIT ?")
+           f" JOIN conversations c ON c.key = m.conversation WHERE 1 = 1{where} ORDER BY m.ts DESC, m.id DESC LIMIT ?")
     with translate_errors(reader.conn):
         rows = reader.conn.execute(sql, (*params, limit)).fetchall()
     return [_message_hit(reader, row) for row in rows]
@@ -234,7 +234,7 @@ def search_regex(reader: Reader, pattern: str, filters: SearchFilters = SearchFi
                                 deterministic=True)
     where, params = _message_where(filters)
     sql = (f"SELECT {_MESSAGE_COLUMNS}, m.text, 0 FROM messages m JOIN conversations c ON c.key = m.conversation"
-           f" WHERE m.text REGEXP ?{where} ORDER BY m.ts DESC LIMIT ?")
+           f" WHERE m.text REGEXP ?{where} ORDER BY m.ts DESC, m.id DESC LIMIT ?")
     with translate_errors(reader.conn):
         rows = reader.conn.execute(sql, (pattern, *params, limit)).fetchall()
     return [_message_hit(reader, (*row[:7], _regex_snippet(compiled, row[7]), 0)) for row in rows]

@@ -89,12 +89,14 @@ def hydrate(reader: Reader, matches: list[Match]) -> list[SearchHit]:
     """The matches as search hits, in match order; documents gone from the database are left out."""
     ids = [int(m.doc[2:]) for m in matches if m.doc.startswith("m:")]
     keys = [m.doc[2:] for m in matches if m.doc.startswith("n:")]
-    found = {**_messages(reader, ids), **{f"n:{n['key']}": n for n in nodes_by_keys(reader.conn, keys)}}
+    messages = _messages(reader, ids)
+    nodes = {f"n:{n['key']}": n for n in nodes_by_keys(reader.conn, keys)}
     hits = []
     for match in matches:
-        row = found.get(match.doc)
-        if row is not None:
-            hits.append(_message_hit(reader, row, match) if match.doc[0] == "m" else _node_hit(reader, row, match))
+        if match.doc in messages:
+            hits.append(_message_hit(reader, messages[match.doc], match))
+        elif match.doc in nodes:
+            hits.append(_node_hit(reader, nodes[match.doc], match))
     return hits
 
 

@@ -1,0 +1,118 @@
+"""The queries through a real tapestryd: socket answers, the warm index, and the hook's life cycle."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from datetime import datetime, timedelta
+from pathlib import Path
+from typing import Any, Callable, Iterator
+
+import pytest
+from conftest import History
+from test_hook_claude import check_documented_shape, hook_json
+
+from tapestryd.config import load_settings
+from tapestryd.daemon.client import request
+from tapestryd.errors import DaemonError
+from tapestryd.paths import paths_for
+
+
+def wait_for(check: Callable[[], Any], timeout: float = 30.0) -> Any:
+    deadline = time.monotonic() + timeout
+    while True:
+        value = check()
+        if value:
+            return value
+        assert time.monotonic() < deadline, "condition not met in time"
+        time.sleep(0.1)
+
+
+class Daemon:
+    """tapestryd of one home as a subprocess."""
+
+    def __init__(self, home: Path) -> None:
+        self.home = home
+        self.socket = paths_for(load_settings(home)).socket
+        self.proc: subprocess.Popen[bytes] | None = None
+
+    def start(self) -> None:
+        env = {**os.environ, "TAPESTRY_HOME": str(self.home)}
+        with (self.home / "daemon.log").open("ab") as log:
+            self.proc = subprocess.Popen([sys.executable, "-m", "tapestryd.daemon.main", "--log-format", "json"],
+                                         env=env, stdout=subprocess.DEVNULL, stderr=log)
+        wait_for(self._pong)
+
+    def _pong(self) -> bool:
+        try:
+            return bool(request(self.socket, "ping", timeout=2))
+        except DaemonError:
+            return False
+
+    def stop(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+            self.proc.wait(timeout=20)
+
+
+@pytest.fixture
+def daemon(history: History) -> Iterator[Daemon]:
+    """A daemon over a history whose last messages are from a few minutes ago."""
+    now = datetime.now().astimezone()
+    for n, text in enumerate(["Plan the telescoping context query", "Budget: shorten the oldest levels first",
+                              "Wire the hook into Claude Code settings"]):
+        history.message("claude-code:other", now - timedelta(minutes=30 - n), text, cwd="/p/tapestry",
+                        session="other")
+    history.message("claude-code:sess-1", now - timedelta(minutes=5), "This very session", cwd="/p/tapestry",
+                    session="sess-1")
+    history.commit()
+    running = Daemon(history.settings.home or Path())
+    running.start()
+    yield running
+    running.stop()
+
+
+def ctl(home: Path, *args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
+    env = {"TAPESTRY_HOME": str(home), "PATH": "/usr/bin:/bin", "HOME": str(home)}
+    return subprocess.run([sys.executable, "-m", "tapestryd.cli", *args], input=stdin, capture_output=True,
+                          text=True, env=env, timeout=60)
+
+
+def test_context_and_similar_through_the_socket(daemon: Daemon) -> None:
+    """context answers through the fast path; similar from the daemon's warm index."""
+    text = ctl(daemon.home, "context", "-f", "markdown", "--max-tokens", "400")
+    assert text.returncode == 0 and text.stdout.startswith("# Memory context for") and text.stderr == ""
+    assert "Wire the hook into Claude Code settings" in text.stdout
+    answer = json.loads(ctl(daemon.home, "context", "-f", "json", "--max-tokens", "400").stdout)
+    assert answer["tokens"]["used"] <= 400 and "rendered" not in answer
+    warm = wait_for(lambda: request(daemon.socket, "similar", {"query": "telescoping context"}, timeout=10))
+    assert warm["index"]["warm"] is True and warm["hits"][0]["conversation"] == "claude-code:other"
+
+
+def test_the_hook_injects_the_full_context_once_then_only_what_changed(daemon: Daemon, history: History) -> None:
+    """Startup: the full context. A prompt right after: nothing new. Daemon down at the next
+    startup: the cached context, marked; on a prompt: nothing. Never an exit code but 0."""
+    home = daemon.home
+    start = ctl(home, "context", "--hook", stdin=hook_json("SessionStart", source="startup"))
+    assert start.returncode == 0
+    full = json.loads(start.stdout)
+    check_documented_shape(full, "SessionStart")
+    injected = full["hookSpecificOutput"]["additionalContext"]
+    assert "Memory context for" in injected and "Wire the hook into Claude Code settings" in injected
+    assert "This very session" in injected  # today's raw messages include it; the short block leaves it out
+    prompt = ctl(home, "context", "--hook", stdin=hook_json("UserPromptSubmit", prompt="go on"))
+    assert prompt.returncode == 0 and prompt.stdout == ""
+    resume = ctl(home, "context", "--hook", stdin=hook_json("SessionStart", source="resume", session_id="sess-2"))
+    short = json.loads(resume.stdout)
+    check_documented_shape(short, "SessionStart")
+    assert short["hookSpecificOutput"]["additionalContext"].startswith("Where we are now:")
+    daemon.stop()
+    cached = ctl(home, "context", "--hook", stdin=hook_json("SessionStart", source="clear"))
+    context = json.loads(cached.stdout)["hookSpecificOutput"]["additionalContext"]
+    assert context.startswith("(tapestryd is not running; this context was cached at") and injected in context
+    down = ctl(home, "context", "--hook", stdin=hook_json("UserPromptSubmit", prompt="still there?"))
+    assert down.returncode == 0 and down.stdout == ""

@@ -1,0 +1,121 @@
+"""The warm TF-IDF index: fitted once, kept current from the feed, refitted in the background."""
+
+from __future__ import annotations
+
+import time
+from datetime import datetime
+from typing import Callable, Iterator
+
+import pytest
+from conftest import NOW, PARIS, History
+
+from tapestryd.config import load_settings
+from tapestryd.daemon.runtime import Runtime
+from tapestryd.events import Forgotten, NewEvent, event_id
+from tapestryd.paths import paths_for
+from tapestryd.projections.tfidf import MESSAGE, SimilarityIndex
+from tapestryd.queries.reader import Reader
+from tapestryd.queries.similar import register_warm_index, similar, unregister_warm_index
+
+
+def at(d: int, h: int = 10) -> datetime:
+    return datetime(2026, 3, d, h, 0, tzinfo=PARIS)
+
+
+def wait_until(check: Callable[[], bool], timeout: float = 20.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not check():
+        assert time.monotonic() < deadline, "condition not met in time"
+        time.sleep(0.05)
+
+
+@pytest.fixture
+def seeded(history: History) -> History:
+    history.message("chatgpt:c1", at(2), "A recipe for braided bread with honey and sesame", agent="chatgpt")
+    history.message("claude-code:s1", at(3), "The watchdog observer test is flaky on macOS", session="s1")
+    history.message("claude-code:s2", at(3, 11), "Tie a bowline knot on the sailing rope", session="s2")
+    history.commit()
+    history.summary("L1:claude-code:2026-03-03", "Flaky tests", "Fixed the flaky watchdog observer test.")
+    history.commit()
+    return history
+
+
+@pytest.fixture
+def index(seeded: History) -> Iterator[SimilarityIndex]:
+    built = SimilarityIndex(paths_for(seeded.settings).projections_db)
+    built.build()
+    yield built
+    built.stop()
+
+
+def test_the_most_similar_documents_come_first_and_zero_scores_are_dropped(index: SimilarityIndex) -> None:
+    """Cosine ranks the watchdog message and summary above the rest; unrelated text finds nothing."""
+    found = index.query("flaky watchdog observer", top=10)
+    assert {m.doc for m in found[:2]} == {"m:2", "n:L1:claude-code:2026-03-03"}
+    assert all(m.score > 0 for m in found) and len(found) == 2
+    assert found == sorted(found, key=lambda m: -m.score)
+    assert index.query("quantum chromodynamics") == []
+
+
+def test_kinds_keep_messages_or_one_level(index: SimilarityIndex) -> None:
+    """The level filter keeps messages only, or summaries of one level."""
+    assert [m.doc for m in index.query("watchdog observer", kinds={MESSAGE})] == ["m:2"]
+    assert [m.doc for m in index.query("watchdog observer", kinds={1})] == ["n:L1:claude-code:2026-03-03"]
+
+
+def test_new_messages_are_found_without_a_refit(seeded: History, index: SimilarityIndex) -> None:
+    """A message recorded after the fit is folded in from the feed, with the fitted vocabulary."""
+    fitted = index.status()["fitted"]
+    seeded.message("claude-code:s3", at(4), "The bowline knot slipped on the rope again", session="s3")
+    seeded.commit()
+    assert index.refresh() == 1
+    found = index.query("bowline knot rope")
+    assert {m.doc for m in found} >= {"m:3", "m:4"}
+    assert index.status()["fitted"] == fitted and index.status()["delta"] == 1
+
+
+def test_a_new_summary_replaces_the_old_one(seeded: History, index: SimilarityIndex) -> None:
+    """Re-summarizing a node hides its old vector: old words no longer find it, new ones do."""
+    seeded.summary("L1:claude-code:2026-03-03", "Sailing", "Practised sailing knots all afternoon.")
+    seeded.commit()
+    index.refresh()
+    assert "n:L1:claude-code:2026-03-03" not in {m.doc for m in index.query("flaky watchdog observer")}
+    assert index.query("sailing knots afternoon")[0].doc == "n:L1:claude-code:2026-03-03"
+
+
+def test_enough_change_refits_in_the_background(seeded: History) -> None:
+    """Past the threshold the index refits on its own thread and the delta empties."""
+    index = SimilarityIndex(paths_for(seeded.settings).projections_db, refit_min=2, refit_fraction=0.0)
+    index.build()
+    for n in range(5):
+        seeded.message(f"chatgpt:new{n}", at(4, 9 + n), f"Notes on sourdough starter number {n}", agent="chatgpt")
+    seeded.commit()
+    index.refresh()
+    wait_until(lambda: index.status()["fitted"] == 9 and index.status()["delta"] == 0)
+    assert index.query("sourdough starter")[0].doc.startswith("m:")
+    index.stop()
+
+
+def test_forgetting_refits_and_the_forgotten_are_never_returned(seeded: History, index: SimilarityIndex) -> None:
+    """A Forgotten event resets the index; the forgotten conversation disappears from answers."""
+    with Runtime.open(seeded.settings) as runtime:
+        runtime.store.append([NewEvent(event_id("forget", "1"), Forgotten(conversation="chatgpt:c1"), NOW, "", "cli")])
+        runtime.projector.catch_up()
+    index.refresh()
+    wait_until(lambda: index.status()["fitted"] == 3 and not index.status()["refitting"])
+    assert index.query("braided bread honey sesame") == []
+
+
+def test_similar_uses_the_registered_warm_index(seeded: History, index: SimilarityIndex) -> None:
+    """With a warm index registered the query never fits; without one it builds and says so."""
+    with Reader.open(load_settings(seeded.settings.home)) as reader:
+        cold = similar(reader, "bowline knot")
+        assert cold["index"]["warm"] is False and cold["hits"][0]["message_key"] == "m3"
+        register_warm_index(reader.paths.projections_db, index)
+        try:
+            fits = index.last_fit["fit_seconds"]
+            warm = similar(reader, "bowline knot", level="messages", top=1)
+            assert warm["index"]["warm"] is True and index.last_fit["fit_seconds"] == fits
+            assert [h["message_key"] for h in warm["hits"]] == ["m3"] and 0 < warm["hits"][0]["score"] <= 1
+        finally:
+            unregister_warm_index(reader.paths.projections_db)
