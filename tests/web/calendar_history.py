@@ -29,6 +29,8 @@ MESSAGES = [  # conversation, agent, key, role, ISO UTC, text
     ("claude-code:s1", "claude-code", "a1", "assistant", "2026-03-04T14:05:00.000000Z", "WAL mode fixes the lock."),
     ("claude-code:s1", "claude-code", "u2", "user", "2026-03-05T09:00:00.000000Z", "Next day: the lock is back"),
     ("chatgpt:tomato", "chatgpt", "t1", "user", "2026-03-20T08:00:00.000000Z", "Tomato seedlings are leggy"),
+    ("chatgpt:tomato", "chatgpt", "t2", "user", "2026-03-20T08:01:00.000000Z",
+     "More light? <private>my door code is 4711</private> Thanks."),
 ]
 TITLES = {"chatgpt:garden": "Garlic planting", "claude-code:s1": "Fix the sqlite lock", "chatgpt:tomato": "Tomatoes"}
 SUMMARIES = [  # node key, level, title, text

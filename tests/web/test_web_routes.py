@@ -35,10 +35,10 @@ def test_month_shows_a_pill_per_agent_with_daily_titles(client: FlaskClient) -> 
 
 
 def test_a_day_before_its_summary_shows_activity(client: FlaskClient) -> None:
-    """2026-03-20 has messages but no daily summary yet: an open pill with the message count."""
+    """2026-03-20 has two messages but no daily summary yet: an open pill with the message count."""
     day = text_of(client.get("/month/2026-03")).split('data-date="2026-03-20"')[1].split("</td>")[0]
     assert 'class="pill ag-0 open"' in day or 'open" data-agent="chatgpt"' in day
-    assert "1 msg" in day
+    assert "2 msg" in day
 
 
 def test_week_month_and_year_titles_are_shown(client: FlaskClient) -> None:
@@ -87,6 +87,12 @@ def test_conversation_html_is_escaped_never_executed(client: FlaskClient) -> Non
     assert 'onerror="window' not in page
     assert 'href="javascript:' not in page
     assert "<strong>garlic</strong>" in page
+
+
+def test_private_spans_never_reach_a_page(client: FlaskClient) -> None:
+    """Text inside <private> tags is stripped by the privacy filter before rendering."""
+    page = text_of(client.get("/conversation?key=chatgpt:tomato&day=2026-03-20"))
+    assert "More light?" in page and "4711" not in page and "door code" not in page
 
 
 def test_node_view_links_up_to_parent_and_down_to_sources(client: FlaskClient) -> None:
