@@ -14,12 +14,12 @@ __all__: list[str] = []
 
 @app.command("calendar")
 def calendar(ctx: typer.Context,
-             port: Optional[int] = typer.Option(None, "--port", help="Port to serve on (default [web] port, 5008)."),
-             host: Optional[str] = typer.Option(None, "--host", help="Address to bind (default [web] host, 127.0.0.1)."),
+             port: Optional[int] = typer.Option(None, "--port", help="Port to serve on (default: web.port in tapestry.toml, 5008)."),
+             host: Optional[str] = typer.Option(None, "--host", help="Address to bind (default: web.host, 127.0.0.1; anything else is warned about)."),
              browser: bool = typer.Option(False, "--browser", help="Open the calendar in the default web browser.")) -> None:
     """Serve the calendar (month grid, day panel, search, upload) until Ctrl-C.
 
-    When the daemon runs and already serves it ([web] enabled = true), print its address instead.
+    When the daemon runs and already serves it (web.enabled = true), print its address instead.
     """
     from tapestryd.web import WebServer
     from tapestryd.web.backend import daemon_health
