@@ -16,9 +16,12 @@ What it does, through the same code paths a user's commands take:
 4. ``run_eval`` (``tapestryctl eval --facts facts.jsonl``) with the 677 annotated facts:
    each fact's node is the L0 whose conversation is the LoCoMo session it belongs to.
 
-Besides the evaluation it prints two references: retention at other thresholds (how much
-the figure leans on 0.30) and the *ceiling*, the retention when the "summary" is the raw
-source itself (facts the method can find at all). The issue's target (L1, extractive:
+Besides the evaluation it prints three references: retention at other thresholds (how
+much the figure leans on 0.30); the *ceiling*, the retention when the "summary" is the raw
+source itself (facts the method can find at all); and an *oracle* extractive L1: for each
+day, raw sentences picked greedily by annotated facts newly covered per character, within
+the length of the day's actual L1 summary. It reads the answer key, so no summarizer can
+do better by choosing whole sentences at that length; it bounds what extraction can score. The issue's target (L1, extractive:
 score above 10.3 at 20:1 or more) is checked against the measured figures, never assumed.
 Writes ``bench/out/eval_quality_<provider>.json``.
 """
@@ -35,16 +38,19 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 from tapestryd.clock import SystemClock
 from tapestryd.config import load_settings
 from tapestryd.daemon.dayclose import close_days
 from tapestryd.daemon.ops.quality_ops import node_summarize
 from tapestryd.daemon.runtime import Runtime
 from tapestryd.daemon.summarizer import Target, summarize_dirty
-from tapestryd.quality.evaluate import evaluate_levels, home_facts
+from tapestryd.quality.evaluate import Homed, evaluate_levels, fit_corpus, home_facts
 from tapestryd.quality.facts import load_facts
+from tapestryd.quality.metrics import contained
 from tapestryd.quality.report import EvalOptions, run_eval
-from tapestryd.quality.similarity import make_similarity
+from tapestryd.quality.similarity import Similarity, make_similarity
+from tapestryd.quality.text import split_sentences
 from tapestryd.quality.tree import Tree, load_tree
 from tapestryd.sources.ingest import ingest_paths
 from tapestryd.summarize import Budget, make_summarizer
@@ -125,7 +131,38 @@ def references(tree: Tree, data: Path, method: str) -> dict[str, Any]:
     raw = Tree({k: replace(n, summary="\n".join(tree.messages[k])) for k, n in tree.nodes.items() if n.level == 0},
                tree.messages)
     ceiling = evaluate_levels(raw, homed, make_similarity(method), levels=(0,))[0].to_dict()
-    return {"retention_by_threshold": sweep, "ceiling_retention_L0": ceiling["retention"]}
+    return {"retention_by_threshold": sweep, "ceiling_retention_L0": ceiling["retention"],
+            "oracle_L1": oracle(tree, homed, make_similarity(method))}
+
+
+def oracle(tree: Tree, homed: list[Homed], similarity: Similarity) -> dict[str, Any]:
+    """Greedy max-coverage sentence extraction with the facts known, per L1, at its summary's length."""
+    similarity.fit(fit_corpus(tree, homed, (1,)))
+    covered = total = chars = source = 0
+    for day, leaves in tree.leaves_by_ancestor(1).items():
+        units = [s for leaf in leaves for text in tree.messages[leaf] for s in split_sentences(text)]
+        facts = [h.text for h in homed if any(tree.ancestor(home, 1) == day for home in h.homes)]
+        if not tree.nodes[day].summary or not units or not facts:
+            continue
+        hits = contained(similarity.matrix(facts, units), similarity.threshold)
+        got, used = _cover(hits, [len(u) + 1 for u in units], len(tree.nodes[day].summary))
+        covered, total, chars = covered + got, total + len(facts), chars + used
+        source += sum(len(t) for leaf in leaves for t in tree.messages[leaf])
+    retention, compression = covered / total, source / chars
+    return {"retention": round(retention, 4), "compression_chars": round(compression, 2),
+            "tapestry_score": round(retention * compression, 2)}
+
+
+def _cover(hits: np.ndarray, lengths: list[int], budget: int) -> tuple[int, int]:
+    """Facts covered and characters used by greedy max coverage per character within ``budget``."""
+    done, used = np.zeros(hits.shape[0], dtype=bool), 0
+    while True:
+        gains = [(int(hits[~done, j].sum()) / n, -j) for j, n in enumerate(lengths) if used + n <= budget]
+        best = max(gains, default=(0.0, 0))
+        if best[0] <= 0:
+            return int(done.sum()), used
+        done |= hits[:, -best[1]]
+        used += lengths[-best[1]]
 
 
 def print_report(result: dict[str, Any], built: dict[str, Any]) -> None:
@@ -138,6 +175,9 @@ def print_report(result: dict[str, Any], built: dict[str, Any]) -> None:
     print(render_eval(result))
     refs = result["references"]
     print(f"\nceiling (raw source as summary), L0 retention: {refs['ceiling_retention_L0']:.1%}")
+    o = refs["oracle_L1"]
+    print(f"oracle extraction at each day's L1 length (knows the facts): retention {o['retention']:.1%} at "
+          f"{o['compression_chars']:.1f}:1, score {o['tapestry_score']:.2f}")
     for threshold, levels in refs["retention_by_threshold"].items():
         cells = "  ".join(f"{lv} {'-' if v is None else f'{v:.1%}'}" for lv, v in levels.items())
         print(f"retention at threshold {threshold}: {cells}")
