@@ -108,22 +108,27 @@ class Projector:
         if not events:
             return 0
         with transaction(self.conn):
-            for projection in self.projections:
-                self._apply_to(projection, marks.get(projection.name, 0), events)
+            self._apply_events(marks, events)
         return len(events)
 
     def _read(self, after: int, batch: int) -> list[StoredEvent]:
         return list(itertools.islice(self.store.read(after=after, batch=batch), batch))
 
-    def _apply_to(self, projection: Projection, mark: int, events: list[StoredEvent]) -> None:
-        wanted = set(projection.types)
+    def _apply_events(self, marks: dict[str, int], events: list[StoredEvent]) -> None:
+        """Event by event, each to every projection in order, so a projection that reads another's
+        rows (the hierarchy reads messages) sees them as of that event, whatever the batch size:
+        a message forgotten later in the same batch is still there when the hierarchy files it."""
+        wanted = {p.name: set(p.types) for p in self.projections}
         for event in events:
-            if event.seq > mark and (not wanted or event.type in wanted):
-                projection.apply(self.conn, event)
-        self.conn.execute(
-            "INSERT INTO checkpoints VALUES (?, ?) ON CONFLICT(projection) DO UPDATE SET seq = excluded.seq",
-            (projection.name, max(mark, events[-1].seq)),
-        )
+            for projection in self.projections:
+                types = wanted[projection.name]
+                if event.seq > marks.get(projection.name, 0) and (not types or event.type in types):
+                    projection.apply(self.conn, event)
+        for projection in self.projections:
+            self.conn.execute(
+                "INSERT INTO checkpoints VALUES (?, ?) ON CONFLICT(projection) DO UPDATE SET seq = excluded.seq",
+                (projection.name, max(marks.get(projection.name, 0), events[-1].seq)),
+            )
 
     def rebuild(self) -> int:
         """Clear every projection, reset checkpoints to 0 and replay the whole log."""
