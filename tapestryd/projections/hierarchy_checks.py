@@ -12,7 +12,8 @@ sources_resolve    a source that names a missing node or message, or a child lis
                    node that is not its parent
 dailies            a day with segments but no daily node
 duplicates         a message in two segments, or a node listed as a child twice
-empty_content      a summarized node with an empty title or summary
+empty_content      a summarized node that is not waiting for a new summary (not dirty) and has
+                   an empty title or summary
 =================  =========================================================================
 
 Grade: ``F`` for broken links, unresolved sources or duplicates; ``D`` for orphans or
@@ -48,7 +49,8 @@ CHECKS: dict[str, str] = {
         SELECT 'message ' || source FROM node_sources WHERE kind = 'message' GROUP BY source HAVING COUNT(*) > 1
         UNION ALL SELECT source FROM node_sources WHERE kind = 'node' GROUP BY source HAVING COUNT(*) > 1""",
     "empty_content": """
-        SELECT key FROM nodes WHERE summarized_fingerprint != '' AND (TRIM(title) = '' OR TRIM(summary) = '')""",
+        SELECT key FROM nodes WHERE summarized_fingerprint != '' AND state != 'dirty'
+        AND (TRIM(title) = '' OR TRIM(summary) = '')""",
 }
 _SEVERITY = {"parent_links": "F", "sources_resolve": "F", "duplicates": "F", "orphans": "D", "dailies": "D",
              "empty_content": "C"}

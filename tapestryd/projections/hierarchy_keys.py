@@ -27,6 +27,7 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass
 from datetime import date
+from functools import lru_cache
 from typing import Iterable
 
 from tapestryd.clock import Period, parse_period_key, period_of
@@ -84,11 +85,12 @@ def parse_node_key(key: str, first_day_of_week: int = 0) -> NodeId:
     return NodeId(period.level, parts[1], period)
 
 
-def chain_of(agent: str, day: date, conversation: str, first_day_of_week: int) -> list[NodeId]:
-    """The five nodes a message of ``conversation`` on local ``day`` belongs to, L0 first."""
+@lru_cache(maxsize=4096)
+def chain_of(agent: str, day: date, conversation: str, first_day_of_week: int) -> tuple[NodeId, ...]:
+    """The five nodes a message of ``conversation`` on local ``day`` belongs to, L0 first (cached: pure)."""
     chain = [NodeId(0, agent, period_of(1, day), conversation)]
     chain.extend(NodeId(level, agent, period_of(level, day, first_day_of_week)) for level in range(1, 5))
-    return chain
+    return tuple(chain)
 
 
 def hash_parts(*parts: str) -> str:

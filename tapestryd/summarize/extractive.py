@@ -80,11 +80,13 @@ def _extract(candidates: list[Sentence], limit: int, title_hint: str) -> tuple[s
 
 
 def _vectorize(texts: Sequence[str]) -> tuple[Any, list[str], np.ndarray]:
+    from sklearn import config_context
     from sklearn.feature_extraction.text import TfidfVectorizer
 
     vectorizer = TfidfVectorizer(stop_words="english", sublinear_tf=True)
     try:
-        matrix = vectorizer.fit_transform(texts)
+        with config_context(skip_parameter_validation=True):  # fixed, valid parameters: skip the per-call checks
+            matrix = vectorizer.fit_transform(texts)
     except ValueError:  # every word is a stop word: nothing to weigh
         return None, [], np.zeros(len(texts))
     binary = matrix.copy()
@@ -117,20 +119,17 @@ def _select(candidates: list[Sentence], scores: np.ndarray, matrix: Any, limit: 
     lengths = np.array([len(c.text) + 1 for c in candidates], dtype=float)
     order = sorted(range(len(candidates)), key=lambda i: (-scores[i] / lengths[i], i))
     floor = _WEAK * float(scores.max())
+    closest = np.zeros(len(candidates))  # each sentence's highest cosine with a chosen one
     chosen: list[int] = []
     used = 0
     for i in order:
-        if scores[i] < floor or used + lengths[i] > limit or _redundant(matrix, chosen, i):
+        if scores[i] < floor or used + lengths[i] > limit or closest[i] >= _REDUNDANT:
             continue
         chosen.append(i)
         used += int(lengths[i])
+        if matrix is not None:
+            closest = np.maximum(closest, matrix @ matrix.getrow(i).toarray().ravel())
     return chosen or [int(np.argmax(scores))]
-
-
-def _redundant(matrix: Any, chosen: list[int], i: int) -> bool:
-    if matrix is None or not chosen:
-        return False
-    return bool((matrix[chosen] @ matrix[i].T).max() >= _REDUNDANT)
 
 
 def _keyword_title(candidates: list[Sentence], chosen: list[int], matrix: Any, terms: list[str]) -> str:

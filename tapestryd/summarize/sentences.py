@@ -18,16 +18,19 @@ _FENCE = re.compile(r"```.*?(```|$)", re.S)
 _FURNITURE = re.compile(r"^\s*(?:[-*+>]|#{1,6}|\d{1,3}[.)])\s+")
 _SPLIT = re.compile(r"(?<=[.!?])[\"')\]]?\s+(?=[\"'(\[]?[A-Z0-9])")
 _WORD = re.compile(r"[A-Za-z][A-Za-z'’-]*|\d[\d,.:/-]*")
-_NUMBER = re.compile(r"\b\d[\d,.:/-]*\b")
-_NAME = re.compile(r"(?<=[\s(\"'])([A-Z][a-z]+(?:[A-Z][a-z]+)*|[A-Z]{2,})\b")
-_IDENT = re.compile(r"\b\w+[._/]\w[\w./-]*|\b[a-z]+_[a-z_]+\b|`[^`]+`")
-_QUOTED = re.compile(r"\"[^\"]{2,60}\"|“[^”]{2,60}”")
-_CALENDAR = re.compile(
-    r"\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\b|\b(?:mon|tues|wednes|thurs|fri|satur|sun)day\b|"
-    r"\b(?:yesterday|today|tomorrow|tonight|last (?:week|month|year)|next (?:week|month|year))\b", re.I)
-_DECISION = re.compile(
-    r"\b(?:decid|chose|choos|agree|plan|will|going to|fixed|switch|bought|moved|start|finish|launch|adopt|"
-    r"deploy|release|migrat|replac|remov|added|renam|booked|signed|join|quit|won|lost|learn|because)\w*", re.I)
+_SPECIFIC = re.compile(
+    r"(?P<number>\b\d[\d,.:/-]*\b)"
+    r"|(?P<ident>\b\w+[._/]\w[\w./-]*|\b[a-z]+_[a-z_]+\b|`[^`]+`)"
+    r"|(?P<quoted>\"[^\"]{2,60}\"|“[^”]{2,60}”)"
+    r"|(?P<calendar>(?i:\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\b"
+    r"|\b(?:mon|tues|wednes|thurs|fri|satur|sun)day\b"
+    r"|\b(?:yesterday|today|tomorrow|tonight|last (?:week|month|year)|next (?:week|month|year))\b))"
+    r"|(?P<decision>(?i:\b(?:decid|chose|choos|agree|plan|will|going to|fixed|switch|bought|moved|start|finish|"
+    r"launch|adopt|deploy|release|migrat|replac|remov|added|renam|booked|signed|join|quit|won|lost|learn|"
+    r"because)\w*))"
+    r"|(?<=[\s(\"'])(?P<name>[A-Z][a-z]+(?:[A-Z][a-z]+)*|[A-Z]{2,})\b")
+_NOT_PROSE = re.compile(r"[\d_]|[^\w\s]")
+_WEIGHTS = {"number": 1.5, "ident": 1.0, "quoted": 1.0, "calendar": 1.5, "decision": 0.75, "name": 1.0}
 _MIN_WORDS, _MIN_CHARS, _MAX_CHARS = 4, 20, 360
 _SKIP = {"I", "I'm", "I've", "I'll", "I'd", "OK", "Ok"}
 
@@ -54,8 +57,7 @@ def split_sentences(text: str) -> list[str]:
 
 
 def _symbolic(line: str) -> bool:
-    letters = sum(ch.isalpha() or ch.isspace() for ch in line)
-    return letters < 0.6 * len(line)
+    return len(_NOT_PROSE.sub("", line)) < 0.6 * len(line)
 
 
 def _keep(sentence: str) -> bool:
@@ -72,8 +74,10 @@ def _clip(sentence: str) -> str:
 def specificity(sentence: str) -> float:
     """Specifics per word of ``sentence`` (0 for none; about 1 for a sentence dense in them)."""
     words = max(1, len(_WORD.findall(sentence)))
-    names = [n for n in _NAME.findall(sentence) if n not in _SKIP]
-    count = (len(_NUMBER.findall(sentence)) * 1.5 + len(names) + len(_IDENT.findall(sentence))
-             + len(_QUOTED.findall(sentence)) + len(_CALENDAR.findall(sentence)) * 1.5
-             + len(_DECISION.findall(sentence)) * 0.75)
+    count = 0.0
+    for match in _SPECIFIC.finditer(sentence):
+        kind = match.lastgroup or ""
+        if kind == "name" and match.group() in _SKIP:
+            continue
+        count += _WEIGHTS[kind]
     return count / words ** 0.75

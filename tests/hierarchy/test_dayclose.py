@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from conftest import message, write_config
+from hierarchy_helpers import message, write_config
 
 from tapestryd.clock import FixedClock
 from tapestryd.daemon.dayclose import close_days, last_closed_day, next_close_at

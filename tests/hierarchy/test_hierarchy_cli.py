@@ -7,7 +7,7 @@ from datetime import date
 from pathlib import Path
 
 import pytest
-from conftest import append, history, write_config
+from hierarchy_helpers import append, history, write_config
 from typer.testing import CliRunner
 
 import tapestryd.cli.hierarchy  # noqa: F401  (registers the commands)

@@ -7,7 +7,7 @@ from datetime import date, datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from conftest import append, history, write_config
+from hierarchy_helpers import append, history, write_config
 
 from tapestryd.clock import FixedClock
 from tapestryd.daemon.hierarchy_jobs import Host, summarize_job

@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import date, datetime, timedelta, timezone
 from pathlib import Path
 
-from conftest import message, node_rows
+from hierarchy_helpers import message, node_rows
 
 from tapestryd.events import DayClosed, EventStore, NewEvent, NodeSummarized, event_id
 from tapestryd.projections import Projector, default_projections

@@ -11,7 +11,7 @@ from collections import Counter
 from datetime import date
 from pathlib import Path
 
-from conftest import FakeLLM, append, history, write_config
+from hierarchy_helpers import FakeLLM, append, history, write_config
 
 from tapestryd.daemon.runtime import Runtime
 from tapestryd.events import EventStore

@@ -7,7 +7,7 @@ from typing import Iterator
 
 import httpx
 import pytest
-from conftest import FakeLLM, Reply
+from hierarchy_helpers import FakeLLM, Reply
 
 from tapestryd.config import SummarizeSettings
 from tapestryd.errors import ConfigError, ProviderError

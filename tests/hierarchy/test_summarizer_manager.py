@@ -6,7 +6,7 @@ from datetime import date, datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from conftest import FakeLLM, Reply, append, history, message, node_rows, write_config
+from hierarchy_helpers import FakeLLM, Reply, append, history, message, node_rows, write_config
 
 from tapestryd.clock import FixedClock
 from tapestryd.daemon.dayclose import close_days
