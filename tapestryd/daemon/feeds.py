@@ -110,22 +110,21 @@ class Feeds:
         self._tail_all(sorted(paths))
 
     def _tail_all(self, paths: list[str]) -> None:
-        for path in paths:
-            if self.writer.stopping or self.state.paused or self.state.storage.tripped:
-                return
-            self._tail(path)
-
-    def _tail(self, path: str) -> None:
         try:
-            report = self.tailer.tail(path, should_stop=lambda: self.writer.stopping)
+            reports = self.tailer.tail_many(paths, should_stop=self._held)
         except StoreError as exc:
-            self.state.record_error("tail", f"{path}: {exc.message}")
+            self.state.record_error("tail", exc.message)
             self.state.storage.trip("tail", exc.message)
             return
-        self.state.record_tail(lines=report.lines, new=report.new, known=report.known,
-                               problems=len(report.problems), restarted=report.restarted)
-        for problem in report.problems[:SHOWN_PROBLEMS]:
-            self.state.record_error("tail", problem)
+        for report in reports:
+            self.state.record_tail(lines=report.lines, new=report.new, known=report.known,
+                                   problems=len(report.problems), restarted=report.restarted)
+            for problem in report.problems[:SHOWN_PROBLEMS]:
+                self.state.record_error("tail", problem)
+
+    def _held(self) -> bool:
+        """Whether tailing must stop now: shutdown, pause, or storage that failed."""
+        return self.writer.stopping or self.state.paused or self.state.storage.tripped
 
     def _inbox_ready(self, path: Path) -> None:
         if self.state.paused or self.state.storage.tripped:

@@ -112,19 +112,44 @@ def _scan(folder: str, found: dict[str, tuple[int, int]]) -> None:
             continue
 
 
+@dataclass
+class _Batch:
+    """Events and offsets of one or more files, appended together in one transaction.
+
+    ``spans`` remembers which slice of ``events`` each report contributed, so the new and
+    known counts of the append go back to the right file.
+    """
+
+    events: list[NewEvent] = field(default_factory=list)
+    offsets: list[SourceOffset] = field(default_factory=list)
+    spans: list[tuple[TailReport, int, int]] = field(default_factory=list)
+    size: int = 0
+
+    def add(self, report: TailReport, events: list[NewEvent], offset: SourceOffset, size: int) -> None:
+        self.spans.append((report, len(self.events), len(self.events) + len(events)))
+        self.events.extend(events)
+        self.offsets.append(offset)
+        self.size += size
+
+
 class Tailer:
     """Reads session files from their stored offsets into the event log.
 
     ``agent`` labels the events (``claude-code`` by default configuration); ``screen``
-    applies the privacy settings (:mod:`tapestryd.sources.screen`). Only the daemon's
-    writer thread calls it. Raises StoreError when the log cannot be written
-    (the offset then stays where it was, so the bytes are read again later).
+    applies the privacy settings (:mod:`tapestryd.sources.screen`). Events of several
+    files share a transaction of up to ``batch_events`` events or ``chunk`` bytes (the
+    catch-up over thousands of files then costs a few commits, not one per file), each
+    file's offset always in the transaction of its events. Only the daemon's writer
+    thread calls it. Raises StoreError when the log cannot be written (the offsets then
+    stay where they were, so the bytes are read again later).
     """
 
-    def __init__(self, store: EventStore, *, agent: str, chunk: int = CHUNK, screen: Screen | None = None) -> None:
+    def __init__(self, store: EventStore, *, agent: str, chunk: int = CHUNK, batch_events: int = 2000,
+                 screen: Screen | None = None) -> None:
         self.store = store
         self.agent = agent
         self.chunk = chunk
+        self.batch_events = batch_events
         self.screen = screen
         self.parser = ClaudeCodeParser()
 
@@ -136,18 +161,34 @@ class Tailer:
 
     def tail(self, path: str, *, should_stop: Callable[[], bool] = lambda: False) -> TailReport:
         """Read what ``path`` gained since its stored offset and append it (see the module docstring)."""
+        return self.tail_many([path], should_stop=should_stop)[0]
+
+    def tail_many(self, paths: Iterable[str], *,
+                  should_stop: Callable[[], bool] = lambda: False) -> list[TailReport]:
+        """:meth:`tail` each path, batching their appends; one report per path read."""
+        batch, reports = _Batch(), []
+        for path in paths:
+            if should_stop():
+                break
+            reports.append(self._read_file(path, batch, should_stop))
+        self._flush(batch)
+        for report in reports:
+            if report.lines or report.problems:
+                log.info("source.tailed", path=report.path, lines=report.lines, new=report.new, known=report.known,
+                         problems=len(report.problems), restarted=report.restarted)
+        return reports
+
+    def _read_file(self, path: str, batch: _Batch, should_stop: Callable[[], bool]) -> TailReport:
         report = TailReport(path)
         try:
             with open(path, "rb") as fh:
                 info = os.fstat(fh.fileno())
                 report.offset = self._start(path, info.st_ino, info.st_size, report)
-                while not should_stop() and self._step(fh, info, report):
-                    pass
+                while not should_stop() and self._step(fh, info, report, batch):
+                    if len(batch.events) >= self.batch_events or batch.size >= self.chunk:
+                        self._flush(batch)
         except FileNotFoundError:
-            return report
-        if report.lines or report.problems:
-            log.info("source.tailed", path=path, lines=report.lines, new=report.new, known=report.known,
-                     problems=len(report.problems), restarted=report.restarted)
+            pass
         return report
 
     def _start(self, path: str, inode: int, size: int, report: TailReport) -> int:
@@ -159,30 +200,35 @@ class Tailer:
             return 0
         return stored.offset
 
-    def _step(self, fh: BinaryIO, info: os.stat_result, report: TailReport) -> bool:
-        """Read, parse and append one chunk; False when nothing more is complete."""
+    def _step(self, fh: BinaryIO, info: os.stat_result, report: TailReport, batch: _Batch) -> bool:
+        """Read and parse one chunk into ``batch``; False when nothing more is complete."""
         lines, end = read_complete_lines(fh, report.offset, self.chunk)
         size = max(os.fstat(fh.fileno()).st_size, end)
         offset = SourceOffset(report.path, end, info.st_ino, size)
         if not lines:
-            self._remember(offset)
+            if self.store.offset(report.path) != offset:
+                batch.add(report, [], offset, 0)
             return False
         events = self._parse(lines, report)
         if self.screen is not None:
             screened = self.screen.screen(events)
             report.skipped.update(screened.skipped)
             events = screened.events
-        result = self.store.append(events, [offset])
+        batch.add(report, events, offset, end - report.offset)
         report.lines += len(lines)
-        report.new += result.new
-        report.known += result.known
         report.offset = end
         return True
 
-    def _remember(self, offset: SourceOffset) -> None:
-        stored = self.store.offset(offset.path)
-        if stored != offset:
-            self.store.save_offsets([offset])
+    def _flush(self, batch: _Batch) -> None:
+        """Append the batch in one transaction and hand each report its new/known counts."""
+        if not batch.offsets:
+            return
+        result = self.store.append(batch.events, batch.offsets)
+        for report, first, stop in batch.spans:
+            seqs = result.seqs[first:stop]
+            report.new += sum(1 for s in seqs if s is not None)
+            report.known += sum(1 for s in seqs if s is None)
+        batch.events, batch.offsets, batch.spans, batch.size = [], [], [], 0
 
     def _parse(self, lines: list[Line], report: TailReport) -> list[NewEvent]:
         origin = Origin(path=report.path, sha256="", agent=self.agent)

@@ -1,120 +1,14 @@
-"""Fixtures for the daemon tests: a private home whose watched root and inbox live in tmp,
-and a handle on ``tapestryd`` running as a real subprocess."""
+"""Fixtures for the daemon tests: a private home whose watched root lives in tmp, and a
+handle on ``tapestryd`` as a real subprocess (helpers in ``daemon_helpers``)."""
 
 from __future__ import annotations
 
-import json
-import os
-import signal
-import sqlite3
-import subprocess
-import sys
-import time
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Iterator
 
 import pytest
 
-from tapestryd.config import load_settings
-from tapestryd.daemon.client import request
-from tapestryd.errors import DaemonError
-from tapestryd.paths import paths_for
-
-
-def write_config(home: Path, *, roots: list[Path], sweep: float = 1, extra: str = "") -> None:
-    """tapestry.toml for a test home: UTC, these watched roots, a sweep every ``sweep`` s."""
-    listed = ", ".join(json.dumps(str(r)) for r in roots)
-    (home / "tapestry.toml").write_text(
-        f'[general]\ntimezone = "UTC"\n[sources]\nwatched_roots = [{listed}]\nsweep_interval = {sweep}\n{extra}')
-
-
-def session_line(session: str, uuid: str, text: str, *, role: str = "user", ts: str = "2026-03-04T10:00:00Z") -> bytes:
-    """One Claude Code session record (a user or assistant message), newline included."""
-    record = {"type": role, "uuid": uuid, "sessionId": session, "timestamp": ts, "cwd": "/home/me/proj",
-              "message": {"role": role, "content": text if role == "user" else [{"type": "text", "text": text}]}}
-    return json.dumps(record).encode() + b"\n"
-
-
-def wait_for(predicate: Callable[[], Any], timeout: float = 10.0, interval: float = 0.05) -> Any:
-    """Poll ``predicate`` until it returns something truthy; fail the test after ``timeout`` s."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = predicate()
-        if value:
-            return value
-        time.sleep(interval)
-    raise AssertionError(f"condition not met within {timeout} s")
-
-
-class Daemon:
-    """``tapestryd`` of one home, as a subprocess; its stderr goes to ``log``."""
-
-    def __init__(self, home: Path) -> None:
-        self.home = home
-        self.settings = load_settings(home)
-        self.socket = paths_for(self.settings).socket
-        self.log = home / "daemon.log"
-        self.proc: subprocess.Popen[bytes] | None = None
-
-    def start(self, *, env: dict[str, str] | None = None, wait: bool = True) -> Daemon:
-        """Start it (and wait until it answers ping)."""
-        full = {**os.environ, "TAPESTRY_HOME": str(self.home), **(env or {})}
-        with self.log.open("ab") as log:
-            self.proc = subprocess.Popen([sys.executable, "-m", "tapestryd.daemon.main", "--log-format", "json"],
-                                         env=full, stdout=subprocess.DEVNULL, stderr=log)
-        if wait:
-            wait_for(self.ready, timeout=20)
-        return self
-
-    def ready(self) -> bool:
-        """Whether it answers ping."""
-        assert self.proc is not None
-        if self.proc.poll() is not None:
-            raise AssertionError(f"tapestryd exited with {self.proc.returncode}:\n{self.log.read_text()[-3000:]}")
-        try:
-            return bool(request(self.socket, "ping", timeout=2))
-        except DaemonError:
-            return False
-
-    def call(self, op: str, args: dict[str, Any] | None = None, timeout: float = 10.0) -> Any:
-        """One request through the socket."""
-        return request(self.socket, op, args or {}, timeout=timeout)
-
-    def send(self, signum: int) -> None:
-        """Send ``signum`` to the process."""
-        assert self.proc is not None
-        self.proc.send_signal(signum)
-
-    def stop(self, signum: int = signal.SIGTERM, timeout: float = 10.0) -> tuple[int, float]:
-        """Send ``signum`` and wait: ``(exit code, seconds it took)``."""
-        assert self.proc is not None
-        started = time.monotonic()
-        self.proc.send_signal(signum)
-        code = self.proc.wait(timeout)
-        return code, time.monotonic() - started
-
-    def messages(self) -> list[tuple[str, str, str]]:
-        """``(conversation, message key, text)`` of every projected message (read-only)."""
-        conn = sqlite3.connect(f"file:{paths_for(self.settings).projections_db}?mode=ro", uri=True)
-        try:
-            return conn.execute("SELECT conversation, message_key, text FROM messages ORDER BY id").fetchall()
-        finally:
-            conn.close()
-
-    def event_count(self, type_name: str = "MessageRecorded") -> int:
-        """How many events of this type the log holds (read-only)."""
-        conn = sqlite3.connect(f"file:{paths_for(self.settings).events_db}?mode=ro", uri=True)
-        try:
-            return int(conn.execute("SELECT COUNT(*) FROM events WHERE type = ?", (type_name,)).fetchone()[0])
-        finally:
-            conn.close()
-
-    def cleanup(self) -> None:
-        """Kill a process still running and remove a socket a SIGKILL left behind."""
-        if self.proc is not None and self.proc.poll() is None:
-            self.proc.kill()
-            self.proc.wait(10)
-        self.socket.unlink(missing_ok=True)
+from daemon_helpers import Daemon, write_config
 
 
 @pytest.fixture

@@ -11,7 +11,7 @@ from typing import Iterator
 
 import pytest
 
-from conftest import Daemon, session_line, wait_for, write_config
+from daemon_helpers import Daemon, session_line, wait_for, write_config
 from tapestryd.cli.fast import parse, socket_path
 from tapestryd.config import load_settings
 from tapestryd.paths import paths_for

@@ -9,7 +9,7 @@ import threading
 import time
 from pathlib import Path
 
-from conftest import Daemon, session_line, wait_for
+from daemon_helpers import Daemon, session_line, wait_for
 from tapestryd.paths import paths_for
 
 SESSIONS = 3

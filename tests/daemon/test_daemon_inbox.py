@@ -7,7 +7,7 @@ import sqlite3
 from datetime import datetime, timezone
 from pathlib import Path
 
-from conftest import Daemon, wait_for
+from daemon_helpers import Daemon, wait_for
 from tapestryd.config import load_settings
 from tapestryd.daemon.runtime import Runtime
 from tapestryd.paths import paths_for

@@ -10,7 +10,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from conftest import Daemon, session_line, wait_for, write_config
+from daemon_helpers import Daemon, session_line, wait_for, write_config
 
 
 def test_sigterm_exits_zero_within_five_seconds_and_removes_the_socket(daemon: Daemon) -> None:

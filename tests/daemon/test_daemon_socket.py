@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from conftest import Daemon, session_line, wait_for
+from daemon_helpers import Daemon, session_line, wait_for
 from tapestryd.daemon.protocol import MAX_LINE
 from tapestryd.daemon.server import SocketServer
 from tapestryd.errors import DaemonNotRunning

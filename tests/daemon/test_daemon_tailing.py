@@ -11,8 +11,11 @@ from pathlib import Path
 import pytest
 from watchdog.observers.api import BaseObserver
 
-from conftest import Daemon, session_line, wait_for, write_config
-from tapestryd.sources.tailer import read_complete_lines
+from daemon_helpers import Daemon, session_line, wait_for, write_config
+from tapestryd.config import Settings
+from tapestryd.events.store import EventStore
+from tapestryd.paths import paths_for
+from tapestryd.sources.tailer import Tailer, read_complete_lines, scan_sessions
 from tapestryd.sources.watch import FolderWatcher
 
 
@@ -146,3 +149,24 @@ def test_read_complete_lines_stops_at_the_last_newline_whatever_the_chunk(limit:
         lines, end = lines + more, next_end
     assert [offset for offset, _ in lines] == [0, 9]
     assert lines[1][1].endswith(b'"}\n') and end == len(data) - len(b'{"half')
+
+
+def test_many_files_share_transactions_and_each_offset_lands_with_its_events(settings: Settings,
+                                                                            tmp_path: Path) -> None:
+    """tail_many batches several files per append; every file ends at its size, nothing twice."""
+    folder = tmp_path / "-home-me-many"
+    folder.mkdir()
+    for n in range(7):
+        (folder / f"m{n}.jsonl").write_bytes(b"".join(session_line(f"m{n}", f"u{i}", f"m{n} line {i}")
+                                                      for i in range(3)) + b'{"half')
+    paths_for(settings).ensure()
+    with EventStore(paths_for(settings).events_db) as store:
+        tailer = Tailer(store, agent="claude-code", batch_events=4)
+        scan = scan_sessions([tmp_path])
+        reports = tailer.tail_many(tailer.changed(scan))
+        assert [(r.lines, r.new, r.known) for r in reports] == [(3, 3, 0)] * 7
+        assert {p: o.offset for p, o in store.offsets().items()} == {p: size - len(b'{"half')
+                                                                    for p, (size, _) in scan.items()}
+        assert tailer.changed(scan) == [] and store.count() == 21
+        again = tailer.tail_many(sorted(scan))
+        assert sum(r.lines for r in again) == 0 and store.count() == 21
