@@ -32,17 +32,17 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from textgen import TextGen  # noqa: E402
+from textgen import TextGen
 
-from tapestryd.clock import FixedClock  # noqa: E402
-from tapestryd.config import load_settings  # noqa: E402
-from tapestryd.daemon.dayclose import close_days  # noqa: E402
-from tapestryd.daemon.runtime import Runtime  # noqa: E402
-from tapestryd.daemon.summarizer import Target, summarize_dirty  # noqa: E402
-from tapestryd.events import MessageRecorded, NewEvent, event_id, format_utc  # noqa: E402
-from tapestryd.queries.reader import Reader  # noqa: E402
-from tapestryd.queries.tree import hierarchy_status  # noqa: E402
-from tapestryd.summarize import Budget, ExtractiveSummarizer, Summary, SummaryRequest  # noqa: E402
+from tapestryd.clock import FixedClock
+from tapestryd.config import load_settings
+from tapestryd.daemon.dayclose import close_days
+from tapestryd.daemon.runtime import Runtime
+from tapestryd.daemon.summarizer import Target, summarize_dirty
+from tapestryd.events import MessageRecorded, NewEvent, event_id, format_utc
+from tapestryd.queries.reader import Reader
+from tapestryd.queries.tree import hierarchy_status
+from tapestryd.summarize import Budget, ExtractiveSummarizer, Summary, SummaryRequest
 
 OUT = Path(__file__).resolve().parent / "out"
 AGENTS = ("claude-code", "chatgpt")
@@ -151,7 +151,8 @@ def rebuild(runtime: Runtime) -> dict[str, Any]:
 
 
 def l1_compression(reader: Reader) -> float:
-    src, out = reader.conn.execute("SELECT SUM(source_chars), SUM(LENGTH(summary)) FROM nodes WHERE level = 1").fetchone()
+    src, out = reader.conn.execute(
+        "SELECT SUM(source_chars), SUM(LENGTH(summary)) FROM nodes WHERE level = 1").fetchone()
     return round(src / out, 1) if out else 0.0
 
 

@@ -26,7 +26,8 @@ _MARKS = {"clean": " ", "dirty": "*", "context_stale": "~"}
 
 @app.command()
 def iterate(ctx: typer.Context,
-            end_date: Optional[str] = typer.Argument(None, help="Last local day to include (YYYY-MM-DD; default: every closed day)."),
+            end_date: Optional[str] = typer.Argument(
+                None, help="Last local day to include (YYYY-MM-DD; default: every closed day)."),
             agent: Optional[str] = typer.Option(None, "--agent", help="Only this agent's nodes."),
             fmt: Format = typer.Option(Format.text, "-f", "--format")) -> None:
     """Summarize everything closed up to END_DATE, bottom-up with telescoping context; resumable."""
@@ -109,7 +110,8 @@ def generate_l0(ctx: typer.Context, date: str = typer.Argument(..., help="Local 
 
 @app.command("generate-daily")
 def generate_daily(ctx: typer.Context, date: str = typer.Argument(..., help="Local day (YYYY-MM-DD)."),
-                   agent: Optional[str] = typer.Option(None, "--agent", help="Default: every agent with that day.")) -> None:
+                   agent: Optional[str] = typer.Option(None, "--agent",
+                                                       help="Default: every agent with that day.")) -> None:
     """Summarize one day now (its dirty segments first)."""
     _generate(ctx, 1, date, agent)
 

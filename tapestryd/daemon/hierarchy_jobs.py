@@ -75,10 +75,11 @@ class Host:
     @contextmanager
     def of_daemon(cls, settings: Settings, writer: WriterLike) -> Iterator[Host]:
         """Reads through a read-only connection of its own; writes queued to ``writer``."""
+        def commit(events: list[NewEvent]) -> None:
+            writer.run(lambda runtime: Target.of(runtime).commit(events), name="summaries")
+
         reader = Reader.open(settings)
         try:
-            commit: Callable[[list[NewEvent]], None] = lambda events: writer.run(
-                lambda runtime: Target.of(runtime).commit(events), name="summaries")
             yield cls(settings, paths_for(settings), Target(reader.conn, commit, settings.tz),
                       lambda fn: writer.run(fn, name="hierarchy"))
         finally:

@@ -44,7 +44,8 @@ from datetime import date
 import structlog
 
 from tapestryd.clock import local_date
-from tapestryd.events.types import DayClosed, MessageRecorded, NodeSummarized, StoredEvent, parse_utc
+from tapestryd.events.types import DayClosed, Forgotten, MessageRecorded, NodeSummarized, StoredEvent, parse_utc
+from tapestryd.projections.hierarchy_forget import forget_sources
 from tapestryd.projections.hierarchy_keys import NodeId, add_to_digest, chain_of, l0_fingerprint, parent_fingerprint
 from tapestryd.projections.hierarchy_read import get_node
 from tapestryd.projections.hierarchy_schema import SCHEMA, TABLES
@@ -62,7 +63,7 @@ class HierarchyProjection:
     """
 
     name = "hierarchy"
-    types = (MessageRecorded.type, DayClosed.type, NodeSummarized.type)
+    types = (MessageRecorded.type, DayClosed.type, NodeSummarized.type, Forgotten.type)
 
     def __init__(self, timezone: str, first_day_of_week: int) -> None:
         from zoneinfo import ZoneInfo
@@ -91,6 +92,8 @@ class HierarchyProjection:
             self._close(conn, payload)
         elif isinstance(payload, NodeSummarized):
             self._summarized(conn, event, payload)
+        elif isinstance(payload, Forgotten):
+            forget_sources(conn, event)  # nodes that held forgotten messages become dirty
 
     def _record(self, conn: sqlite3.Connection, event: StoredEvent, msg: MessageRecorded) -> None:
         row = conn.execute("SELECT id, ts, seq FROM messages WHERE conversation = ? AND message_key = ?",
@@ -112,7 +115,8 @@ class HierarchyProjection:
         new = conn.execute("INSERT OR IGNORE INTO node_sources VALUES (?, ?, 'message', ?)",
                            (leaf, str(message_id), first_seq)).rowcount
         digest = add_to_digest(digest, event.event_id, msg.role, msg.timestamp, msg.text)
-        conn.execute("UPDATE nodes SET digest = ?, fingerprint = ? WHERE key = ?", (digest, l0_fingerprint(digest), leaf))
+        conn.execute("UPDATE nodes SET digest = ?, fingerprint = ? WHERE key = ?",
+                     (digest, l0_fingerprint(digest), leaf))
         conn.execute(
             f"UPDATE nodes SET message_count = message_count + ?, source_chars = source_chars + ?,"
             f" first_ts = MIN(first_ts, ?), last_ts = MAX(last_ts, ?) WHERE key IN ({', '.join('?' * len(chain))})",

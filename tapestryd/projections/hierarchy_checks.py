@@ -44,7 +44,8 @@ CHECKS: dict[str, str] = {
         UNION ALL SELECT s.node || ' -> ' || s.source FROM node_sources s WHERE s.kind NOT IN ('node', 'message')""",
     "dailies": """
         SELECT DISTINCT 'L1:' || n.agent || ':' || n.period_start FROM nodes n
-        WHERE n.level = 0 AND NOT EXISTS (SELECT 1 FROM nodes d WHERE d.key = 'L1:' || n.agent || ':' || n.period_start)""",
+        WHERE n.level = 0
+        AND NOT EXISTS (SELECT 1 FROM nodes d WHERE d.key = 'L1:' || n.agent || ':' || n.period_start)""",
     "duplicates": """
         SELECT 'message ' || source FROM node_sources WHERE kind = 'message' GROUP BY source HAVING COUNT(*) > 1
         UNION ALL SELECT source FROM node_sources WHERE kind = 'node' GROUP BY source HAVING COUNT(*) > 1""",

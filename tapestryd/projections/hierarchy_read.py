@@ -109,7 +109,8 @@ def children(conn: sqlite3.Connection, key: str) -> list[NodeRow]:
 
 def has_dirty_child(conn: sqlite3.Connection, key: str) -> bool:
     """Whether any child of ``key`` is dirty (its inputs are not final yet)."""
-    return conn.execute("SELECT 1 FROM nodes WHERE parent = ? AND state = 'dirty' LIMIT 1", (key,)).fetchone() is not None
+    found = conn.execute("SELECT 1 FROM nodes WHERE parent = ? AND state = 'dirty' LIMIT 1", (key,)).fetchone()
+    return found is not None
 
 
 def segment_messages(conn: sqlite3.Connection, key: str) -> list[tuple[int, str, str, str]]:

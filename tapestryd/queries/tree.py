@@ -24,8 +24,8 @@ from tapestryd.queries.status import status_section
 
 __all__ = ["hierarchy_status", "read_record", "record_file", "resolve_nodes", "status_view", "tree"]
 
-_TREE_FIELDS = ("key", "level", "agent", "parent", "period_start", "period_end", "conversation", "title", "state", "closed",
-                "message_count", "mode", "provider")
+_TREE_FIELDS = ("key", "level", "agent", "parent", "period_start", "period_end", "conversation", "title", "state",
+                "closed", "message_count", "mode", "provider")
 
 
 def record_file(paths: Paths) -> Path:
@@ -103,7 +103,8 @@ def _level_counts(conn: sqlite3.Connection) -> dict[str, dict[str, int]]:
     return dict(sorted(levels.items()))
 
 
-def tree(reader: Reader, *, agent: str = "", start: str = "", end: str = "", min_level: int = 1) -> list[dict[str, Any]]:
+def tree(reader: Reader, *, agent: str = "", start: str = "", end: str = "",
+         min_level: int = 1) -> list[dict[str, Any]]:
     """Nodes of levels ``min_level``..4 overlapping local ISO dates ``start``..``end``, nested by parent.
 
     Each node is a dict of key, level, agent, period, title, state, closed, message_count,
@@ -123,7 +124,7 @@ def tree(reader: Reader, *, agent: str = "", start: str = "", end: str = "", min
 
 def _nest(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     by_key = {r["key"]: {**r, "closed": bool(r["closed"]), "children": []} for r in rows}
-    roots = []
+    roots: list[dict[str, Any]] = []
     for node in by_key.values():
         parent = by_key.get(node["parent"])
         (parent["children"] if parent else roots).append(node)
@@ -143,9 +144,10 @@ def resolve_nodes(conn: sqlite3.Connection, level: int, when: str, *, first_day_
     start = period_of(max(level, 1), day, first_day_of_week).start.isoformat()
     sql, params = "SELECT key FROM nodes WHERE level = ? AND period_start = ?", [level, start]  # type: str, list[object]
     if agent:
-        sql, params = sql + " AND agent = ?", params + [agent]
+        sql, params = sql + " AND agent = ?", [*params, agent]
     if conversation:
-        sql, params = sql + " AND (conversation = ? OR conversation LIKE ?)", params + [conversation, f"%{conversation}"]
+        sql += " AND (conversation = ? OR conversation LIKE ?)"
+        params += [conversation, f"%{conversation}"]
     with translate_errors(conn):
         keys = [r[0] for r in conn.execute(sql + " ORDER BY key", params)]
     return get_nodes(conn, keys)

@@ -80,8 +80,8 @@ def _extract(candidates: list[Sentence], limit: int, title_hint: str) -> tuple[s
 
 
 def _vectorize(texts: Sequence[str]) -> tuple[Any, list[str], np.ndarray]:
-    from sklearn import config_context
-    from sklearn.feature_extraction.text import TfidfVectorizer
+    from sklearn import config_context  # type: ignore[import-untyped]
+    from sklearn.feature_extraction.text import TfidfVectorizer  # type: ignore[import-untyped]
 
     vectorizer = TfidfVectorizer(stop_words="english", sublinear_tf=True)
     try:
@@ -104,7 +104,7 @@ def _scores(candidates: list[Sentence], matrix: Any, content: np.ndarray) -> np.
         centrality = np.asarray(matrix @ centroid).ravel() / norm
     specific = np.array([specificity(c.text) for c in candidates])
     weight = np.array([_ROLE_WEIGHT.get(c.role, 1.0) * _tone(c.text) for c in candidates])
-    return (content + 1.0) * (0.5 + centrality) * (1.0 + specific) * weight
+    return np.asarray((content + 1.0) * (0.5 + centrality) * (1.0 + specific) * weight, dtype=float)
 
 
 def _tone(text: str) -> float:

@@ -80,4 +80,4 @@ def specificity(sentence: str) -> float:
         if kind == "name" and match.group() in _SKIP:
             continue
         count += _WEIGHTS[kind]
-    return count / words ** 0.75
+    return float(count / words ** 0.75)

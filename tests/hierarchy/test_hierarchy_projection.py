@@ -19,8 +19,8 @@ def projector(tmp_path: Path, tz: str = "UTC") -> Projector:
 
 def close(p: Projector, first: date, last: date, tz: str = "UTC") -> None:
     days = [first + timedelta(days=n) for n in range((last - first).days + 1)]
-    p.store.append([NewEvent(event_id("close", d.isoformat(), tz), DayClosed(d.isoformat(), tz), datetime.now(timezone.utc))
-                    for d in days])
+    now = datetime.now(timezone.utc)
+    p.store.append([NewEvent(event_id("close", d.isoformat(), tz), DayClosed(d.isoformat(), tz), now) for d in days])
     p.catch_up()
 
 
@@ -60,7 +60,8 @@ def test_a_week_crossing_a_month_boundary_splits_in_two(tmp_path: Path) -> None:
     p.store.append([message("chatgpt:c", f"m{d}", datetime(2026, 3, 30, 12, tzinfo=timezone.utc) + timedelta(days=d),
                             f"day {d}") for d in range(7)])
     p.catch_up()
-    weeks = p.conn.execute("SELECT key, period_start, period_end, parent FROM nodes WHERE level = 2 ORDER BY key").fetchall()
+    weeks = p.conn.execute(
+        "SELECT key, period_start, period_end, parent FROM nodes WHERE level = 2 ORDER BY key").fetchall()
     assert weeks == [("L2:chatgpt:2026-03-30w", "2026-03-30", "2026-03-31", "L3:chatgpt:2026-03"),
                      ("L2:chatgpt:2026-04-01w", "2026-04-01", "2026-04-05", "L3:chatgpt:2026-04")]
     assert parse_node_key("L0:chatgpt:2026-03-30:claude-code:a:b").conversation == "claude-code:a:b"

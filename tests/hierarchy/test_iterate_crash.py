@@ -34,7 +34,8 @@ def wait_for_calls(llm: FakeLLM, n: int, timeout: float = 60.0) -> None:
 def recorded(home: Path) -> list[tuple[str, str]]:
     """(node, text) of every NodeSummarized in the log."""
     with EventStore(home / "events.db", readonly=True) as store:
-        return [(e.event.node, e.event.text) for e in store.read(types=["NodeSummarized"])]  # type: ignore[attr-defined]
+        events = [e.event for e in store.read(types=["NodeSummarized"])]
+    return [(e.node, e.text) for e in events]  # type: ignore[attr-defined]
 
 
 def test_a_killed_iterate_resumes_without_gaps_duplicates_or_repeated_calls(home: Path, llm: FakeLLM) -> None:
@@ -58,7 +59,7 @@ def test_a_killed_iterate_resumes_without_gaps_duplicates_or_repeated_calls(home
     assert len(before_kill) == 40 and calls_before_restart == 41
 
     second = iterate(home)
-    out, err = second.communicate(timeout=120)
+    _, err = second.communicate(timeout=120)
     assert second.returncode == 0, err.decode()
     later = llm.calls[calls_before_restart:]
     assert later and not any(c["hash"] in answered for c in later)
