@@ -52,6 +52,28 @@ _DOTTED = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+")
 _IDENT = re.compile(r"[A-Za-z_]\w*")
 _NAME = r"(?<![A-Za-z0-9_.\-])(?P<name>[A-Za-z_][A-Za-z0-9_.\-]{0,80})"
 _KEYWORDS = ("pass", "pwd", "pw", "secret", "token", "key", "credential", "bearer")
+_SIGN = re.compile(r"[:=]")
+_FLAG = re.compile(r"(?<![\w-])--?[A-Za-z]")
+_WINDOW = 48  # characters before an assignment sign (or after a flag's dash) a secret word must be in
+
+
+def _near_sign(text: str) -> bool:
+    """A secret word in the few characters before some ``:`` or ``=`` (gate of the assignment rules).
+
+    Scanning signs and looking back is far cheaper than a case-insensitive keyword regex
+    over the whole text; prose that merely says "token" runs no assignment rule.
+    """
+    if ":" not in text and "=" not in text:
+        return False
+    return any(any(k in text[max(0, m.start() - _WINDOW):m.start()].lower() for k in _KEYWORDS)
+               for m in _SIGN.finditer(text))
+
+
+def _near_flag(text: str) -> bool:
+    """A secret word in a command-line flag (``--password``, ``-token``): gate of the flag rule."""
+    if "-" not in text:
+        return False
+    return any(any(k in text[m.start():m.start() + _WINDOW].lower() for k in _KEYWORDS) for m in _FLAG.finditer(text))
 
 
 def _parts(name: str) -> list[str]:
@@ -117,13 +139,13 @@ def _accept_loose(match: re.Match[str]) -> bool:
 ASSIGNMENT_RULES = (
     Rule("credential", re.compile(
         r"(?<![^\s;&|(])(?:export[ \t]+)?(?P<name>[A-Za-z_][A-Za-z0-9_]{0,80})[ \t]*=[ \t]*"
-        r"(?P<value>[^\s#\"'=][^\s]{0,1023})"), _KEYWORDS, "value", _accept_env, _kind),
+        r"(?P<value>[^\s#\"'=][^\s]{0,1023})"), _KEYWORDS, "value", _accept_env, _kind, _near_sign),
     Rule("credential", re.compile(
         _NAME + r"[\"']?[ \t]*(?::=|=>|[:=])[ \t]*(?P<q>[\"'])(?P<value>(?:(?!(?P=q)).){1,1024}?)(?P=q)"),
-        _KEYWORDS, "value", _accept_quoted, _kind),
+        _KEYWORDS, "value", _accept_quoted, _kind, _near_sign),
     Rule("credential", re.compile(_NAME + r"[\"']?[ \t]*:[ \t]+(?P<value>[^\s\"',;]{6,1024})"),
-         _KEYWORDS, "value", _accept_loose, _kind),
+         _KEYWORDS, "value", _accept_loose, _kind, _near_sign),
     Rule("credential", re.compile(
         r"(?<![\w-])--?(?P<name>[A-Za-z][A-Za-z0-9\-]{1,40})(?:=|[ \t]+)(?P<value>[^\s\"'=\-][^\s\"']{3,1023})"),
-        _KEYWORDS, "value", _accept_loose, _kind),
+        _KEYWORDS, "value", _accept_loose, _kind, _near_flag),
 )

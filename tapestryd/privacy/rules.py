@@ -20,7 +20,8 @@ class Rule:
     ``keywords`` are lowercase substrings one of which must occur in the text for the
     regex to run at all (a cheap pre-filter, as gitleaks' rule keywords); ``group`` is
     the part of the match that is the secret; ``accept`` vets a match (None: always);
-    ``classify`` names the kind from the match when it depends on it (None: ``kind``).
+    ``classify`` names the kind from the match when it depends on it (None: ``kind``);
+    ``gate(text)`` is a cheap test that must pass for the rule to run at all.
     """
 
     kind: str
@@ -29,6 +30,7 @@ class Rule:
     group: int | str = 0
     accept: Accept | None = None
     classify: Callable[["re.Match[str]"], str] | None = None
+    gate: Callable[[str], bool] | None = None
 
     def kind_of(self, match: re.Match[str]) -> str:
         """The kind of secret ``match`` found."""

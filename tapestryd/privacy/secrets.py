@@ -31,7 +31,7 @@ from __future__ import annotations
 import bisect
 import re
 from dataclasses import dataclass, field
-from typing import Iterator
+from typing import Callable, Iterator
 
 from tapestryd.privacy.assignments import ASSIGNMENT_RULES
 from tapestryd.privacy.rules import Rule, token_like
@@ -85,7 +85,7 @@ _VENDOR_RULES = (
     Rule("github-token", re.compile(_START + r"(?:gh[pousr]_[A-Za-z0-9]{36}|github_pat_[A-Za-z0-9_]{82})"),
           ("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_")),
     # AWS unique-ID prefixes of access keys (AKIA long-term, ASIA STS, ...) + 16 base32.
-    Rule("aws-access-key", re.compile(r"\b(?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}\b"),
+    Rule("aws-access-key", re.compile(r"\b(?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}"),
           ("a3t", "akia", "asia", "abia", "acca")),
     Rule("aws-secret-key", re.compile(
         r"(?i:aws_?secret_?(?:access_?)?key)[\"']?\s*[:=]\s*[\"']?([A-Za-z0-9/+]{40})(?![A-Za-z0-9/+])"),
@@ -125,13 +125,18 @@ _CONTEXT_RULES = (
 
 
 _RULES = _VENDOR_RULES + _CONTEXT_RULES + ASSIGNMENT_RULES
+_KEYWORDS = frozenset(k for rule in _RULES for k in rule.keywords)
 KINDS = tuple(dict.fromkeys(r.kind for r in _VENDOR_RULES + _CONTEXT_RULES)) + ("password", "credential")
 
 
 def _candidates(text: str) -> Iterator[Finding]:
     lowered = text.lower()
+    present = {k for k in _KEYWORDS if k in lowered}
+    gates: dict[Callable[[str], bool], bool] = {}
     for rank, rule in enumerate(_RULES):
-        if not any(k in lowered for k in rule.keywords):
+        if present.isdisjoint(rule.keywords):
+            continue
+        if rule.gate is not None and not gates.setdefault(rule.gate, rule.gate(text)):
             continue
         for match in _matches(rule, text):
             kind = rule.kind_of(match)
