@@ -2,7 +2,8 @@
 
 For each file (or ZIP member) the pipeline hashes the bytes (sha256), detects the format
 from the content (or uses ``--parser``), streams the parser's items, and appends events
-in batches of :data:`BATCH` per transaction. Around the messages it records an
+in batches of about :data:`BATCH` per transaction, shared by the files of one ingest
+(:mod:`tapestryd.sources.appender`). Around the messages it records an
 ``ImportReceived`` and an ``ImportFinished`` (the receipt) whose event ids derive from the
 file's sha256, so importing an identical file again adds no event at all.
 
@@ -23,28 +24,24 @@ import io
 import zipfile
 import zlib
 from contextlib import ExitStack
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, BinaryIO, Callable, Iterator, Sequence
 
-import structlog
-
 from tapestryd.config import Settings
 from tapestryd.errors import ArchiveError, ParseError, UnknownFormatError
-from tapestryd.events.store import AppendResult, EventStore
-from tapestryd.events.types import ImportReceived, MessageRecorded, NewEvent, event_id
-from tapestryd.sources.receipts import FileReceipt, Receipt, Tally, scrub
-from tapestryd.sources.screen import Screen, holds_marker
+from tapestryd.events.store import EventStore
+from tapestryd.events.types import ImportReceived, NewEvent, event_id
+from tapestryd.sources.appender import BATCH, BatchAppender, FileRun
 from tapestryd.sources.parsers.archives import Archive
 from tapestryd.sources.parsers.base import Origin, Skip
 from tapestryd.sources.parsers.detect import HEAD_SIZE, ZIP_MAGIC, detect_format, get_parser
+from tapestryd.sources.receipts import FileReceipt, Receipt
+from tapestryd.sources.screen import Screen, holds_marker
 
 __all__ = ["BATCH", "FileReceipt", "Progress", "Receipt", "ingest_file", "ingest_paths"]
 
-log = structlog.get_logger(__name__)
-
-BATCH = 2000
 Progress = Callable[[int, int, str], None]
 
 
@@ -64,6 +61,7 @@ class _Context:
     agent: str | None
     parser: str
     meter: _Meter
+    appender: BatchAppender
 
 
 def ingest_paths(store: EventStore, paths: Sequence[Path], *, settings: Settings, agent: str | None = None,
@@ -80,13 +78,14 @@ def ingest_paths(store: EventStore, paths: Sequence[Path], *, settings: Settings
     receipt = Receipt()
     with ExitStack() as stack:
         sources = list(_expand([Path(p) for p in paths], stack, receipt))
-        ctx = _Context(settings, agent, parser, _Meter(progress, sum(s.size for s in sources)))
+        ctx = _Context(settings, agent, parser, _Meter(progress, sum(s.size for s in sources)), BatchAppender(store))
         for source in sources:
             outcome = _ingest_source(store, source, ctx)
             if isinstance(outcome, FileReceipt):
                 receipt.files.append(outcome)
             else:
                 receipt.ignored[outcome] = receipt.ignored.get(outcome, 0) + 1
+        ctx.appender.close()
         ctx.meter.finish()
     return receipt
 
@@ -163,17 +162,18 @@ def _format_of(head: bytes, src: _Source, forced: str) -> str:
 
 
 def _import(store: EventStore, src: _Source, sha: str, name: str, ctx: _Context) -> FileReceipt:
+    """Parse one source into the appender; its receipt is complete once the appender is closed."""
     agent = ctx.agent or ctx.settings.agent_for_parser(name)
     origin = Origin(src.display, sha, agent)
     receipt = FileReceipt(src.display, sha, name, agent)
-    writer = _Writer(store, receipt, _screen(store, src, name, origin, ctx))
-    writer.add(NewEvent(event_id("import", sha, "received"), ImportReceived(sha, src.display, src.size, name),
-                        _now(), agent, src.display))
+    run = FileRun(receipt, _screen(store, src, name, origin, ctx))
+    received = ImportReceived(sha, src.display, src.size, name)
+    ctx.appender.add(run, NewEvent(event_id("import", sha, "received"), received, _now(), agent, src.display))
     try:
         with src.open() as raw:
             for item in get_parser(name).parse(ctx.meter.wrap(raw, src.display), origin):
                 if isinstance(item, NewEvent):
-                    writer.add(item)
+                    ctx.appender.add(run, item)
                 elif isinstance(item, Skip):
                     receipt.skip(item.reason)
                 else:
@@ -182,11 +182,7 @@ def _import(store: EventStore, src: _Source, sha: str, name: str, ctx: _Context)
         receipt.error(exc.message)
     except (OSError, EOFError, zipfile.BadZipFile, zlib.error) as exc:
         receipt.error(_read_error(src, exc))
-    writer.close()
-    _append(store, [NewEvent(event_id("import", sha, "finished"), receipt.finished_event(), _now(), agent,
-                             src.display)])
-    log.info("import.finished", path=src.display, parser=name, messages_new=receipt.messages["new"],
-             messages_known=receipt.messages["known"], errors=receipt.error_count)
+    ctx.appender.finish(run)
     return receipt
 
 
@@ -200,50 +196,6 @@ def _screen(store: EventStore, src: _Source, name: str, origin: Origin, ctx: _Co
     except (ParseError, OSError, EOFError, zipfile.BadZipFile, zlib.error):
         pass  # the main pass reports what is wrong with the file
     return screen
-
-
-class _Writer:
-    """Screens events (:mod:`tapestryd.sources.screen`), appends them in transactions of :data:`BATCH`,
-    and counts what was new."""
-
-    def __init__(self, store: EventStore, receipt: FileReceipt, screen: Screen) -> None:
-        self.store = store
-        self.receipt = receipt
-        self.screen = screen
-        self.tally = Tally(receipt)
-        self.batch: list[NewEvent] = []
-
-    def add(self, new: NewEvent) -> None:
-        self.batch.append(new)
-        if len(self.batch) >= BATCH:
-            self.flush()
-
-    def flush(self) -> None:
-        if not self.batch:
-            return
-        screened = self.screen.screen(self.batch)
-        for reason, n in screened.skipped.items():
-            self.receipt.skip(reason, n)
-        result = _append(self.store, screened.events)
-        for new, seq in zip(screened.events, result.seqs):
-            event = new.event
-            if isinstance(event, MessageRecorded):
-                self.tally.add(event.conversation, event.message, seq is not None)
-                for kind, n in event.skipped.items():
-                    self.receipt.skip(kind, n)
-        self.batch = []
-
-    def close(self) -> None:
-        self.flush()
-        self.tally.close()
-
-
-def _append(store: EventStore, batch: list[NewEvent]) -> AppendResult:
-    """Append; text with lone surrogates (from ``\\ud800`` escapes) is retried with U+FFFD instead."""
-    try:
-        return store.append(batch)
-    except UnicodeEncodeError:
-        return store.append([scrub(new) for new in batch])
 
 
 class _Meter:
@@ -262,7 +214,7 @@ class _Meter:
         """A buffered stream over ``raw`` that counts what is read."""
         self.name = name
         self._report()
-        return io.BufferedReader(_CountingRaw(raw, self), 1 << 16)  # type: ignore[return-value]
+        return io.BufferedReader(_CountingRaw(raw, self), 1 << 16)
 
     def advance(self, n: int) -> None:
         self.done += n

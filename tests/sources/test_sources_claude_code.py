@@ -124,7 +124,8 @@ def test_unfinished_last_line_is_not_an_error_and_imports_once_complete(store: E
 
 def test_bad_lines_are_located_and_the_rest_imports() -> None:
     """Broken JSON, non-UTF-8 bytes, wrong types and missing fields are Problems with their line."""
-    good = b'{"type":"user","sessionId":"s","uuid":"ok","timestamp":"2026-01-01T00:00:00Z","message":{"content":"fine"}}\n'
+    good = (b'{"type":"user","sessionId":"s","uuid":"ok","timestamp":"2026-01-01T00:00:00Z",'
+            b'"message":{"content":"fine"}}\n')
     bad = [
         b'{"type":"user","sessionId":"s","uuid":"x1",\n',
         b'{"type":"user","sessionId":"s","uuid":"x2","timestamp":"2026-01-01T00:00:00Z","message":{"content":"\xff\xfe"}}\n',

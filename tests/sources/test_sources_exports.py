@@ -29,7 +29,8 @@ def test_chatgpt_walks_the_visible_branch(store: EventStore, settings: Settings,
     """current_node's branch only: the regenerated answer, hidden system and web call are skipped."""
     receipt = ingest(store, settings, CHATGPT)
     projector.catch_up()
-    found = rows(projector.conn, "SELECT message_key, role FROM messages WHERE conversation = 'chatgpt:c-rope' ORDER BY id")
+    found = rows(projector.conn,
+                 "SELECT message_key, role FROM messages WHERE conversation = 'chatgpt:c-rope' ORDER BY id")
     assert found == [("n2", "user"), ("n3", "assistant"), ("n4", "user"), ("n6", "assistant")]
     assert receipt["files"][0]["skipped"] == {"other-branch": 1, "hidden": 1, "tool-call": 1, "image": 1}
 

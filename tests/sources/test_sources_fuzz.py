@@ -7,13 +7,14 @@ and generates JSON of random shapes, whole or spliced into real conversations.
 from __future__ import annotations
 
 import io
-import os
 import json
+import os
 from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings, strategies as st
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from tapestryd.events.codec import encode
 from tapestryd.events.types import NewEvent
@@ -25,7 +26,8 @@ from tapestryd.sources.parsers.claude_code import ClaudeCodeParser
 CORPUS = Path(__file__).resolve().parents[2].parent / "shared" / "corpus"
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "sources"
 PARSERS = {"claude-code": ClaudeCodeParser(), "chatgpt": ChatGPTParser(), "claude-ai": ClaudeAIParser()}
-FUZZ = settings(max_examples=int(os.environ.get("TAPESTRY_FUZZ_EXAMPLES", "60")), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+FUZZ = settings(max_examples=int(os.environ.get("TAPESTRY_FUZZ_EXAMPLES", "60")), deadline=None,
+                suppress_health_check=[HealthCheck.too_slow])
 
 
 def samples() -> list[tuple[str, bytes]]:
@@ -73,7 +75,8 @@ JSON = st.recursive(
     lambda inner: st.lists(inner, max_size=4) | st.dictionaries(
         st.sampled_from(["type", "message", "content", "text", "parts", "mapping", "parent", "children", "author",
                          "role", "current_node", "create_time", "chat_messages", "sender", "uuid", "created_at",
-                         "sessionId", "timestamp", "isMeta", "id", "attachments", "files", "summary"]) | st.text(max_size=5),
+                         "sessionId", "timestamp", "isMeta", "id", "attachments", "files", "summary"])
+        | st.text(max_size=5),
         inner, max_size=5),
     max_leaves=25,
 )

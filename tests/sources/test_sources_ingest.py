@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import bz2
 import json
 import struct
 import subprocess
@@ -151,7 +150,8 @@ def test_bad_inputs_are_reported_and_stored_data_is_untouched(store: EventStore,
     notes = tmp_path / "notes.txt"
     notes.write_text("Remember to buy rope.\n")
     garbled = tmp_path / "garbled.jsonl"
-    line = b'{"type":"user","sessionId":"g","uuid":"1","timestamp":"2026-01-01T00:00:00Z","message":{"content":"\xe9t\xe9"}}\n'
+    line = (b'{"type":"user","sessionId":"g","uuid":"1","timestamp":"2026-01-01T00:00:00Z",'
+            b'"message":{"content":"\xe9t\xe9"}}\n')
     garbled.write_bytes(line)
     receipt = ingest(store, settings, empty, notes, garbled)
     errors = [f["errors"][0] for f in receipt["files"]]

@@ -26,6 +26,7 @@ node id). Event ids derive from those keys, so a newer export adds only what is 
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any, BinaryIO, Iterator
 
@@ -104,7 +105,7 @@ def visible_branch(mapping: dict[str, Any], current: Any) -> list[str]:
     parents = {k: n.get("parent") for k, n in mapping.items() if isinstance(n, dict)}
     if not any(isinstance(p, str) and p in parents for p in parents.values()):
         return sorted(parents, key=lambda k: _epoch(_message_of(mapping[k]).get("create_time")) or 0.0)
-    node = current if isinstance(current, str) and current in parents else _latest_leaf(mapping, parents)
+    node: Any = current if isinstance(current, str) and current in parents else _latest_leaf(mapping, parents)
     chain: list[str] = []
     seen: set[str] = set()
     while isinstance(node, str) and node in parents and node not in seen:
@@ -137,50 +138,65 @@ def _branch_times(mapping: dict[str, Any], branch: list[str], conv: dict[str, An
     return [datetime.fromtimestamp(t, timezone.utc) if t is not None else None for t in filled]
 
 
+@dataclass(frozen=True)
+class _Message:
+    """What the parser reads of one export message, type-checked once."""
+
+    key: str
+    role: str
+    author: dict[str, Any]
+    content: dict[str, Any]
+    metadata: dict[str, Any]
+    recipient: Any
+
+
 def _node(node_id: str, node: Any, ts: datetime | None, conv_id: str, where: str,
           origin: Origin) -> Iterator[Item]:
-    msg = node.get("message") if isinstance(node, dict) else None
-    if msg is None:
+    raw = node.get("message") if isinstance(node, dict) else None
+    if raw is None:
         return
     here = f"{where}/{node_id}"
-    problem = _invalid(msg)
-    if problem or ts is None:
-        yield Problem(here, problem or "no create_time on this message, its neighbours or the conversation")
+    msg = _read(node_id, raw)
+    if isinstance(msg, str) or ts is None:
+        yield Problem(here, msg if isinstance(msg, str) else
+                      "no create_time on this message, its neighbours or the conversation")
         return
     skip = _skip_reason(msg)
     if skip:
         yield Skip(skip, here)
         return
-    text, kinds = _text(msg["content"])
+    text, kinds = _text(msg.content)
     if not text.strip():
         yield from skips_for(kinds, here)
         return
-    yield _event(node_id, msg, text, kinds, ts, conv_id, origin)
+    yield _event(msg, text, kinds, ts, conv_id, origin)
 
 
-def _invalid(msg: Any) -> str:
+def _read(node_id: str, msg: Any) -> _Message | str:
+    """The message's parts, or what is wrong with it."""
     if not isinstance(msg, dict):
         return f"message is a {type(msg).__name__}, not an object"
     author = msg.get("author")
     if not isinstance(author, dict) or not isinstance(author.get("role"), str):
         return "message has no author role"
-    if msg.get("content") is not None and not isinstance(msg.get("content"), dict):
-        return f"content is a {type(msg['content']).__name__}, not an object"
-    return ""
+    content = msg.get("content")
+    if content is not None and not isinstance(content, dict):
+        return f"content is a {type(content).__name__}, not an object"
+    key = msg.get("id")
+    metadata = msg.get("metadata")
+    return _Message(key if isinstance(key, str) and key else node_id, author["role"], author, content or {},
+                    metadata if isinstance(metadata, dict) else {}, msg.get("recipient"))
 
 
-def _skip_reason(msg: dict[str, Any]) -> str:
-    metadata = msg.get("metadata") if isinstance(msg.get("metadata"), dict) else {}
-    content = msg.get("content") or {}
-    ctype = content.get("content_type")
-    recipient = msg.get("recipient")
-    if metadata.get("is_visually_hidden_from_conversation") is True:
+def _skip_reason(msg: _Message) -> str:
+    ctype = msg.content.get("content_type")
+    if msg.metadata.get("is_visually_hidden_from_conversation") is True:
         return "hidden"
     if isinstance(ctype, str) and ctype in _SKIPPED_TYPES:
         return _SKIPPED_TYPES[ctype]
-    if recipient not in (None, "", "all") and not (ctype == "code" and str(recipient).startswith("python")):
+    if msg.recipient not in (None, "", "all") and not (ctype == "code" and str(msg.recipient).startswith("python")):
         return "tool-call"
-    return "" if content else "empty"
+    return "" if msg.content else "empty"
 
 
 def _text(content: dict[str, Any]) -> tuple[str, dict[str, int]]:
@@ -210,27 +226,24 @@ def _part(part: dict[str, Any], pieces: list[str], kinds: dict[str, int]) -> Non
     kinds[kind] = kinds.get(kind, 0) + 1
 
 
-def _event(node_id: str, msg: dict[str, Any], text: str, kinds: dict[str, int], ts: datetime, conv_id: str,
-           origin: Origin) -> NewEvent:
-    key = msg.get("id") if isinstance(msg.get("id"), str) and msg.get("id") else node_id
-    metadata = msg.get("metadata") if isinstance(msg.get("metadata"), dict) else {}
+def _event(msg: _Message, text: str, kinds: dict[str, int], ts: datetime, conv_id: str, origin: Origin) -> NewEvent:
     payload = MessageRecorded(
-        conversation=f"chatgpt:{conv_id}", message=key, role=msg["author"]["role"], text=text,
-        timestamp=format_utc(ts), model=str(metadata.get("model_slug") or ""), session=conv_id, skipped=kinds,
-        meta=_meta(msg, metadata),
+        conversation=f"chatgpt:{conv_id}", message=msg.key, role=msg.role, text=text, timestamp=format_utc(ts),
+        model=str(msg.metadata.get("model_slug") or ""), session=conv_id, skipped=kinds, meta=_meta(msg),
     )
-    return NewEvent(event_id("chatgpt", conv_id, key), payload, ts, origin.agent, f"{origin.sha256}#{conv_id}/{key}")
+    return NewEvent(event_id("chatgpt", conv_id, msg.key), payload, ts, origin.agent,
+                    f"{origin.sha256}#{conv_id}/{msg.key}")
 
 
-def _meta(msg: dict[str, Any], metadata: dict[str, Any]) -> dict[str, Any]:
+def _meta(msg: _Message) -> dict[str, Any]:
     meta: dict[str, Any] = {}
-    ctype = (msg.get("content") or {}).get("content_type")
+    ctype = msg.content.get("content_type")
     if isinstance(ctype, str) and ctype not in ("text", "multimodal_text"):
         meta["content_type"] = ctype
-    name = msg["author"].get("name")
-    if msg["author"]["role"] == "tool" and isinstance(name, str) and name:
+    name = msg.author.get("name")
+    if msg.role == "tool" and isinstance(name, str) and name:
         meta["tool"] = name
-    attachments = metadata.get("attachments")
+    attachments = msg.metadata.get("attachments")
     if isinstance(attachments, list):
         names = [str(a.get("name") or a.get("id") or "") for a in attachments if isinstance(a, dict)]
         if any(names):

@@ -41,8 +41,8 @@ __all__ = ["ClaudeCodeParser"]
 
 _NON_MESSAGE = ("system", "file-history-snapshot", "queue-operation", "progress")
 _INTERRUPTS = ("[Request interrupted by user]", "[Request interrupted by user for tool use]")
-_SNIFF_START = re.compile(rb'^\{\s*"(type"\s*:\s*"(user|assistant|summary|system|file-history-snapshot|queue-operation)"'
-                          rb'|parentUuid"|sessionId")')
+_SNIFF_START = re.compile(rb'^\{\s*"(type"\s*:\s*"(user|assistant|summary|system|file-history-snapshot'
+                          rb'|queue-operation)"|parentUuid"|sessionId")')
 _SNIFF_KEYS = (b'"sessionId"', b'"parentUuid"', b'"leafUuid"', b'"isSidechain"', b'"userType"')
 _EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
 
@@ -98,7 +98,7 @@ class ClaudeCodeParser:
         if not raw.strip():
             return
         try:
-            record = json.loads(raw)
+            record = json.loads(raw.decode("utf-8").lstrip("\ufeff"))  # decoding here skips json's encoding sniff
         except (ValueError, RecursionError) as exc:
             yield Skip("unfinished-line", where) if not raw.endswith(b"\n") else Problem(where, _json_error(exc))
             return

@@ -1,0 +1,130 @@
+"""Ingest throughput and peak memory: a ~200 MB ChatGPT export and a 2,000-session projects folder.
+
+Each import runs in a fresh process on a fresh home through the real pipeline:
+``ingest_paths`` (parse, screen, append to the event log) then ``Projector.catch_up`` with
+the default projections (messages + FTS5, hierarchy, similarity). The child reports wall
+seconds for both phases and its peak RSS (``ru_maxrss``); the parent prints messages/s and
+writes ``bench/out/ingest.json``. Inputs are generated into ``bench/out/`` when missing.
+
+Targets (issue 2): at least 20,000 messages/s; peak RSS under 300 MB on the 200 MB export.
+
+Usage: ``python bench/ingest_bench.py [--mb 200] [--sessions 2000] [--runs 1] [--phase all|ingest]``
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+OUT = Path(__file__).resolve().parent / "out"
+
+
+def child(path: Path, home: Path, phase: str) -> dict[str, Any]:
+    """Import ``path`` into ``home`` in this process; figures as a dict."""
+    import logging
+
+    import structlog
+
+    structlog.configure(wrapper_class=structlog.make_filtering_bound_logger(logging.WARNING))
+    from tapestryd.config import load_settings
+    from tapestryd.events.store import EventStore
+    from tapestryd.paths import paths_for
+    from tapestryd.projections import Projector, default_projections
+    from tapestryd.sources.ingest import ingest_paths
+
+    (home / "tapestry.toml").write_text('[general]\ntimezone = "UTC"\n[sources]\nwatched_roots = []\n')
+    settings = load_settings(home)
+    store = EventStore(paths_for(settings).events_db)
+    started = time.perf_counter()
+    receipt = ingest_paths(store, [path], settings=settings).to_dict()
+    ingested = time.perf_counter()
+    projected = ingested
+    if phase == "all":
+        projector = Projector(store, paths_for(settings).projections_db,
+                              default_projections(settings.timezone, settings.first_day_of_week))
+        projector.catch_up()
+        projected = time.perf_counter()
+        projector.close()
+    totals = receipt["totals"]
+    return {"messages": totals["messages_new"], "errors": totals["errors"], "events": store.count(),
+            "ingest_s": ingested - started, "project_s": projected - ingested, "total_s": projected - started,
+            "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}
+
+
+def run_child(path: Path, phase: str) -> dict[str, Any]:
+    """One import in a fresh process and a fresh home."""
+    home = Path(tempfile.mkdtemp(prefix="tapestry-bench-"))
+    try:
+        out = subprocess.run([sys.executable, __file__, "--child", str(path), "--home", str(home), "--phase", phase],
+                             capture_output=True, text=True, check=True)
+        return json.loads(out.stdout.strip().splitlines()[-1])
+    finally:
+        shutil.rmtree(home, ignore_errors=True)
+
+
+def ensure_inputs(mb: float, sessions: int) -> dict[str, Path]:
+    """Generate the inputs in bench/out when they are not there yet."""
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    import gen_chatgpt_export
+    import gen_claude_code_projects
+
+    export = OUT / f"chatgpt-{mb:g}mb.json"
+    if not export.exists():
+        print(json.dumps(gen_chatgpt_export.generate(export, mb)), flush=True)
+    projects = OUT / f"claude-projects-{sessions}"
+    if not projects.exists():
+        print(json.dumps(gen_claude_code_projects.generate(projects, sessions)), flush=True)
+    return {"chatgpt": export, "claude-code": projects}
+
+
+def summarize(name: str, path: Path, runs: list[dict[str, Any]]) -> dict[str, Any]:
+    """Median figures of several runs of one input."""
+    def med(key: str) -> float:
+        return statistics.median(r[key] for r in runs)
+
+    messages = runs[0]["messages"]
+    size = path.stat().st_size if path.is_file() else sum(p.stat().st_size for p in path.rglob("*.jsonl"))
+    return {"input": name, "path": str(path), "bytes": size, "messages": messages, "events": runs[0]["events"],
+            "errors": runs[0]["errors"], "runs": len(runs), "ingest_s": med("ingest_s"), "project_s": med("project_s"),
+            "total_s": med("total_s"), "ingest_msgs_per_s": messages / med("ingest_s"),
+            "total_msgs_per_s": messages / med("total_s"), "peak_rss_mb": max(r["peak_rss_mb"] for r in runs)}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--mb", type=float, default=200.0)
+    parser.add_argument("--sessions", type=int, default=2000)
+    parser.add_argument("--runs", type=int, default=1)
+    parser.add_argument("--phase", choices=["all", "ingest"], default="all")
+    parser.add_argument("--child", type=Path)
+    parser.add_argument("--home", type=Path)
+    args = parser.parse_args()
+    if args.child:
+        print(json.dumps(child(args.child, args.home, args.phase)))
+        return
+    results = []
+    for name, path in ensure_inputs(args.mb, args.sessions).items():
+        result = summarize(name, path, [run_child(path, args.phase) for _ in range(args.runs)])
+        results.append(result)
+        print(f"{name:12} {result['messages']:>8} msgs  {result['bytes'] / 1e6:7.1f} MB"
+              f"  ingest {result['ingest_s']:6.2f} s"
+              f"  project {result['project_s']:6.2f} s  total {result['total_msgs_per_s']:8.0f} msg/s"
+              f"  (ingest alone {result['ingest_msgs_per_s']:8.0f} msg/s)  peak RSS {result['peak_rss_mb']:6.1f} MB",
+              flush=True)
+    OUT.mkdir(exist_ok=True)
+    (OUT / "ingest.json").write_text(json.dumps({"phase": args.phase, "cpu_count": os.cpu_count(),
+                                                 "results": results}, indent=2))
+
+
+if __name__ == "__main__":
+    main()

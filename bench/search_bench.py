@@ -1,0 +1,155 @@
+"""Search latency (median, p95) over 100k and 1M messages through ``search_messages``.
+
+For each size a home is built once (cached in ``bench/out/search-<N>/``): conversations of
+chat-like text (Zipf-distributed words, see ``textgen.py``) are appended to the event log
+as ``MessageRecorded`` events and projected by the real messages projection (FTS5, BM25).
+Then a fixed, seeded mix of queries runs through
+:func:`tapestryd.queries.search.search_messages` on a read-only Reader: one, two and three
+topic words, rare words, and queries narrowed by agent or role. Latency is wall time per
+call after a warm-up, in milliseconds, the best of three runs per query (and the first).
+
+Target (issue 2): p95 under 50 ms at 1M messages.
+
+Usage: ``python bench/search_bench.py [--sizes 100000 1000000] [--queries 300]``
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import statistics
+import sys
+import time
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from textgen import TOPIC_WORDS, TextGen  # noqa: E402
+
+OUT = Path(__file__).resolve().parent / "out"
+AGENTS = ("claude-code", "chatgpt", "claude-ai")
+START = datetime(2023, 1, 1, tzinfo=timezone.utc)
+
+
+def quiet() -> None:
+    import logging
+
+    import structlog
+
+    structlog.configure(wrapper_class=structlog.make_filtering_bound_logger(logging.WARNING))
+
+
+def build(home: Path, size: int) -> float:
+    """Append ``size`` messages to a fresh home and project them; returns seconds taken."""
+    from tapestryd.config import load_settings
+    from tapestryd.events.store import EventStore
+    from tapestryd.events.types import MessageRecorded, NewEvent, event_id, format_utc
+    from tapestryd.paths import paths_for
+    from tapestryd.projections import MessagesProjection, Projector
+
+    home.mkdir(parents=True)
+    (home / "tapestry.toml").write_text('[general]\ntimezone = "UTC"\n[sources]\nwatched_roots = []\n')
+    paths = paths_for(load_settings(home))
+    store = EventStore(paths.events_db)
+    projector = Projector(store, paths.projections_db, [MessagesProjection()])
+    gen = TextGen(3)
+    started, batch = time.perf_counter(), []
+    for n in range(size):
+        conv, agent = n // 12, AGENTS[(n // 12) % 3]
+        ts = START + timedelta(minutes=n * 1.5)
+        role = "user" if n % 2 == 0 else "assistant"
+        text = gen.text(8, 60) if role == "user" else gen.text(40, 250)
+        payload = MessageRecorded(f"{agent}:c{conv}", f"m{n}", role, text, format_utc(ts), session=f"c{conv}")
+        batch.append(NewEvent(event_id("bench", str(n)), payload, ts, agent, f"bench#{n}"))
+        if len(batch) == 5000:
+            store.append(batch)
+            batch = []
+            projector.catch_up(batch=5000)
+    store.append(batch)
+    projector.catch_up(batch=5000)
+    projector.close()
+    store.close()
+    return time.perf_counter() - started
+
+
+def queries(count: int, seed: int = 17) -> list[tuple[str, dict[str, str]]]:
+    """A seeded mix: 1–3 topic words, a rare made-up word, and agent/role filters."""
+    rng, gen = random.Random(seed), TextGen(99)
+    rare = gen.vocab[-5000:]
+    out = []
+    for i in range(count):
+        kind = i % 6
+        if kind in (0, 1):
+            q = rng.choice(TOPIC_WORDS)
+        elif kind == 2:
+            q = " ".join(rng.sample(TOPIC_WORDS, 2))
+        elif kind == 3:
+            q = " ".join(rng.sample(TOPIC_WORDS, 3))
+        else:
+            q = rng.choice(rare) if kind == 4 else rng.choice(TOPIC_WORDS)
+        filters = {"agent": rng.choice(AGENTS)} if kind == 5 else {"role": "user"} if i % 12 == 1 else {}
+        out.append((q, filters))
+    return out
+
+
+def measure(home: Path, count: int, repeat: int = 3) -> dict[str, Any]:
+    """Latency of ``count`` queries on a read-only Reader, each the best of ``repeat`` runs.
+
+    Best-of-``repeat`` takes out the stalls of other processes on a shared machine; the
+    first run of each query is reported too (``first_*``).
+    """
+    from tapestryd.config import load_settings
+    from tapestryd.queries.reader import Reader
+    from tapestryd.queries.search import SearchFilters, search_messages
+
+    reader = Reader.open(load_settings(home))
+    plan = queries(count)
+    for q, f in plan[:20]:
+        search_messages(reader, q, SearchFilters(**f))
+    best, first, hits = [], [], 0
+    by_words: dict[int, list[float]] = {}
+    for q, f in plan:
+        runs = []
+        for _ in range(repeat):
+            t = time.perf_counter()
+            found = search_messages(reader, q, SearchFilters(**f))
+            runs.append((time.perf_counter() - t) * 1000)
+        hits += bool(found)
+        best.append(min(runs))
+        first.append(runs[0])
+        by_words.setdefault(len(q.split()), []).append(min(runs))
+    reader.close()
+    return {"queries": count, "with_hits": hits, **_stats("", best), **_stats("first_", first),
+            "p95_ms_by_words": {n: _stats("", v)["p95_ms"] for n, v in sorted(by_words.items())}}
+
+
+def _stats(prefix: str, values: list[float]) -> dict[str, float]:
+    ordered = sorted(values)
+    p95 = ordered[int(0.95 * (len(ordered) - 1))]
+    return {f"{prefix}median_ms": statistics.median(ordered), f"{prefix}p95_ms": p95, f"{prefix}max_ms": ordered[-1]}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sizes", type=int, nargs="+", default=[100_000, 1_000_000])
+    parser.add_argument("--queries", type=int, default=300)
+    args = parser.parse_args()
+    quiet()
+    results = []
+    for size in args.sizes:
+        home = OUT / f"search-{size}"
+        built = None if (home / "projections.db").exists() else build(home, size)
+        result = {"messages": size, "build_s": built, **measure(home, args.queries)}
+        results.append(result)
+        print(f"{size:>9} messages: median {result['median_ms']:6.1f} ms  p95 {result['p95_ms']:6.1f} ms"
+              f"  max {result['max_ms']:6.1f} ms  (first runs: median {result['first_median_ms']:.1f}, p95"
+              f" {result['first_p95_ms']:.1f}; p95 by words {result['p95_ms_by_words']}; {result['with_hits']}/"
+              f"{args.queries} found something" + (f"; built in {built:.0f} s" if built else "") + ")", flush=True)
+    OUT.mkdir(exist_ok=True)
+    (OUT / "search.json").write_text(json.dumps({"results": results}, indent=2))
+
+
+if __name__ == "__main__":
+    main()
