@@ -39,9 +39,19 @@ UPCASTERS: dict[tuple[str, int], Upcaster] = {}
 def encode(event: Event) -> tuple[str, int, str]:
     """``(type, schema, payload JSON)`` of an event; compact JSON, non-ASCII kept as is."""
     if isinstance(event, UnknownEvent):
-        return event.name, 0, json.dumps(event.payload, ensure_ascii=False, separators=(",", ":"))
-    payload = {f.name: getattr(event, f.name) for f in dataclasses.fields(event)}
-    return event.type, event.schema, json.dumps(payload, ensure_ascii=False, separators=(",", ":"))
+        return event.name, 0, _JSON.encode(event.payload)
+    payload = {name: getattr(event, name) for name in _field_names(type(event))}
+    return event.type, event.schema, _JSON.encode(payload)
+
+
+_JSON = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))  # one encoder: dumps() builds one per call
+_FIELDS: dict[type[Event], tuple[str, ...]] = {}
+
+
+def _field_names(cls: type[Event]) -> tuple[str, ...]:
+    if cls not in _FIELDS:
+        _FIELDS[cls] = tuple(f.name for f in dataclasses.fields(cls))
+    return _FIELDS[cls]
 
 
 def decode(type_name: str, schema: int, payload: str) -> Event:

@@ -40,9 +40,9 @@ def event_id(*parts: str) -> str:
 
 def format_utc(ts: datetime) -> str:
     """``2026-03-04T05:06:07.123456Z``: fixed width, so text order is time order."""
-    if ts.tzinfo is None:
-        ts = ts.replace(tzinfo=timezone.utc)
-    return ts.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    if ts.tzinfo is not None:
+        ts = ts.astimezone(timezone.utc).replace(tzinfo=None)
+    return ts.isoformat(timespec="microseconds") + "Z"  # isoformat: same text as strftime, several times faster
 
 
 def parse_utc(text: str) -> datetime:

@@ -93,22 +93,24 @@ class MessagesProjection:
             forgetting.drop_message(conn, msg.conversation, msg.message)
             return
         self._ensure_conversation(conn, event, msg.conversation)
-        row = conn.execute("SELECT id, text, skipped FROM messages WHERE conversation = ? AND message_key = ?",
-                           (msg.conversation, msg.message)).fetchone()
-        if row is None:
-            self._insert(conn, event, msg)
-        else:
+        inserted = self._insert(conn, event, msg)
+        if not inserted:
+            row = conn.execute("SELECT id, text, skipped FROM messages WHERE conversation = ? AND message_key = ?",
+                               (msg.conversation, msg.message)).fetchone()
             self._join_part(conn, row, msg)
-        self._touch_conversation(conn, msg)
+        self._touch_conversation(conn, msg, added=int(inserted))
 
-    def _insert(self, conn: sqlite3.Connection, event: StoredEvent, msg: MessageRecorded) -> None:
-        conn.execute(
+    @staticmethod
+    def _insert(conn: sqlite3.Connection, event: StoredEvent, msg: MessageRecorded) -> bool:
+        """Insert the message; False (nothing written) when its key is stored: a later part."""
+        cur = conn.execute(
             "INSERT INTO messages (conversation, message_key, seq, agent, role, ts, text, model, session, sidechain,"
-            " skipped, meta) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            " skipped, meta) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+            " ON CONFLICT (conversation, message_key) DO NOTHING",
             (msg.conversation, msg.message, event.seq, event.agent, msg.role, msg.timestamp, msg.text, msg.model,
              msg.session, int(bool(msg.meta.get("sidechain"))), _dumps(msg.skipped), _dumps(msg.meta)),
         )
-        conn.execute("UPDATE conversations SET message_count = message_count + 1 WHERE key = ?", (msg.conversation,))
+        return cur.rowcount == 1
 
     @staticmethod
     def _join_part(conn: sqlite3.Connection, row: tuple[int, str, str], msg: MessageRecorded) -> None:
@@ -125,14 +127,16 @@ class MessagesProjection:
                      (key, event.agent, event.source))
 
     @staticmethod
-    def _touch_conversation(conn: sqlite3.Connection, msg: MessageRecorded) -> None:
+    def _touch_conversation(conn: sqlite3.Connection, msg: MessageRecorded, *, added: int) -> None:
+        """Widen the time span, fill session/cwd/branch, and count ``added`` (0 or 1) messages."""
         conn.execute(
             "UPDATE conversations SET first_ts = MIN(COALESCE(first_ts, ?), ?), last_ts = MAX(COALESCE(last_ts, ?), ?),"
             " session = CASE WHEN session = '' THEN ? ELSE session END,"
             " cwd = CASE WHEN cwd = '' THEN ? ELSE cwd END,"
-            " git_branch = CASE WHEN ? != '' THEN ? ELSE git_branch END WHERE key = ?",
+            " git_branch = CASE WHEN ? != '' THEN ? ELSE git_branch END,"
+            " message_count = message_count + ? WHERE key = ?",
             (msg.timestamp, msg.timestamp, msg.timestamp, msg.timestamp, msg.session, str(msg.meta.get("cwd") or ""),
-             str(msg.meta.get("git_branch") or ""), str(msg.meta.get("git_branch") or ""), msg.conversation),
+             str(msg.meta.get("git_branch") or ""), str(msg.meta.get("git_branch") or ""), added, msg.conversation),
         )
 
 
