@@ -9,6 +9,7 @@ from __future__ import annotations
 import io
 import json
 import os
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
 
@@ -17,7 +18,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tapestryd.events.codec import encode
-from tapestryd.events.types import NewEvent
+from tapestryd.events.types import NewEvent, format_utc
 from tapestryd.sources.parsers.base import Origin, Problem, Skip
 from tapestryd.sources.parsers.chatgpt import ChatGPTParser
 from tapestryd.sources.parsers.claude_ai import ClaudeAIParser
@@ -123,3 +124,12 @@ def splice(node: Any, path: list[int], value: Any) -> None:
             node[key] = value
             return
         node = node[key]
+
+
+@FUZZ
+@given(st.datetimes(min_value=datetime(1000, 1, 1), max_value=datetime(9998, 12, 31),
+                    timezones=st.none() | st.sampled_from([timezone.utc, timezone(timedelta(hours=-7, minutes=-30))])))
+def test_format_utc_is_the_strftime_text(ts: datetime) -> None:
+    """The isoformat fast path of format_utc (used for every event) writes exactly the old strftime text."""
+    utc = ts.replace(tzinfo=timezone.utc) if ts.tzinfo is None else ts.astimezone(timezone.utc)
+    assert format_utc(ts) == utc.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
