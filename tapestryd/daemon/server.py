@@ -6,7 +6,8 @@
 * One thread per client, at most ``max_clients`` at once (more get ``busy``); a client
   may send several requests on one connection; one silent for ``idle_timeout`` seconds is
   dropped. A line longer than :data:`~tapestryd.daemon.protocol.MAX_LINE` gets
-  ``too_large`` and the connection is closed.
+  ``too_large`` and the connection is closed, and so does a connection sending requests
+  faster than its :class:`~tapestryd.daemon.peer.TokenBucket` allows (``rate_limited``).
 * The server never dies of a request: malformed JSON, an unknown op or a failing
   operation each become an error response with a code.
 
@@ -29,6 +30,7 @@ from typing import Any, Callable
 
 import structlog
 
+from tapestryd.daemon.peer import TokenBucket, set_peer_uid
 from tapestryd.daemon.protocol import MAX_LINE, ProtocolError, decode_request, encode, error_response, ok_response
 from tapestryd.errors import DaemonError, TapestryError
 
@@ -131,6 +133,7 @@ class SocketServer:
 
     def _admit(self, conn: socket.socket) -> bool:
         uid = peer_uid(conn)
+        set_peer_uid(uid)
         if uid is None or uid == self.allowed_uid:
             return True
         log.warning("socket.peer_refused", uid=uid)
@@ -139,7 +142,7 @@ class SocketServer:
 
     def _converse(self, conn: socket.socket) -> None:
         conn.settimeout(self.idle_timeout)
-        buffer = bytearray()
+        buffer, bucket = bytearray(), TokenBucket()
         while not self._stopping.is_set():
             try:
                 line = _next_line(conn, buffer)
@@ -149,6 +152,9 @@ class SocketServer:
             except socket.timeout:
                 return
             if line is None:
+                return
+            if line.strip() and not bucket.take():
+                conn.sendall(encode(error_response(None, "rate_limited", "too many requests on one connection")))
                 return
             if line.strip():
                 conn.sendall(encode(self.answer(line)))

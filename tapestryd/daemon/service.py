@@ -37,6 +37,7 @@ from tapestryd.daemon.jobs import register_jobs
 from tapestryd.daemon.logs import set_secrets
 from tapestryd.daemon.notify import Notifier
 from tapestryd.daemon.ops import OPS
+from tapestryd.daemon.peer import PEER_ARG, peer_uid_now
 from tapestryd.daemon.ops.daemon_ops import DAEMON_ARG
 from tapestryd.daemon.protocol import ProtocolError
 from tapestryd.daemon.runtime import Runtime
@@ -141,6 +142,7 @@ class Service:
             raise ProtocolError("unknown_op", f"unknown operation {op!r}; known: {', '.join(sorted(OPS))}")
         clean = {k: v for k, v in args.items() if not k.startswith("_")}
         clean[DAEMON_ARG] = self
+        clean[PEER_ARG] = peer_uid_now()  # the socket peer's uid, for ingest's read check
         if spec.kind == "read":
             with self._reader() as reader:
                 return spec.fn(reader, clean)

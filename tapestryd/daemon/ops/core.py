@@ -84,9 +84,12 @@ def stats_op(reader: Reader, args: dict[str, Any]) -> dict[str, Any]:
 @write_op("ingest")
 def ingest(runtime: Runtime, args: dict[str, Any]) -> dict[str, Any]:
     """Import files, folders or ZIPs; args: paths, agent, parser. Returns the receipt."""
+    from tapestryd.daemon.peer import PEER_ARG, check_readable
     from tapestryd.sources.ingest import ingest_paths
 
-    receipt = ingest_paths(runtime.store, [Path(p) for p in args.get("paths", [])], settings=runtime.settings,
+    paths = [Path(p) for p in args.get("paths", [])]
+    check_readable(paths, args.get(PEER_ARG))  # over the socket: only what the requesting uid can read
+    receipt = ingest_paths(runtime.store, paths, settings=runtime.settings,
                            agent=args.get("agent") or None, parser=str(args.get("parser") or "auto"),
                            progress=args.get("_progress"))
     runtime.projector.catch_up()
