@@ -15,7 +15,10 @@ def render_hits(result: dict[str, Any]) -> str:
     if not hits:
         return "\n".join(head + [f"no matches for {result.get('query', '')!r}"])
     blocks = []
-    for h in hits:
+    inside = sum(1 for h in hits if not h.get("extra", {}).get("outside_range"))
+    for n, h in enumerate(hits):
+        if span and n == inside and inside < len(hits):
+            blocks.append(f"── {n} matches in {span['phrase']!r}; matches from other times follow ──")
         who = h["role"] if h.get("kind", "message") == "message" else h.get("level", "summary")
         head_line = f"{h['local_time']}  {h['agent']}  {who}  {h.get('title') or h['conversation'] or h.get('key', '')}"
         where = h.get("key") or h["conversation"]

@@ -112,6 +112,7 @@ class SimilarityIndex:
         self._refit: threading.Thread | None = None
         self._poller: threading.Thread | None = None
         self._stopping = threading.Event()
+        self._fitting = False
         self._conn: Any = None
         self.last_fit: dict[str, Any] = {}
 
@@ -148,7 +149,7 @@ class SimilarityIndex:
         if snap is None:
             return {"ready": False, **self.last_fit}
         return {"ready": True, "fitted": snap.fitted, "delta": len(snap.delta_docs), "hidden": int(snap.dead.sum()),
-                "seq": snap.seq, "refitting": bool(self._refit and self._refit.is_alive()), **self.last_fit}
+                "seq": snap.seq, "refitting": self._fitting, **self.last_fit}
 
     # -- fitting ---------------------------------------------------------------------------
 
@@ -159,10 +160,15 @@ class SimilarityIndex:
         self._refit.start()
 
     def _refit_run(self) -> None:
+        self._fitting = True
         try:
-            self._install(self._fit())
+            snap = self._fit()
         except Exception:  # a failed refit keeps the old snapshot; the next trigger retries
             log.exception("similarity.refit_failed", db=str(self.db_path))
+            return
+        finally:
+            self._fitting = False
+        self._install(snap)
 
     def _install(self, snap: _Snapshot) -> None:
         with self._lock:

@@ -1,9 +1,16 @@
-"""Hybrid retrieval: BM25 full-text search and TF-IDF similarity fused by reciprocal rank.
+"""Hybrid retrieval: BM25 search and TF-IDF similarity fused by reciprocal rank, with turns.
 
-The two arms fail differently (BM25 needs shared stemmed words and rewards rare ones;
-TF-IDF cosine over unstemmed words favours short documents close to the whole question),
-so fusing their rankings (RRF, Cormack, Clarke and Büttcher, SIGIR 2009) finds more of
-the evidence than either. The time phrase read by the search arm narrows both arms.
+1. The two arms fail differently (BM25 needs shared stemmed words and rewards rare ones;
+   TF-IDF cosine over unstemmed words favours short documents close to the whole
+   question), so their rankings are fused by reciprocal rank (RRF, Cormack, Clarke and
+   Büttcher, SIGIR 2009): ``sum(1 / (60 + rank))``.
+2. Conversations answer in turns: the message just before or after a good match (the
+   question it answers, the reply it got) often holds the fact itself. Each of the top
+   fused messages lends ``NEIGHBOUR_WEIGHT`` of its RRF score to its neighbours in the same
+   conversation, which may then enter the ranking.
+
+The time phrase read by the search arm narrows both arms; inside-range results come
+first and other times only fill up behind them, as in :func:`search`.
 """
 
 from __future__ import annotations
@@ -13,38 +20,86 @@ from datetime import datetime, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo
 
+from tapestryd.db import translate_errors
 from tapestryd.events.types import parse_utc
 from tapestryd.queries.reader import Reader
-from tapestryd.queries.search import SearchFilters, rrf_merge, search
-from tapestryd.queries.similar import similar
+from tapestryd.queries.search import RRF_K, SearchFilters, search
+from tapestryd.queries.similar import message_hits, similar
 
-__all__ = ["hybrid_search"]
+__all__ = ["NEIGHBOUR_WEIGHT", "hybrid_search"]
+
+NEIGHBOUR_WEIGHT = 0.5
+Hit = dict[str, Any]
 
 
 def hybrid_search(reader: Reader, query: str, filters: SearchFilters = SearchFilters(), *, now: datetime,
                   limit: int = 20, pool: int = 100) -> dict[str, Any]:
-    """The fused ranking of ``pool`` candidates from each arm, best ``limit`` first.
+    """The fused ranking of ``pool`` candidates from each arm (and their neighbours), best ``limit`` first.
 
-    Returns the search answer's shape (``query``, ``terms``, ``time`` …) with ``mode``
-    ``hybrid`` and the fused ``hits``. Raises TapestryError as :func:`search` and
-    :func:`similar` do.
+    Returns the search answer's shape (``query``, ``terms``, ``time``, ``outside`` …) with
+    ``mode`` ``hybrid``. Raises TapestryError as :func:`search` and :func:`similar` do.
     """
-    lexical = search(reader, query, filters, now=now, limit=max(pool, limit))
+    depth = max(pool, limit)
+    lexical = search(reader, query, filters, now=now, limit=depth)
     window = filters
     if lexical["time"]:
         window = replace(filters, since=_instant(lexical["time"]["since"]), until=_instant(lexical["time"]["until"]))
-    close = similar(reader, lexical["terms"] or query, top=max(pool, limit) * 3, level=filters.level)["hits"]
-    close = [h for h in close if _inside(h, window, reader.tz)][: max(pool, limit)]
-    fused = rrf_merge([lexical["hits"], close], limit=limit, key=lambda h: (h["kind"], h["id"], h["key"]))
-    return {**lexical, "mode": "hybrid", "hits": fused}
+    close = [h for h in similar(reader, lexical["terms"] or query, top=depth * 3, level=filters.level)["hits"]
+             if _passes(h, filters, reader.tz)]
+    inside = _fuse(reader, [h for h in lexical["hits"] if not h["extra"].get("outside_range")],
+                   [h for h in close if _passes(h, window, reader.tz)][:depth], window, limit)
+    outside: list[Hit] = []
+    if lexical["time"] and len(inside) < limit:
+        seen = {_ident(h) for h in inside}
+        rest = _fuse(reader, [h for h in lexical["hits"] if h["extra"].get("outside_range")],
+                     [h for h in close if not _passes(h, window, reader.tz)][:depth], filters, limit)
+        outside = [{**h, "extra": {**h["extra"], "outside_range": True}} for h in rest
+                   if _ident(h) not in seen][: limit - len(inside)]
+    return {**lexical, "mode": "hybrid", "outside": len(outside), "hits": inside + outside}
+
+
+def _fuse(reader: Reader, lexical: list[Hit], close: list[Hit], window: SearchFilters, limit: int) -> list[Hit]:
+    """RRF of the two lists, then neighbour turns; best ``limit`` first."""
+    scores: dict[tuple[Any, ...], float] = {}
+    hits: dict[tuple[Any, ...], Hit] = {}
+    for ranking in (lexical, close):
+        for rank, hit in enumerate(ranking, start=1):
+            hits.setdefault(_ident(hit), hit)
+            scores[_ident(hit)] = scores.get(_ident(hit), 0.0) + 1.0 / (RRF_K + rank)
+    fused = sorted(scores, key=lambda ident: -scores[ident])
+    lent = _neighbours(reader, [hits[i] for i in fused[: max(len(lexical), len(close))] if i[0] == "message"])
+    for (giver, neighbour) in lent:
+        if _passes(neighbour, window, reader.tz):
+            hits.setdefault(_ident(neighbour), neighbour)
+            scores[_ident(neighbour)] = scores.get(_ident(neighbour), 0.0) + NEIGHBOUR_WEIGHT * scores[_ident(giver)]
+    return [hits[i] for i in sorted(scores, key=lambda ident: -scores[ident])[:limit]]
+
+
+def _neighbours(reader: Reader, givers: list[Hit]) -> list[tuple[Hit, Hit]]:
+    """``(giver, neighbour)`` for the message before and after each giver in its conversation."""
+    pairs: list[tuple[Hit, int]] = []
+    with translate_errors(reader.conn):
+        for hit in givers:
+            for sql in ("SELECT id FROM messages WHERE conversation = ? AND (ts, id) < (?, ?) ORDER BY ts DESC, id DESC"
+                        " LIMIT 1",
+                        "SELECT id FROM messages WHERE conversation = ? AND (ts, id) > (?, ?) ORDER BY ts, id LIMIT 1"):
+                row = reader.conn.execute(sql, (hit["conversation"], hit["ts"], hit["id"])).fetchone()
+                if row is not None:
+                    pairs.append((hit, int(row[0])))
+    found = message_hits(reader, sorted({mid for _, mid in pairs}))
+    return [(giver, found[mid].to_dict()) for giver, mid in pairs if mid in found]
+
+
+def _ident(hit: Hit) -> tuple[Any, ...]:
+    return (hit["kind"], hit["id"], hit["key"])
 
 
 def _instant(text: str | None) -> datetime | None:
     return parse_utc(text) if text else None
 
 
-def _inside(hit: dict[str, Any], window: SearchFilters, tz: ZoneInfo) -> bool:
-    """Whether a similarity hit passes the filters the search arm applied in SQL."""
+def _passes(hit: Hit, window: SearchFilters, tz: ZoneInfo) -> bool:
+    """Whether a hit passes the filters the search arm applies in SQL (agent, role, conversation, time)."""
     for name in ("agent", "role", "conversation"):
         wanted = getattr(window, name)
         if wanted and hit[name] != wanted:
@@ -55,7 +110,7 @@ def _inside(hit: dict[str, Any], window: SearchFilters, tz: ZoneInfo) -> bool:
     return (window.since is None or ts >= window.since) and (window.until is None or ts < window.until)
 
 
-def _period_inside(hit: dict[str, Any], window: SearchFilters, tz: ZoneInfo) -> bool:
+def _period_inside(hit: Hit, window: SearchFilters, tz: ZoneInfo) -> bool:
     start, end = str(hit["extra"].get("period_start", "")), str(hit["extra"].get("period_end", ""))
     since = window.since.astimezone(tz).date().isoformat() if window.since else ""
     until = (window.until - timedelta(microseconds=1)).astimezone(tz).date().isoformat() if window.until else ""

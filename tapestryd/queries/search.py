@@ -9,8 +9,9 @@
   ``limit`` hits, matches of any content word fill the rest (questions rarely share all
   their words with the answer).
 * A time phrase in the query ("yesterday", "last week", "since March") narrows the range
-  before ranking and is echoed back (:mod:`tapestryd.queries.timephrase`); a query that
-  is only a time phrase lists that period's messages, newest first.
+  before ranking and is echoed back (:mod:`tapestryd.queries.timephrase`); when the range
+  holds fewer matches than asked for, matches from other times follow, marked as such. A
+  query that is only a time phrase lists that period's messages, newest first.
 * ``regex`` mode scans message text with Python's ``re`` (case-insensitive), newest first.
 
 Snippets mark the match with ``[`` ``]``; times are given in UTC and in the configured zone.
@@ -32,8 +33,8 @@ from tapestryd.queries.reader import Reader
 from tapestryd.queries.stopwords import STOPWORDS
 from tapestryd.queries.timephrase import TimeRange, find_time_phrase
 
-__all__ = ["LEVELS", "SORTS", "SearchFilters", "SearchHit", "content_terms", "fts_expression", "rrf_merge",
-           "search", "search_messages", "search_regex", "search_summaries"]
+__all__ = ["LEVELS", "SORTS", "SearchFilters", "SearchHit", "content_terms", "fts_expression", "list_period",
+           "outside_range", "rrf_merge", "search", "search_messages", "search_regex", "search_summaries"]
 
 LEVELS = ("all", "messages", "summaries", "L0", "L1", "L2", "L3", "L4")
 SORTS = ("relevance", "time")
@@ -106,23 +107,36 @@ def search(reader: Reader, query: str, filters: SearchFilters = SearchFilters(),
            limit: int = 20, sort: str = "relevance", regex: bool = False) -> dict[str, Any]:
     """Search with time phrases read relative to ``now``; the answer echoes how it was read.
 
-    Returns ``{query, terms, time, sort, level, regex, hits}``; ``time`` is the range read
-    from the query (see :class:`TimeRange.to_dict`) or None. Raises TapestryError for an
-    unknown sort or level, or an invalid regular expression.
+    Returns ``{query, terms, time, sort, level, regex, outside, hits}``; ``time`` is the
+    range read from the query (see :class:`TimeRange.to_dict`) or None. Hits inside the
+    range come first; when fewer than ``limit`` match there, matches from other times
+    follow, each marked ``extra.outside_range`` and counted in ``outside`` (a phrase may
+    name when something happened rather than when it was discussed). Raises TapestryError
+    for an unknown sort or level, or an invalid regular expression.
     """
     if sort not in SORTS or filters.level not in LEVELS:
         raise TapestryError(f"sort must be one of {', '.join(SORTS)} and level one of {', '.join(LEVELS)}")
     found, terms = (None, query) if regex else _time_phrase(reader, query, filters, now)
-    if found is not None:
-        filters = replace(filters, since=found.since, until=found.until)
+    narrowed = replace(filters, since=found.since, until=found.until) if found else filters
+    outside: list[SearchHit] = []
     if regex:
-        hits = search_regex(reader, query, filters, limit=limit)
+        hits = search_regex(reader, query, narrowed, limit=limit)
     elif not content_terms(terms):
-        hits = list_period(reader, filters, limit=limit) if found else []
+        hits = list_period(reader, narrowed, limit=limit) if found else []
     else:
-        hits = _ranked(reader, terms, filters, limit=limit, sort=sort)
+        hits = _ranked(reader, terms, narrowed, limit=limit, sort=sort)
+        if found and len(hits) < limit:
+            outside = outside_range(hits, _ranked(reader, terms, filters, limit=limit, sort=sort), limit)
     return {"query": query, "terms": terms, "time": found.to_dict() if found else None, "sort": sort,
-            "level": filters.level, "regex": regex, "hits": [h.to_dict() for h in hits]}
+            "level": filters.level, "regex": regex, "outside": len(outside),
+            "hits": [h.to_dict() for h in hits + outside]}
+
+
+def outside_range(inside: list[SearchHit], anywhere: list[SearchHit], limit: int) -> list[SearchHit]:
+    """Hits of ``anywhere`` not in ``inside``, marked ``outside_range``, to fill up to ``limit``."""
+    seen = {(h.kind, h.id, h.key) for h in inside}
+    fill = [h for h in anywhere if (h.kind, h.id, h.key) not in seen][: max(0, limit - len(inside))]
+    return [replace(h, extra={**h.extra, "outside_range": True}) for h in fill]
 
 
 def _time_phrase(reader: Reader, query: str, filters: SearchFilters, now: datetime) -> tuple[TimeRange | None, str]:

@@ -9,6 +9,7 @@ is built for this answer and the result says so (``index.warm`` is False).
 from __future__ import annotations
 
 import threading
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -21,8 +22,8 @@ from tapestryd.queries.reader import Reader
 from tapestryd.queries.search import SearchHit
 from tapestryd.queries.tokens import flatten
 
-__all__ = ["SIMILAR_LEVELS", "hydrate", "kinds_for", "register_warm_index", "similar", "unregister_warm_index",
-           "warm_index"]
+__all__ = ["SIMILAR_LEVELS", "hydrate", "kinds_for", "message_hits", "register_warm_index", "similar",
+           "unregister_warm_index", "warm_index"]
 
 SIMILAR_LEVELS = ("all", "messages", "summaries", "L0", "L1", "L2", "L3", "L4")
 _WARM: dict[str, SimilarityIndex] = {}
@@ -87,37 +88,34 @@ def similar(reader: Reader, query: str, *, top: int = 10, level: str = "all") ->
 
 def hydrate(reader: Reader, matches: list[Match]) -> list[SearchHit]:
     """The matches as search hits, in match order; documents gone from the database are left out."""
-    ids = [int(m.doc[2:]) for m in matches if m.doc.startswith("m:")]
-    keys = [m.doc[2:] for m in matches if m.doc.startswith("n:")]
-    messages = _messages(reader, ids)
-    nodes = {f"n:{n['key']}": n for n in nodes_by_keys(reader.conn, keys)}
+    messages = message_hits(reader, [int(m.doc[2:]) for m in matches if m.doc.startswith("m:")])
+    nodes = {f"n:{n['key']}": n for n in nodes_by_keys(reader.conn, [m.doc[2:] for m in matches
+                                                                     if m.doc.startswith("n:")])}
     hits = []
     for match in matches:
-        if match.doc in messages:
-            hits.append(_message_hit(reader, messages[match.doc], match))
+        if match.doc.startswith("m:") and int(match.doc[2:]) in messages:
+            hits.append(replace(messages[int(match.doc[2:])], score=round(match.score, 6)))
         elif match.doc in nodes:
             hits.append(_node_hit(reader, nodes[match.doc], match))
     return hits
 
 
-def _messages(reader: Reader, ids: list[int]) -> dict[str, tuple[Any, ...]]:
+def message_hits(reader: Reader, ids: list[int]) -> dict[int, SearchHit]:
+    """Messages by id as search hits (first 200 characters as the snippet, score 0); missing ids left out."""
     if not ids:
         return {}
     sql = ("SELECT m.id, m.conversation, m.message_key, c.title, m.agent, m.role, m.ts, substr(m.text, 1, 400)"
            " FROM messages m JOIN conversations c ON c.key = m.conversation"
            f" WHERE m.id IN ({','.join('?' * len(ids))})")
     with translate_errors(reader.conn):
-        return {f"m:{row[0]}": row for row in reader.conn.execute(sql, ids)}
+        rows = reader.conn.execute(sql, ids).fetchall()
+    return {int(mid): SearchHit("message", int(mid), conv, key, title or "", agent, role, ts, _local(reader, ts),
+                                flatten(text, 200), 0.0)
+            for mid, conv, key, title, agent, role, ts, text in rows}
 
 
 def _local(reader: Reader, ts: str) -> str:
     return parse_utc(ts).astimezone(reader.tz).isoformat(timespec="seconds")
-
-
-def _message_hit(reader: Reader, row: tuple[Any, ...], match: Match) -> SearchHit:
-    mid, conv, key, title, agent, role, ts, text = row
-    return SearchHit("message", int(mid), conv, key, title or "", agent, role, ts, _local(reader, ts),
-                     flatten(text, 200), round(match.score, 6))
 
 
 def _node_hit(reader: Reader, node: dict[str, Any], match: Match) -> SearchHit:

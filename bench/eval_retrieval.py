@@ -1,0 +1,264 @@
+"""Evaluation: evidence recall of search, similar and hybrid on LoCoMo-dev, against plain BM25.
+
+Run: /work/venv/bin/python bench/eval_retrieval.py [--data ../shared/evals/locomo-dev] [--summaries]
+
+The conversations are imported through the normal ingest path
+(:func:`tapestryd.sources.ingest.ingest_paths`, read in place, never copied) into a scratch
+home (UTC, since LoCoMo's times are written as UTC). Each question is asked once of each
+system, with relative time read against its ``asked_at``:
+
+* ``bm25``: the baseline, plain Okapi BM25 over message texts, computed here, set up as
+  bm25s's quick start does (k1 1.5, b 0.75, Lucene idf; lower-cased words of two or more
+  characters, English stop words removed, no stemming), one pooled index;
+* ``search``: ``tapestryctl search`` (FTS5 BM25, every word then any word, time phrases);
+* ``similar``: ``tapestryctl similar`` (the warm TF-IDF index);
+* ``hybrid``: ``tapestryctl search --hybrid`` (both fused by reciprocal rank).
+
+Scoring follows the split's README: message level, the message uuids of the top k against
+``evidence_message_uuids``; session level, the distinct conversation uuids in rank order cut
+at k, against ``evidence_conversation_uuids``; recall@k is the share of a question's evidence
+found, averaged per category; ``any`` and ``all`` count questions with at least one and with
+every item found. With ``--summaries`` the hierarchy is summarized first (extractive
+provider) and the systems may return L0 segment summaries, which count at session level.
+Prints tables and writes ``bench/out/eval_retrieval.json``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import re
+import statistics
+import sys
+import tempfile
+import time
+from collections import Counter, defaultdict
+from datetime import datetime
+from pathlib import Path
+from typing import Any, Callable
+
+from tapestryd.config import load_settings
+from tapestryd.daemon.runtime import Runtime
+from tapestryd.events.types import parse_utc
+from tapestryd.projections.tfidf import SimilarityIndex
+from tapestryd.queries.hybrid import hybrid_search
+from tapestryd.queries.reader import Reader
+from tapestryd.queries.search import SearchFilters, search
+from tapestryd.queries.similar import register_warm_index, similar
+from tapestryd.queries.stopwords import STOPWORDS
+from tapestryd.sources.ingest import ingest_paths
+
+OUT = Path(__file__).resolve().parent / "out"
+DATA = Path(__file__).resolve().parents[2] / "shared" / "evals" / "locomo-dev"
+KS = (5, 10, 25)
+DEPTH = 200  # results asked of each system, enough to reach 25 distinct sessions
+SYSTEMS = ("bm25", "search", "similar", "hybrid")
+Ranking = list[tuple[str, str]]  # (message uuid or '', conversation uuid) in rank order
+
+
+class PlainBM25:
+    """Okapi BM25 over whole message texts (Robertson and Zaragoza 2009; Lucene's idf)."""
+
+    def __init__(self, docs: list[tuple[str, str, str]], k1: float = 1.5, b: float = 0.75) -> None:
+        self.ids = [(mid, conv) for mid, conv, _ in docs]
+        self.k1, self.b = k1, b
+        self.tfs = [Counter(_words(text)) for _, _, text in docs]
+        self.lengths = [sum(tf.values()) for tf in self.tfs]
+        self.avg = statistics.fmean(self.lengths) if self.lengths else 0.0
+        df = Counter(term for tf in self.tfs for term in tf)
+        n = len(docs)
+        self.idf = {t: math.log(1 + (n - f + 0.5) / (f + 0.5)) for t, f in df.items()}
+        self.postings: dict[str, list[int]] = defaultdict(list)
+        for i, tf in enumerate(self.tfs):
+            for term in tf:
+                self.postings[term].append(i)
+
+    def rank(self, query: str, depth: int) -> Ranking:
+        scores: dict[int, float] = defaultdict(float)
+        for term in set(_words(query)):
+            for i in self.postings.get(term, ()):
+                tf, norm = self.tfs[i][term], self.k1 * (1 - self.b + self.b * self.lengths[i] / self.avg)
+                scores[i] += self.idf[term] * tf * (self.k1 + 1) / (tf + norm)
+        best = sorted(scores, key=lambda i: -scores[i])[:depth]
+        return [self.ids[i] for i in best]
+
+
+def _words(text: str) -> list[str]:
+    return [w for w in re.findall(r"\b\w\w+\b", text.lower()) if w not in STOPWORDS]
+
+
+def import_split(data: Path, home: Path, *, summaries: bool) -> dict[str, Any]:
+    """Ingest conversations.json into ``home`` (and summarize the hierarchy when asked)."""
+    (home / "tapestry.toml").write_text('[general]\ntimezone = "UTC"\n[sources]\nwatched_roots = []\n')
+    settings = load_settings(home)
+    started = time.monotonic()
+    with Runtime.open(settings) as runtime:
+        receipt = ingest_paths(runtime.store, [data / "conversations.json"], settings=settings)
+        runtime.projector.catch_up()
+    imported = {"seconds": round(time.monotonic() - started, 2), **receipt.to_dict()["totals"]}
+    if summaries:
+        imported["summaries"] = summarize_all(home)
+    return imported
+
+
+def summarize_all(home: Path) -> dict[str, Any]:
+    """Close every day and summarize every node with the offline extractive provider."""
+    from tapestryd.daemon.local import call_local
+
+    started = time.monotonic()
+    result = call_local(load_settings(home), "iterate", {})
+    return {"seconds": round(time.monotonic() - started, 2), "summarized": result.get("summarized", result)}
+
+
+def load_questions(data: Path) -> list[dict[str, Any]]:
+    """Questions with resolvable evidence (the README's scoring skips the rest)."""
+    rows = [json.loads(line) for line in (data / "questions.jsonl").read_text().splitlines() if line.strip()]
+    return [q for q in rows if q["evidence_message_uuids"] or q["evidence_conversation_uuids"]]
+
+
+def message_docs(reader: Reader) -> list[tuple[str, str, str]]:
+    rows = reader.conn.execute("SELECT message_key, conversation, text FROM messages ORDER BY id").fetchall()
+    return [(mid, _uuid(conv), text) for mid, conv, text in rows]
+
+
+def _uuid(conversation: str) -> str:
+    return conversation.split(":", 1)[1] if ":" in conversation else conversation
+
+
+def _session_of_node(key: str) -> str:
+    """The conversation uuid of an L0 node key (``L0:agent:date:claude-ai:<uuid>``), else ''."""
+    return _uuid(key.split(":", 3)[3]) if key.startswith("L0:") else ""
+
+
+def as_ranking(hits: list[dict[str, Any]]) -> Ranking:
+    """Hits as (message uuid, conversation uuid); L0 summaries count for their session only."""
+    out: Ranking = []
+    for h in hits:
+        if h["kind"] == "message":
+            out.append((h["message_key"], _uuid(h["conversation"])))
+        elif _session_of_node(h["key"]):
+            out.append(("", _session_of_node(h["key"])))
+    return out
+
+
+def systems(reader: Reader, baseline: PlainBM25, level: str) -> dict[str, Callable[[str, datetime], Ranking]]:
+    filters = SearchFilters(level=level)
+    return {
+        "bm25": lambda q, now: baseline.rank(q, DEPTH),
+        "search": lambda q, now: as_ranking(search(reader, q, filters, now=now, limit=DEPTH)["hits"]),
+        "similar": lambda q, now: as_ranking(similar(reader, q, top=DEPTH, level=level)["hits"]),
+        "hybrid": lambda q, now: as_ranking(hybrid_search(reader, q, filters, now=now, limit=DEPTH,
+                                                          pool=DEPTH)["hits"]),
+    }
+
+
+def score(ranking: Ranking, question: dict[str, Any], k: int) -> dict[str, tuple[int, int]]:
+    """(found, total) at message and session level for the top ``k``."""
+    messages = {m for m, _ in ranking[:k] if m}
+    sessions: list[str] = []
+    for _, conv in ranking:
+        if conv not in sessions:
+            sessions.append(conv)
+        if len(sessions) == k:
+            break
+    wanted_m, wanted_s = set(question["evidence_message_uuids"]), set(question["evidence_conversation_uuids"])
+    return {"message": (len(wanted_m & messages), len(wanted_m)),
+            "session": (len(wanted_s & set(sessions)), len(wanted_s))}
+
+
+def evaluate(reader: Reader, questions: list[dict[str, Any]], baseline: PlainBM25, level: str) -> dict[str, Any]:
+    """Per system: per category and k, recall/any/all at message and session level, and timing."""
+    tally: dict[str, Any] = {s: defaultdict(lambda: defaultdict(list)) for s in SYSTEMS}
+    seconds: dict[str, list[float]] = {s: [] for s in SYSTEMS}
+    for question in questions:
+        now = parse_utc(question["asked_at"])
+        for name, run in systems(reader, baseline, level).items():
+            started = time.perf_counter()
+            ranking = run(question["question"], now)
+            seconds[name].append(time.perf_counter() - started)
+            for k in KS:
+                for unit, (found, total) in score(ranking, question, k).items():
+                    if total:
+                        tally[name][str(question["category"])][(unit, k)].append((found, total))
+    return {name: {"categories": _summarize(tally[name]),
+                   "median_ms": round(statistics.median(seconds[name]) * 1000, 2)} for name in SYSTEMS}
+
+
+def _summarize(per_category: dict[str, dict[tuple[str, int], list[tuple[int, int]]]]) -> dict[str, Any]:
+    groups = {**{c: [c] for c in sorted(per_category)}, "overall_1_4": ["1", "2", "3", "4"],
+              "all_1_5": ["1", "2", "3", "4", "5"]}
+    out: dict[str, Any] = {}
+    for name, cats in groups.items():
+        out[name] = {}
+        for unit in ("message", "session"):
+            for k in KS:
+                pairs = [p for c in cats for p in per_category.get(c, {}).get((unit, k), [])]
+                if pairs:
+                    out[name][f"{unit}@{k}"] = {
+                        "recall": round(statistics.fmean(f / t for f, t in pairs), 4),
+                        "any": round(statistics.fmean(f > 0 for f, _ in pairs), 4),
+                        "all": round(statistics.fmean(f == t for f, t in pairs), 4), "n": len(pairs)}
+    return out
+
+
+NAMES = {"1": "multi-hop", "2": "temporal", "3": "open-domain", "4": "single-hop", "5": "adversarial",
+         "overall_1_4": "OVERALL (1-4)", "all_1_5": "ALL (1-5)"}
+
+
+def print_tables(results: dict[str, Any]) -> None:
+    for unit in ("message", "session"):
+        print(f"\n{unit}-level recall@5 / @10 / @25")
+        print(f"{'category':<16}" + "".join(f"{s:>22}" for s in SYSTEMS))
+        for cat in NAMES:
+            cells = []
+            for system in SYSTEMS:
+                row = results[system]["categories"].get(cat, {})
+                cells.append(" / ".join(f"{row[f'{unit}@{k}']['recall']:.3f}" if f"{unit}@{k}" in row else "  -  "
+                                        for k in KS))
+            print(f"{NAMES[cat]:<16}" + "".join(f"{c:>22}" for c in cells))
+    print("\nmedian ms per question: " + ", ".join(f"{s} {results[s]['median_ms']}" for s in SYSTEMS))
+
+
+def verdict(results: dict[str, Any]) -> dict[str, Any]:
+    """Whether hybrid beats the BM25 baseline at message recall@10 in every category."""
+    rows = {}
+    for cat in ("1", "2", "3", "4", "5"):
+        hybrid = results["hybrid"]["categories"][cat]["message@10"]["recall"]
+        base = results["bm25"]["categories"][cat]["message@10"]["recall"]
+        rows[NAMES[cat]] = {"hybrid": hybrid, "bm25": base, "beats": hybrid > base}
+    return {"message@10": rows, "all_beat": all(r["beats"] for r in rows.values())}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--data", type=Path, default=DATA)
+    parser.add_argument("--summaries", action="store_true", help="summarize the hierarchy first (extractive)")
+    args = parser.parse_args(argv)
+    if not (args.data / "conversations.json").is_file():
+        print(f"no eval data at {args.data}", file=sys.stderr)
+        return 2
+    home = Path(tempfile.mkdtemp(prefix="tapestry-eval-"))
+    imported = import_split(args.data, home, summaries=args.summaries)
+    questions = load_questions(args.data)
+    with Reader.open(load_settings(home)) as reader:
+        index = SimilarityIndex(reader.paths.projections_db)
+        index.build()
+        register_warm_index(reader.paths.projections_db, index)
+        results = evaluate(reader, questions, PlainBM25(message_docs(reader)), "all" if args.summaries else "messages")
+        index.stop()
+    print(f"imported: {imported}; questions: {len(questions)}")
+    print_tables(results)
+    outcome = verdict(results)
+    print("\nhybrid vs bm25 at message recall@10: " + ", ".join(
+        f"{c} {r['hybrid']:.3f} vs {r['bm25']:.3f}" for c, r in outcome["message@10"].items())
+          + f"  → {'beats in every category' if outcome['all_beat'] else 'does NOT beat everywhere'}")
+    OUT.mkdir(exist_ok=True)
+    name = "eval_retrieval_summaries.json" if args.summaries else "eval_retrieval.json"
+    (OUT / name).write_text(json.dumps({"home": str(home), "imported": imported, "questions": len(questions),
+                                        "results": results, "verdict": outcome}, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

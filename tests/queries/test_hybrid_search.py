@@ -1,0 +1,61 @@
+"""Hybrid search: BM25 and TF-IDF fused by rank, replies found through their turns, time kept."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+import pytest
+from conftest import NOW, PARIS, History
+
+from tapestryd.config import load_settings
+from tapestryd.queries.hybrid import hybrid_search
+from tapestryd.queries.reader import Reader
+from tapestryd.queries.search import SearchFilters, search
+
+
+def at(d: int, h: int, m: int = 0) -> datetime:
+    return datetime(2026, 3, d, h, m, tzinfo=PARIS)
+
+
+@pytest.fixture
+def reader(history: History) -> Reader:
+    h = history
+    h.message("claude-code:s1", at(2, 9), "The watchdog observer test is flaky on macOS", session="s1")
+    h.message("claude-code:s1", at(2, 9, 1), "Use a polling observer in that test instead", role="assistant",
+              session="s1")
+    h.message("claude-code:s1", at(2, 9, 2), "Thanks, that fixed it", session="s1")
+    h.message("chatgpt:c1", at(4, 8), "Is sourdough flaky when the starter is weak?", agent="chatgpt")
+    h.message("chatgpt:c2", at(1, 20), "Weekend plans: a hike by the lake", agent="chatgpt")
+    h.commit()
+    return Reader.open(load_settings(h.settings.home))
+
+
+def ids(result: dict) -> list[str]:
+    return [h["message_key"] for h in result["hits"]]
+
+
+def test_the_reply_to_a_match_is_found_through_its_turn(reader: Reader) -> None:
+    """The answer shares no word with 'flaky macOS' but follows the question that does."""
+    lexical = search(reader, "flaky macOS", SearchFilters(level="messages"), now=NOW)
+    assert "m2" not in ids(lexical)
+    fused = hybrid_search(reader, "flaky macOS", SearchFilters(level="messages"), now=NOW)
+    assert fused["mode"] == "hybrid" and ids(fused)[0] == "m1" and "m2" in ids(fused)
+
+
+def test_both_arms_contribute(reader: Reader) -> None:
+    """A word only the TF-IDF arm weighs and one only BM25 matches both land in the fused list."""
+    fused = hybrid_search(reader, "sourdough starter weak", SearchFilters(level="messages"), now=NOW, limit=3)
+    assert ids(fused)[0] == "m4"
+
+
+def test_the_time_phrase_keeps_inside_results_first(reader: Reader) -> None:
+    """'flaky this morning': this morning's message first, the rest marked outside the range."""
+    fused = hybrid_search(reader, "flaky this morning", SearchFilters(level="messages"), now=NOW, limit=5)
+    assert fused["time"]["phrase"] == "this morning" and ids(fused)[0] == "m4"
+    assert all(h["extra"].get("outside_range") for h in fused["hits"][1:]) and fused["outside"] >= 1
+
+
+def test_filters_apply_to_both_arms_and_to_neighbours(reader: Reader) -> None:
+    """--agent and --role keep every fused hit inside the filters."""
+    fused = hybrid_search(reader, "flaky observer", SearchFilters(agent="claude-code", role="user"), now=NOW)
+    assert {(h["agent"], h["role"]) for h in fused["hits"]} == {("claude-code", "user")}
