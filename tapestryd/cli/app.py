@@ -103,9 +103,20 @@ def run() -> int:
 
     Usage errors and ``typer.Exit`` are handled by typer itself (it exits the process).
     """
+    _quiet_logs()
     try:
         app()
     except TapestryError as exc:
         warn(f"error: {exc.message}")
         return 1
     return 0
+
+
+def _quiet_logs() -> None:
+    """Send library log lines to stderr, warnings and up only, so stdout holds only the answer."""
+    import logging
+
+    import structlog
+
+    structlog.configure(logger_factory=structlog.PrintLoggerFactory(sys.stderr),
+                        wrapper_class=structlog.make_filtering_bound_logger(logging.WARNING))

@@ -1,6 +1,7 @@
 """``tapestryctl context --hook``: the Claude Code hook for SessionStart and UserPromptSubmit.
 
-Reads the hook's JSON on stdin, asks the daemon for the context of the hook's cwd, and
+Reads the hook's JSON on stdin, asks the daemon for the context of the project
+(``$CLAUDE_PROJECT_DIR``, which Claude Code sets for hooks, else the hook's cwd), and
 prints the ``hookSpecificOutput`` object Claude Code reads (:mod:`tapestryd.queries.hook`):
 the full context once per session, the short "where we are now" block on each prompt and
 on resume, and nothing when that block's topics are the ones this session already
@@ -13,7 +14,7 @@ project, marked as cached. Standard library only (it runs before typer is import
 
 State lives beside the daemon's socket, in the per-user 0700 runtime folder:
 ``<socket>.hooks/session-<id>.json`` (hash of the last block given to a session) and
-``<socket>.hooks/full-<hash of cwd>.md`` (the last full context per project).
+``<socket>.hooks/full-<hash of project>.md`` (the last full context per project).
 """
 
 from __future__ import annotations
@@ -58,17 +59,18 @@ def _answer(home: str | None, raw: str, env: Mapping[str, str]) -> str:
     if what == "none":
         return ""
     sock = socket_path(home, dict(env))
-    state = _State(sock + ".hooks", hook)
-    result = _ask(sock, hook, what)
+    project = env.get("CLAUDE_PROJECT_DIR") or hook.cwd
+    state = _State(sock + ".hooks", hook.session_id, project)
+    result = _ask(sock, hook, what, project)
     text = state.remember(result, what) if result is not None else (state.cached() if what == "full" else "")
     return json.dumps(hook_output(hook.event, text), ensure_ascii=False) if text else ""
 
 
-def _ask(sock: str, hook: Any, what: str) -> dict[str, Any] | None:
+def _ask(sock: str, hook: Any, what: str, project: str) -> dict[str, Any] | None:
     from tapestryd.daemon.client import request
     from tapestryd.errors import TapestryError
 
-    args = {"project": hook.cwd, "format": "markdown", "max_tokens": FULL_BUDGET, "now_only": what == "short",
+    args = {"project": project, "format": "markdown", "max_tokens": FULL_BUDGET, "now_only": what == "short",
             "exclude_session": hook.session_id}
     try:
         result = request(Path(sock), "context", args, timeout=HOOK_TIMEOUT)
@@ -80,10 +82,10 @@ def _ask(sock: str, hook: Any, what: str) -> dict[str, Any] | None:
 class _State:
     """What this session was given, and the last full context per project (see the module docstring)."""
 
-    def __init__(self, folder: str, hook: Any) -> None:
+    def __init__(self, folder: str, session_id: str, project: str) -> None:
         self.folder = folder
-        self.session_file = os.path.join(folder, f"session-{_digest(hook.session_id or 'none')}.json")
-        self.full_file = os.path.join(folder, f"full-{_digest(hook.cwd)}.md")
+        self.session_file = os.path.join(folder, f"session-{_digest(session_id or 'none')}.json")
+        self.full_file = os.path.join(folder, f"full-{_digest(project)}.md")
 
     def remember(self, result: dict[str, Any], what: str) -> str:
         """The text to inject for ``result``, recording it; '' when the session already has it."""

@@ -156,3 +156,26 @@ def test_json_format_carries_items_without_a_rendering(reader: Reader) -> None:
     assert answer["rendered"] == "" and answer["items"][0]["key"] == "L4:claude-code:2024"
     with pytest.raises(TapestryError, match="unknown context format"):
         context_answer(reader, ContextRequest(fmt="yaml"), now=NOW)
+
+
+def test_the_cli_prints_the_context_and_its_json(reader: Reader) -> None:
+    """tapestryctl context without a daemon answers read-only, in markdown or JSON."""
+    import json
+    import subprocess
+    import sys
+
+    home = reader.settings.home
+    env = {"TAPESTRY_HOME": str(home), "PATH": "/usr/bin:/bin", "HOME": str(home)}
+
+    def ctl(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, "-m", "tapestryd.cli", "context", *args], capture_output=True,
+                              text=True, env=env, timeout=60)
+
+    markdown = ctl("--date", "2026-03-04", "--max-tokens", "300", "-f", "markdown")
+    assert markdown.returncode == 0, markdown.stderr
+    assert markdown.stdout.startswith("# Memory context for Wed 04 Mar 2026 (Europe/Paris)")
+    assert "## Where we are now" in markdown.stdout and "of 300 tokens" in markdown.stdout
+    answer = json.loads(ctl("--date", "2026-03-04", "--project", "/p/tapestry", "-f", "json").stdout)
+    assert answer["project"] == "/p/tapestry" and answer["items"][0]["key"] == "L4:claude-code:2025"
+    bad = ctl("--max-tokens", "5")
+    assert bad.returncode == 1 and "too small" in bad.stderr and "Traceback" not in bad.stderr

@@ -76,8 +76,8 @@ def daemon(history: History) -> Iterator[Daemon]:
     running.stop()
 
 
-def ctl(home: Path, *args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
-    env = {"TAPESTRY_HOME": str(home), "PATH": "/usr/bin:/bin", "HOME": str(home)}
+def ctl(home: Path, *args: str, stdin: str = "", env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    env = {"TAPESTRY_HOME": str(home), "PATH": "/usr/bin:/bin", "HOME": str(home), **(env or {})}
     return subprocess.run([sys.executable, "-m", "tapestryd.cli", *args], input=stdin, capture_output=True,
                           text=True, env=env, timeout=60)
 
@@ -110,9 +110,14 @@ def test_the_hook_injects_the_full_context_once_then_only_what_changed(daemon: D
     short = json.loads(resume.stdout)
     check_documented_shape(short, "SessionStart")
     assert short["hookSpecificOutput"]["additionalContext"].startswith("Where we are now:")
+    nested = ctl(home, "context", "--hook", stdin=hook_json("SessionStart", source="startup", session_id="sess-3",
+                                                            cwd="/p/tapestry/sub"),
+                 env={"CLAUDE_PROJECT_DIR": "/p/tapestry"})
+    latest = json.loads(nested.stdout)["hookSpecificOutput"]["additionalContext"]
+    assert "project /p/tapestry)" in latest
     daemon.stop()
     cached = ctl(home, "context", "--hook", stdin=hook_json("SessionStart", source="clear"))
     context = json.loads(cached.stdout)["hookSpecificOutput"]["additionalContext"]
-    assert context.startswith("(tapestryd is not running; this context was cached at") and injected in context
+    assert context.startswith("(tapestryd is not running; this context was cached at") and context.endswith(latest)
     down = ctl(home, "context", "--hook", stdin=hook_json("UserPromptSubmit", prompt="still there?"))
     assert down.returncode == 0 and down.stdout == ""

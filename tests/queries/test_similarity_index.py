@@ -119,3 +119,18 @@ def test_similar_uses_the_registered_warm_index(seeded: History, index: Similari
             assert [h["message_key"] for h in warm["hits"]] == ["m3"] and 0 < warm["hits"][0]["score"] <= 1
         finally:
             unregister_warm_index(reader.paths.projections_db)
+
+
+def test_the_cli_without_a_daemon_builds_an_index_for_its_answer_and_says_so(seeded: History) -> None:
+    """tapestryctl similar: the results on stdout, the one-off index on stderr."""
+    import json
+    import subprocess
+    import sys
+
+    home = seeded.settings.home
+    env = {"TAPESTRY_HOME": str(home), "PATH": "/usr/bin:/bin", "HOME": str(home)}
+    done = subprocess.run([sys.executable, "-m", "tapestryd.cli", "similar", "bowline", "knot", "--top", "1", "-f",
+                           "json"], capture_output=True, text=True, env=env, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert [h["message_key"] for h in json.loads(done.stdout)] == ["m3"]
+    assert "no warm index (tapestryd is not running): built one for this answer over 4 documents" in done.stderr
