@@ -1,9 +1,10 @@
 """The one writer thread: every write to the databases happens here, in submission order.
 
 Tailer batches, inbox imports, write operations from the socket and scheduled jobs are
-all tasks ``fn(runtime)`` submitted to :class:`Writer`; each returns a Future. After every
-task the projections catch up with the log, in slices, before its Future resolves, so a
-query issued after a write returned sees it. This is DESIGN.md's "one writer": no two threads ever share the
+all tasks ``fn(runtime)`` submitted to :class:`Writer`; each returns a Future. Between
+tasks, and after each before its Future resolves, the projections catch up with the log
+one slice at a time (a write op that must be read back, such as ``ingest``, catches up
+fully itself). This is DESIGN.md's "one writer": no two threads ever share the
 SQLite connections of the :class:`~tapestryd.daemon.runtime.Runtime`.
 """
 
@@ -33,12 +34,14 @@ class Writer:
     """Runs submitted tasks one at a time on its own thread, then catches projections up.
 
     ``on_error(name, exc)`` is told about every task that failed (the daemon keeps the
-    last errors for ``status``). ``catch_up_slice`` bounds the events applied between two
-    checks of :attr:`stopping` (so SIGTERM is honoured within seconds).
+    last errors for ``status``). The projections catch up one slice of ``catch_up_slice``
+    events at a time, after each task and whenever the queue is empty, so a long catch-up
+    (a first start over a big log, a rebuild's backlog) never holds tasks back for more
+    than one slice, and SIGTERM is honoured within seconds.
     """
 
     def __init__(self, runtime: Runtime, *, on_error: Callable[[str, BaseException], None] = lambda n, e: None,
-                 catch_up_slice: int = 5000) -> None:
+                 catch_up_slice: int = 250) -> None:
         self.runtime = runtime
         self.on_error = on_error
         self.catch_up_slice = catch_up_slice
@@ -97,14 +100,19 @@ class Writer:
         return not self._thread.is_alive()
 
     def _run(self) -> None:
+        behind = True  # the projections may lag behind the log at start
         while True:
-            item = self._queue.get()
+            try:
+                item = self._queue.get(block=not behind)
+            except queue.Empty:
+                behind = self._catch_up()
+                continue
             if item is _STOP:
                 return
             future, fn, name = item
             if future.set_running_or_notify_cancel():
                 outcome = self._execute(fn, name)
-                self._catch_up()
+                behind = self._catch_up()
                 _resolve(future, outcome)
 
     def _execute(self, fn: Task, name: str) -> tuple[bool, Any]:
@@ -120,13 +128,16 @@ class Writer:
         finally:
             self.current, self.busy_since = "", None
 
-    def _catch_up(self) -> None:
+    def _catch_up(self) -> bool:
+        """Apply one slice of events to the projections; True when more may be waiting."""
+        if self.stopping:
+            return False
         try:
-            while not self.stopping and self.runtime.projector.catch_up(max_events=self.catch_up_slice):
-                pass
+            return self.runtime.projector.catch_up(batch=self.catch_up_slice, max_events=self.catch_up_slice) > 0
         except Exception as exc:  # a projection failure is reported, and retried after the next task
             log.exception("projection.catch_up_failed")
             self.on_error("catch_up", exc)
+            return False
 
 
 def _resolve(future: Future[Any], outcome: tuple[bool, Any]) -> None:
