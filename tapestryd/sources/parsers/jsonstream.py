@@ -7,6 +7,11 @@ parsed in bounded memory: only the conversation being converted is held.
 Bytes that are not UTF-8 would stop the JSON parser for the rest of the file, so the
 stream is guarded: invalid sequences are replaced with U+FFFD and reported as a
 :class:`~tapestryd.sources.parsers.base.Problem` naming the byte offset; the rest imports.
+
+Nesting is capped at :data:`MAX_DEPTH` levels: ijson's prefix-tracking ``items`` costs
+memory quadratic in depth (a 400 KB file of ``[[[[…`` exhausts gigabytes), so items are
+built here from ``basic_parse`` events, which carry no prefix, and a deeper value ends the
+file with a Problem.
 """
 
 from __future__ import annotations
@@ -20,7 +25,11 @@ import ijson
 
 from tapestryd.sources.parsers.base import Problem, Skip
 
-__all__ = ["Conversation", "iter_conversations", "parse_iso", "skips_for"]
+__all__ = ["MAX_DEPTH", "Conversation", "iter_conversations", "parse_iso", "skips_for"]
+
+MAX_DEPTH = 512  # real exports nest a few dozen levels
+_OPEN = frozenset(("start_map", "start_array"))
+_CLOSE = frozenset(("end_map", "end_array"))
 
 _BOM = codecs.BOM_UTF8
 _WHITESPACE = b" \t\r\n"
@@ -93,10 +102,9 @@ def iter_conversations(stream: BinaryIO, path: str) -> Iterator[Union[Conversati
     if first is None:
         yield Problem(path, "empty file: no JSON in it")
         return
-    prefix = "item" if first == b"[" else ""
     count = 0
     try:
-        for count, value in enumerate(ijson.items(guard, prefix, use_float=True), start=1):
+        for count, value in enumerate(_items(guard, in_list=first == b"["), start=1):
             yield from _drain(guard, path)
             yield Conversation(count - 1, value)
     except ijson.JSONError as exc:
@@ -104,6 +112,32 @@ def iter_conversations(stream: BinaryIO, path: str) -> Iterator[Union[Conversati
         yield Problem(path, f"JSON breaks after conversation {count}: {_first_line(exc)}")
         return
     yield from _drain(guard, path)
+
+
+def _items(stream: Any, *, in_list: bool) -> Iterator[Any]:
+    """The values of a top-level list (``in_list``) or the single top-level value, one at a time.
+
+    Raises ijson.JSONError for broken JSON and for nesting deeper than MAX_DEPTH.
+    """
+    base, depth, builder = int(in_list), 0, None
+    for event, value in ijson.basic_parse(stream, use_float=True):
+        if event in _CLOSE:
+            depth -= 1
+        if builder is not None:
+            builder.event(event, value)
+            if depth == base and event in _CLOSE:
+                yield builder.value
+                builder = None
+        elif depth == base and event not in _CLOSE:
+            if event not in _OPEN:
+                yield value
+                continue
+            builder = ijson.ObjectBuilder()
+            builder.event(event, value)
+        if event in _OPEN:
+            depth += 1
+            if depth > MAX_DEPTH:
+                raise ijson.JSONError(f"nesting deeper than {MAX_DEPTH} levels")
 
 
 def _first_byte(guard: _Utf8Guard) -> bytes | None:
