@@ -1,0 +1,78 @@
+"""Every edge where text leaves: search, context, similar, the hook; and TAPESTRY_DISABLE."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from privacy_fakes import secret_cases
+from privacy_helpers import at, message, record
+from tapestryd.config import Settings
+from tapestryd.daemon.client import request
+from tapestryd.daemon.runtime import Runtime
+from tapestryd.daemon.service import Service
+from tapestryd.paths import paths_for
+
+CASES = secret_cases()
+
+
+def _history(settings: Settings) -> list[str]:
+    """Messages holding every fake secret and a private span; returns the secrets and the private word."""
+    with Runtime.open(settings) as rt:
+        record(rt, *(message("claude-code:leak", str(i), f"lantern note {i}: {text} <private>quetzalcoatl</private>",
+                             at("2025-01-10", 8 + i % 12)) for i, (_, text, _) in enumerate(CASES)))
+    return [secret for _, _, secret in CASES] + ["quetzalcoatl"]
+
+
+def test_nothing_private_leaves_through_the_socket(settings: Settings) -> None:
+    """search, context (text and markdown), similar and show over a real socket hold no secret."""
+    hidden = _history(settings)
+    service = Service(settings)
+    service.start()
+    sock = paths_for(settings).socket
+    try:
+        private_hits = request(sock, "search", {"query": "quetzalcoatl"})["hits"]
+        answers = [request(sock, "search", {"query": "lantern", "limit": 100}),
+                   request(sock, "context", {"date": "2025-01-10", "now": "2025-01-10T23:00:00Z"}),
+                   request(sock, "context", {"format": "markdown", "now": "2025-01-10T23:00:00Z"}),
+                   request(sock, "similar", {"query": "lantern note"}),
+                   request(sock, "show", {"conversation": "claude-code:leak"})]
+    finally:
+        service.stop()
+    assert private_hits == []  # the private word is not even in the index
+    dumped = json.dumps(answers, ensure_ascii=False)
+    assert "lantern" in dumped and "[secret:" in dumped
+    leaked = [h for h in hidden if h in dumped]
+    assert not leaked, f"leaked: {[h[:12] for h in leaked]}"
+
+
+def test_disable_makes_the_daemon_exit_at_once(home: Path) -> None:
+    """TAPESTRY_DISABLE=1: tapestryd exits 0 without creating a socket or a database."""
+    env = {**os.environ, "TAPESTRY_HOME": str(home), "TAPESTRY_DISABLE": "1"}
+    done = subprocess.run([sys.executable, "-m", "tapestryd.daemon.main"], env=env, capture_output=True, timeout=60)
+    assert done.returncode == 0
+    assert not (home / "events.db").exists()
+
+
+def test_disable_makes_the_hook_print_nothing(settings: Settings, home: Path) -> None:
+    """TAPESTRY_DISABLE=1: the Claude Code hook answers nothing, even with a daemon running."""
+    from tapestryd.cli.hook import run_hook
+
+    _history(settings)
+    service = Service(settings)
+    service.start()
+    hook_input = json.dumps({"hook_event_name": "SessionStart", "session_id": "s", "cwd": str(home), "source": "startup"})
+    try:
+        quiet, loud = io.StringIO(), io.StringIO()
+        env = {**os.environ, "TAPESTRY_HOME": str(home)}
+        assert run_hook(str(home), stdin=io.StringIO(hook_input), stdout=quiet,
+                        environ={**env, "TAPESTRY_DISABLE": "1"}) == 0
+        run_hook(str(home), stdin=io.StringIO(hook_input), stdout=loud, environ=env)
+    finally:
+        service.stop()
+    assert quiet.getvalue() == "" and loud.getvalue()  # the same call without the switch does answer
+    assert all(secret not in loud.getvalue() for _, _, secret in CASES)
