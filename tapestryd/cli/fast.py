@@ -46,7 +46,7 @@ _COMMANDS: dict[str, tuple[str, dict[str, str], str]] = {
     "resume": ("resume", {}, ""),
     "reload": ("reload", {}, ""),
 }
-_DEFAULTS = {"status": {}, "context": {"agent": None, "date": None, "max_tokens": None, "project": None, "recent": 30,
+_DEFAULTS: dict[str, dict[str, Any]] = {"status": {}, "context": {"agent": None, "date": None, "max_tokens": None, "project": None, "recent": 30,
                                        "now_only": False},
              "search": {"agent": None, "role": None, "conversation": None, "limit": 20, "level": "all", "since": None,
                         "until": None, "sort": "relevance", "regex": False, "mode": "fts"},
@@ -87,14 +87,14 @@ def _temp_dir(env: Any) -> str:
 
 def _sha256_hex(text: str) -> str:
     """sha256 of ``text`` from CPython's built-in module: hashlib would load OpenSSL (4 ms)."""
-    try:
-        from _sha2 import sha256  # type: ignore[import-not-found]  # CPython 3.12+
-    except ImportError:
+    for name in ("_sha2", "_sha256"):  # CPython 3.12+, 3.11
         try:
-            from _sha256 import sha256  # type: ignore[import-not-found,no-redef]  # CPython 3.11
+            return str(__import__(name).sha256(text.encode()).hexdigest())
         except ImportError:
-            from hashlib import sha256  # type: ignore[assignment]
-    return str(sha256(text.encode()).hexdigest())
+            continue
+    import hashlib
+
+    return hashlib.sha256(text.encode()).hexdigest()
 
 
 def parse(argv: list[str]) -> tuple[str | None, str, dict[str, Any]] | None:

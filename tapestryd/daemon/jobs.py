@@ -15,8 +15,8 @@ from __future__ import annotations
 from datetime import datetime
 from typing import TYPE_CHECKING
 
-from apscheduler.schedulers.base import BaseScheduler
-from apscheduler.triggers.interval import IntervalTrigger
+from apscheduler.schedulers.base import BaseScheduler  # type: ignore[import-untyped]
+from apscheduler.triggers.interval import IntervalTrigger  # type: ignore[import-untyped]
 
 from tapestryd.clock import SystemClock
 from tapestryd.daemon.backup import rotate

@@ -104,7 +104,8 @@ class SocketServer:
     def _accept_loop(self) -> None:
         assert self._listener is not None
         while not self._stopping.is_set():
-            ready, _, _ = select.select([self._listener, self._wake_r], [], [])
+            watched: list[Any] = [self._listener, self._wake_r]
+            ready, _, _ = select.select(watched, [], [])
             if self._listener not in ready or self._stopping.is_set():
                 continue
             try:

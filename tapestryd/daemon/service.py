@@ -28,7 +28,7 @@ from contextlib import contextmanager
 from typing import Any, Iterator
 
 import structlog
-from apscheduler.schedulers.background import BackgroundScheduler
+from apscheduler.schedulers.background import BackgroundScheduler  # type: ignore[import-untyped]
 
 from tapestryd import __version__
 from tapestryd.config import Settings, load_settings
