@@ -13,8 +13,9 @@ A Host is a Runtime used in place (:meth:`Host.of_runtime`: the CLI, write ops, 
 the daemon's writer thread plus a read-only connection (:meth:`Host.of_daemon`), so
 provider calls run off the writer thread. Every job writes what it did into
 ``<data>/cache/hierarchy.json`` (:func:`tapestryd.queries.tree.record_file`), which
-``status`` shows: the last run of each kind and the last error of each node that failed
-(cleared when it succeeds). Jobs skip their turn while another summarizer run holds the
+``status`` shows: the last run of each kind, the last error of each node that failed
+(cleared when it succeeds), and the structural checks of the last run that left nothing
+dirty (so ``status`` need not rerun them). Jobs skip their turn while another summarizer run holds the
 lock (:func:`tapestryd.daemon.summarizer.exclusive`).
 """
 
@@ -37,13 +38,13 @@ from tapestryd.daemon.summarizer import RunReport, SummarizerBusy, Target, exclu
 from tapestryd.errors import TapestryError
 from tapestryd.events.types import NewEvent, format_utc
 from tapestryd.paths import Paths, paths_for
-from tapestryd.projections.hierarchy_checks import grade, run_checks
+from tapestryd.projections.hierarchy_checks import Check, grade, run_checks
 from tapestryd.projections.hierarchy_read import todo_nodes
 from tapestryd.queries.reader import Reader
 from tapestryd.queries.tree import read_record, record_file
 from tapestryd.summarize import Budget, Summarizer, make_summarizer
 
-__all__ = ["Host", "close_days_job", "record_run", "repair_job", "summarize_job"]
+__all__ = ["Host", "close_days_job", "record_checks", "record_run", "repair_job", "summarize_job"]
 
 log = structlog.get_logger(__name__)
 T = TypeVar("T")
@@ -129,6 +130,8 @@ def _summarize(host: Host, clock: Clock, summarizer: Summarizer, max_seconds: fl
                              clock=clock)
     result = {"days_closed": closed, **report.to_dict()}
     record_run(host.paths, clock, "summarize", result, report)
+    if report.summarized and not report.remaining:
+        record_checks(host.paths, clock, run_checks(host.target.conn))
     return result
 
 
@@ -151,6 +154,7 @@ def _repair(host: Host, clock: Clock, summarizer: Summarizer) -> dict[str, Any]:
               "cascade": cascade.to_dict(), "checks": [c.to_dict() for c in after], "waiting": waiting,
               "grade": grade(after, waiting)}
     record_run(host.paths, clock, "repair", result, dirty, stale, cascade)
+    record_checks(host.paths, clock, after)
     return result
 
 
@@ -165,6 +169,13 @@ def record_run(paths: Paths, clock: Clock, kind: str, result: dict[str, Any], *r
             errors.pop(key, None)
         errors.update({key: {"error": message, "at": now} for key, message in report.failed.items()})
     record["errors"] = dict(sorted(errors.items(), key=lambda kv: str(kv[1]["at"]))[-_MAX_ERRORS:])
+    _write_json(record_file(paths), record)
+
+
+def record_checks(paths: Paths, clock: Clock, checks: list[Check]) -> None:
+    """Store the results of the structural checks, for a ``status`` that does not rerun them."""
+    record = read_record(paths)
+    record["checks"] = {"at": format_utc(clock.now()), "results": [c.to_dict() for c in checks]}
     _write_json(record_file(paths), record)
 
 

@@ -17,7 +17,7 @@ from tapestryd.clock import parse_period_key, period_of
 from tapestryd.db import translate_errors
 from tapestryd.errors import TapestryError
 from tapestryd.paths import Paths
-from tapestryd.projections.hierarchy_checks import grade, run_checks
+from tapestryd.projections.hierarchy_checks import Check, grade, run_checks
 from tapestryd.projections.hierarchy_read import NodeRow, get_nodes
 from tapestryd.queries.reader import Reader
 from tapestryd.queries.status import status_section
@@ -43,7 +43,13 @@ def read_record(paths: Paths) -> dict[str, Any]:
 
 
 def hierarchy_status(reader: Reader, *, checks: bool = True) -> dict[str, Any]:
-    """Counts per level and state, waiting nodes, usage, recorded runs and errors, checks and grade."""
+    """Counts per level and state, waiting nodes, usage, recorded runs and errors, checks and grade.
+
+    ``checks`` runs the structural checks now (linear in nodes and sources: about 0.3 s at
+    90,000 messages); otherwise the ones recorded by the last completed summarizer run or
+    repair are shown (``checks_at`` says when), and the grade uses them with today's
+    waiting count.
+    """
     conn = reader.conn
     with translate_errors(conn):
         if not _has_nodes_table(conn):
@@ -52,28 +58,33 @@ def hierarchy_status(reader: Reader, *, checks: bool = True) -> dict[str, Any]:
         waiting = int(conn.execute("SELECT COUNT(*) FROM nodes WHERE closed = 1 AND state != 'clean'").fetchone()[0])
         usage = [dict(zip(("provider", "model", "summaries", "calls", "tokens_in", "tokens_out"), row))
                  for row in conn.execute("SELECT * FROM summarizer_usage ORDER BY provider, model")]
-        results = run_checks(conn) if checks else []
+        results = run_checks(conn) if checks else None
     record = read_record(reader.paths)
+    recorded = record.get("checks", {})
+    if results is None:
+        results = [Check(c["name"], int(c["failures"]), tuple(c["examples"])) for c in recorded.get("results", [])]
     return {
         "levels": levels, "waiting": waiting, "usage": usage,
         "runs": record.get("runs", {}), "errors": record.get("errors", {}),
-        "checks": [c.to_dict() for c in results],
-        "grade": grade(results, waiting) if checks else record.get("checks", {}).get("grade", ""),
+        "checks": [c.to_dict() for c in results], "checks_at": "now" if checks else recorded.get("at", ""),
+        "grade": grade(results, waiting) if results else ("B" if waiting else "A"),
     }
 
 
 @status_section("hierarchy")
 def status_view(reader: Reader) -> dict[str, Any]:
-    """The ``hierarchy`` section of ``status``: :func:`hierarchy_status` as short readable lines."""
-    data = hierarchy_status(reader)
-    checks = {c["name"]: "ok" if c["ok"] else f"{c['failures']} failing (e.g. {', '.join(c['examples'][:2])})"
-              for c in data["checks"]}
+    """The ``hierarchy`` section of ``status``: :func:`hierarchy_status` (recorded checks) as short lines."""
+    data = hierarchy_status(reader, checks=False)
+    checks: dict[str, str] | str = {
+        c["name"]: "ok" if c["ok"] else f"{c['failures']} failing (e.g. {', '.join(c['examples'][:2])})"
+        for c in data["checks"]} or "not run yet (a completed iterate or `tapestryctl repair` runs them)"
     usage = {f"{u['provider']}/{u['model']}": f"{u['summaries']} summaries, {u['calls']} calls, "
              f"{u['tokens_in']} tokens in, {u['tokens_out']} out" for u in data["usage"]}
     levels = {name: f"{c['total']} nodes: {c['clean']} clean, {c['dirty']} dirty, {c['context_stale']} stale, "
               f"{c['open']} open" for name, c in data["levels"].items()}
     errors = {key: f"{e.get('error', '')} (at {e.get('at', '?')})" for key, e in list(data["errors"].items())[-5:]}
-    return {"grade": data["grade"], "waiting": data["waiting"], "nodes": levels or "none yet", "checks": checks,
+    return {"grade": data["grade"], "waiting": data["waiting"], "nodes": levels or "none yet",
+            "checks": checks, "checks_at": data["checks_at"] or "never",
             "usage": usage or "none yet", "runs": {kind: _run_line(run) for kind, run in data["runs"].items()},
             "errors": errors or "none"}
 

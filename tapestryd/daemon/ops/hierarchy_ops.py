@@ -13,11 +13,12 @@ from typing import Any
 
 from tapestryd.clock import SystemClock
 from tapestryd.daemon.dayclose import close_days
-from tapestryd.daemon.hierarchy_jobs import Host, record_run, repair_job
+from tapestryd.daemon.hierarchy_jobs import Host, record_checks, record_run, repair_job
 from tapestryd.daemon.ops.registry import read_op, write_op
 from tapestryd.daemon.runtime import Runtime
 from tapestryd.daemon.summarizer import Target, exclusive, summarize_dirty, summarize_keys
 from tapestryd.errors import TapestryError
+from tapestryd.projections.hierarchy_checks import run_checks
 from tapestryd.queries.reader import Reader
 from tapestryd.queries.tree import hierarchy_status, resolve_nodes, tree
 from tapestryd.summarize import Budget, make_summarizer
@@ -45,6 +46,8 @@ def iterate(runtime: Runtime, args: dict[str, Any]) -> dict[str, Any]:
             summarizer.close()
         result = {"days_closed": closed, **report.to_dict()}
         record_run(runtime.paths, clock, "iterate" if mode == "context" else "catchup", result, report)
+        if report.summarized and not report.remaining:
+            record_checks(runtime.paths, clock, run_checks(runtime.projector.conn))
     return result
 
 
