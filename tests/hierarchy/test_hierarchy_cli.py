@@ -12,8 +12,11 @@ from typer.testing import CliRunner
 
 import tapestryd.cli.hierarchy  # noqa: F401  (registers the commands)
 from tapestryd.cli.app import app
+from tapestryd.config import load_settings
 from tapestryd.daemon.runtime import Runtime
 from tapestryd.events import EventStore
+from tapestryd.queries.reader import Reader
+from tapestryd.queries.tree import status_view
 
 COMMANDS = ("iterate", "catchup", "generate-l0", "generate-daily", "generate-weekly", "generate-monthly",
             "generate-yearly", "tree", "repair")
@@ -55,6 +58,9 @@ def test_iterate_summarizes_everything_closed_and_tree_shows_it(filled: Path) ->
     nodes = parsed(run("tree", "--segments", "-f", "json"))
     assert nodes[0]["level"] == 4 and nodes[0]["children"][0]["level"] == 3
     assert "0 nodes summarized" in run("iterate")
+    with Reader.open(load_settings(filled)) as reader:
+        view = status_view(reader)
+    assert view["grade"] == "A" and set(view["checks"].values()) == {"ok"}
 
 
 def test_iterate_stops_at_the_end_date(filled: Path) -> None:
