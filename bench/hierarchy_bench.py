@@ -172,7 +172,8 @@ def report(figures: dict[str, Any]) -> None:
     print(f"rebuild from the log: {figures['rebuild_events']} events in {figures['rebuild_s']:.1f} s, "
           f"{figures['rebuild_calls']} provider calls, identical tree: {figures['rebuild_identical']}")
     print(f"status (hierarchy section): {figures['status_s'] * 1000:.0f} ms; structural checks run live: "
-          f"{figures['checks_s'] * 1000:.0f} ms, grade {figures['grade']}; L1 compression {figures['compression_l1']}:1")
+          f"{figures['checks_s'] * 1000:.0f} ms, grade {figures['grade']}; "
+          f"L1 compression {figures['compression_l1']}:1")
 
 
 if __name__ == "__main__":
