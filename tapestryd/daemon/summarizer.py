@@ -177,7 +177,7 @@ class _Run:
         node = get_node(self.conn, key)
         if node is None:
             return True
-        if self.pending_keys & dependency_keys(self.conn, node):
+        if self.pending_keys and self.pending_keys & dependency_keys(self.conn, node):
             self.flush()
             node = get_node(self.conn, key)
         if node is None or not (forced or node.state == state) or has_dirty_child(self.conn, key):

@@ -4,6 +4,8 @@ Works with Ollama, the llama.cpp server, vLLM, Groq, OpenAI and OpenRouter (see
 :data:`PRESETS`), or any base URL and model. The ``httpx.Client`` is passed in, so tests
 and callers choose the transport. Each call:
 
+* passes every prompt through :func:`tapestryd.privacy.outbound` (private spans and
+  secrets never leave, even if a caller forgot);
 * checks the run's :class:`~tapestryd.summarize.base.Budget` first;
 * retries 429, 5xx, timeouts and connection errors up to ``max_retries`` times, waiting
   what ``Retry-After`` asks (seconds or an HTTP date) or else ``backoff * 2**attempt``
@@ -28,6 +30,7 @@ import httpx
 import structlog
 
 from tapestryd.errors import ProviderError
+from tapestryd.privacy import outbound
 from tapestryd.privacy import outbound
 from tapestryd.summarize.base import Budget, Summary, SummaryRequest, Usage
 from tapestryd.summarize.chunking import chunk_passages
@@ -90,6 +93,7 @@ class OpenAISummarizer:
         return Summary(outbound(title), outbound(text), usage)
 
     def _complete(self, messages: list[dict[str, str]], max_tokens: int, budget: Budget) -> tuple[str, Usage]:
+        messages = [{**m, "content": outbound(m["content"])} for m in messages]  # nothing private leaves
         prompt_tokens = sum(estimate_tokens(m["content"]) for m in messages)
         budget.check(prompt_tokens + max_tokens)
         messages = [{**m, "content": outbound(m["content"])} for m in messages]  # nothing private leaves

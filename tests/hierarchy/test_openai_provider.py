@@ -121,3 +121,11 @@ def test_presets_and_settings_build_the_right_provider(llm: FakeLLM) -> None:
     custom = make_summarizer(SummarizeSettings(provider="openai", base_url=llm.url, model="m", api_key="k"))
     assert custom.summarize(REQUEST, Budget()).text and json.dumps(llm.calls)
     custom.close()
+
+
+def test_private_spans_never_reach_the_provider(llm: FakeLLM, client: httpx.Client) -> None:
+    """A <private> span in a message is stripped from the prompt before it leaves the machine."""
+    request = SummaryRequest("n", 0, "today", (Passage("09:00 me", "I saw <private>Dr. Okafor about my knee</private> "
+                                                                   "and then fixed the build."),))
+    provider(llm, client, []).summarize(request, Budget())
+    assert "Okafor" not in llm.calls[0]["prompt"] and "fixed the build" in llm.calls[0]["prompt"]

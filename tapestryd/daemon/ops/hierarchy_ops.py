@@ -54,9 +54,7 @@ def iterate(runtime: Runtime, args: dict[str, Any]) -> dict[str, Any]:
 @write_op("generate")
 def generate(runtime: Runtime, args: dict[str, Any]) -> dict[str, Any]:
     """Summarize one period's node(s) now, dirty descendants first; args: level, when, agent, conversation."""
-    level = int(args.get("level", -1))
-    if level not in range(5):
-        raise TapestryError(f"level must be 0 to 4, got {args.get('level')!r}")
+    level = _level(args.get("level"))
     clock = SystemClock()
     close_days(runtime, clock)
     nodes = resolve_nodes(runtime.projector.conn, level, str(args.get("when") or ""),
@@ -92,7 +90,7 @@ def repair_op(runtime: Runtime, args: dict[str, Any]) -> dict[str, Any]:
 def tree_op(reader: Reader, args: dict[str, Any]) -> list[dict[str, Any]]:
     """The summary tree; args: agent, start, end (local ISO dates), min_level (0–4, default 1)."""
     return tree(reader, agent=str(args.get("agent") or ""), start=_iso_date(args.get("start")),
-                end=_iso_date(args.get("end")), min_level=int(args.get("min_level", 1)))
+                end=_iso_date(args.get("end")), min_level=_level(args.get("min_level", 1)))
 
 
 @read_op("hierarchy_status")
@@ -108,6 +106,16 @@ def _dirty_below(runtime: Runtime, key: str) -> list[str]:
         " SELECT n.key FROM nodes n JOIN below b ON b.key = n.key WHERE n.state = 'dirty'"
         " ORDER BY n.period_end, n.level, n.period_start, n.key", (key,))
     return [r[0] for r in rows]
+
+
+def _level(value: Any) -> int:
+    try:
+        level = int(value)
+    except (TypeError, ValueError):
+        level = -1
+    if level not in range(5):
+        raise TapestryError(f"level must be 0 to 4, got {value!r}")
+    return level
 
 
 def _budget(runtime: Runtime) -> Budget:
