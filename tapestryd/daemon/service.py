@@ -49,7 +49,7 @@ from tapestryd.errors import ConfigError, TapestryError
 from tapestryd.paths import paths_for
 from tapestryd.projections.tfidf import SimilarityIndex
 from tapestryd.queries.reader import Reader
-from tapestryd.queries.similar import register_warm_index, unregister_warm_index
+from tapestryd.queries.warm import register_warm_index, unregister_warm_index
 
 __all__ = ["Service"]
 

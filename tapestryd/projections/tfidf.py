@@ -1,40 +1,39 @@
-"""A warm TF-IDF index of messages and summaries, kept in memory and updated from the feed.
+"""The warm index: messages and summaries as term counts in memory, kept current from the feed.
 
-Fitted once (scikit-learn's ``TfidfVectorizer``: sublinear tf, English stop words,
-L2-normalized rows, float32), then kept current without refitting: each
-:meth:`SimilarityIndex.refresh` reads the documents the similarity feed
-(:mod:`tapestryd.projections.similarity`) lists after the last seq it saw, hides their old
-rows and appends their new vectors, transformed with the fitted vocabulary, to a small
-delta matrix. When the delta grows past ``refit_fraction`` of the fitted rows (or a
-``reset`` is seen), a background thread refits from the database and swaps the new index
-in; queries keep using the old one meanwhile.
+Fitted once (scikit-learn's ``CountVectorizer`` over :class:`~tapestryd.projections.analysis.Analyzer`
+stems, FTS5's tokens), then kept current without refitting: each :meth:`SimilarityIndex.refresh`
+reads the documents the similarity feed (:mod:`tapestryd.projections.similarity`) lists
+after the last seq it saw, hides their old rows and counts their new text into a small
+delta block with the fitted vocabulary. When the delta passes ``refit_fraction`` of the
+fitted rows (or a ``reset`` arrives: something was forgotten), a background thread refits
+from the database and swaps the new index in; queries keep using the old one meanwhile.
+A poller thread refreshes every few seconds in the daemon.
 
-Scores are cosine similarities (rows and query are unit vectors). The fitted matrix is
-stored transposed (terms × documents, CSR) so a query touches only the posting lists of
-its own terms, not every document.
+Two questions are answered from the same counts (:mod:`tapestryd.projections.termmatrix`):
+:meth:`~SimilarityIndex.query`, TF-IDF cosine similarity (``similar``), and
+:meth:`~SimilarityIndex.lexical`, FTS5's BM25 over messages with search's filters (the
+daemon's ``search`` ranks with it, and FTS5 only draws snippets).
 """
 
 from __future__ import annotations
 
 import threading
 import time
-from array import array
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import structlog
 
-from tapestryd.db import connect, translate_errors
+from tapestryd.db import connect
+from tapestryd.projections.analysis import Analyzer
 from tapestryd.projections.similarity import feed_after, feed_head
+from tapestryd.projections.termmatrix import Block, Codes, Stats, bm25, cosine
+from tapestryd.projections.warmdocs import MESSAGE, Corpus, load_changed, load_corpus
 
-__all__ = ["Match", "SimilarityIndex"]
+__all__ = ["MESSAGE", "LexicalQuery", "Match", "SimilarityIndex"]
 
 log = structlog.get_logger(__name__)
-
-MESSAGE = -1  # kind of a message row; nodes use their level 0–4
-_CHUNK = 900  # ids per IN (...) list, under SQLite's parameter limit
-QUERY_REFRESH = 2000  # most pending documents a query folds in before answering
 
 
 @dataclass(frozen=True)
@@ -47,78 +46,72 @@ class Match:
     score: float
 
 
-@dataclass
-class _Snapshot:
-    """One fitted state: vectorizer, terms × docs matrix, row identities, hidden rows, delta.
+@dataclass(frozen=True)
+class LexicalQuery:
+    """A message search for :meth:`SimilarityIndex.lexical`: text, filters, order and size.
 
-    Fitted rows ``0 .. len(msg_ids) - 1`` are messages in id order; the rest are the nodes
-    of ``node_keys``. Identities are kept as an id array rather than strings so a million
-    messages cost 8 bytes each.
+    ``since_us`` / ``until_us`` bound the time in microseconds since the epoch (UTC),
+    ``[since, until)``; ``sort`` is ``relevance`` or ``time``.
     """
 
-    vectorizer: Any
-    terms_docs: Any
-    msg_ids: Any
+    text: str
+    limit: int = 20
+    sort: str = "relevance"
+    agent: str = ""
+    role: str = ""
+    conversation: str = ""
+    since_us: int | None = None
+    until_us: int | None = None
+
+
+@dataclass
+class _Snapshot:
+    """One fitted state: vocabulary, statistics, the fitted block and the delta block."""
+
+    vocabulary: dict[str, int]
+    stats: Stats
+    fitted: Block
     node_keys: list[str]
-    kinds: Any
-    dead: Any
     seq: int
-    delta: Any = None
-    delta_docs: list[str] = field(default_factory=list)
-    delta_kinds: list[int] = field(default_factory=list)
-    node_rows: dict[str, int] = field(default_factory=dict)
+    delta: Block | None = None
+    delta_corpus: Corpus = field(default_factory=Corpus)
 
-    def __post_init__(self) -> None:
-        if not self.node_rows:
-            base = len(self.msg_ids)
-            self.node_rows = {key: base + i for i, key in enumerate(self.node_keys)}
+    def blocks(self) -> list[Block]:
+        return [self.fitted] + ([self.delta] if self.delta is not None else [])
 
-    @property
-    def fitted(self) -> int:
-        """How many rows were fitted."""
-        return len(self.msg_ids) + len(self.node_keys)
-
-    def doc(self, row: int) -> str:
-        """The document identity of fitted row ``row``."""
-        base = len(self.msg_ids)
-        return f"m:{self.msg_ids[row]}" if row < base else f"n:{self.node_keys[row - base]}"
-
-    def row_of(self, doc: str) -> int | None:
-        """The fitted row of ``doc``, or None when it was not fitted."""
-        import numpy as np
-
-        if doc.startswith("n:"):
-            return self.node_rows.get(doc[2:])
-        mid = int(doc[2:])
-        row = int(np.searchsorted(self.msg_ids, mid))
-        return row if row < len(self.msg_ids) and int(self.msg_ids[row]) == mid else None
+    def doc(self, block: Block, row: int) -> str:
+        kind, ref = int(block.kinds[row]), int(block.refs[row])
+        return f"m:{ref}" if kind == MESSAGE else f"n:{self.node_keys[ref]}"
 
 
 class SimilarityIndex:
     """The warm index of one ``projections.db`` (see the module docstring).
 
-    ``refit_fraction`` and ``refit_min`` (documents) say when the delta is big enough to
-    refit in the background. Thread-safe: queries read an immutable snapshot; refresh and
-    refit swap snapshots under a lock.
+    Thread-safe: queries read an immutable snapshot; refresh and refit swap snapshots
+    under a lock. ``refit_fraction`` and ``refit_min`` (documents) say when the delta is
+    big enough to refit in the background.
     """
 
     def __init__(self, db_path: Path, *, refit_fraction: float = 0.2, refit_min: int = 2000) -> None:
         self.db_path = db_path
         self.refit_fraction = refit_fraction
         self.refit_min = refit_min
+        self.codes = Codes()
+        self.analyzer = Analyzer()
         self._snap: _Snapshot | None = None
         self._lock = threading.Lock()
         self._ready = threading.Event()
-        self._refit: threading.Thread | None = None
-        self._poller: threading.Thread | None = None
         self._stopping = threading.Event()
         self._fitting = False
+        self._refit: threading.Thread | None = None
+        self._poller: threading.Thread | None = None
         self._conn: Any = None
         self.last_fit: dict[str, Any] = {}
 
-    def start(self, *, poll_seconds: float = 5.0) -> None:
-        """Fit in a background thread (queries wait for it, see :meth:`query`), then keep
-        current: another thread refreshes from the feed every ``poll_seconds``."""
+    # -- life cycle ----------------------------------------------------------------------
+
+    def start(self, *, poll_seconds: float = 2.0) -> None:
+        """Fit in a background thread (queries wait for it), then refresh every ``poll_seconds``."""
         self._start_refit()
         self._poller = threading.Thread(target=self._poll, args=(poll_seconds,), name="similarity-poll", daemon=True)
         self._poller.start()
@@ -144,14 +137,16 @@ class SimilarityIndex:
         return self._ready.is_set()
 
     def status(self) -> dict[str, Any]:
-        """Documents fitted and in the delta, hidden rows, feed seq, and the last fit's figures."""
+        """Documents fitted and in the delta, hidden rows, feed seq, bytes, and the last fit's figures."""
         snap = self._snap
         if snap is None:
             return {"ready": False, **self.last_fit}
-        return {"ready": True, "fitted": snap.fitted, "delta": len(snap.delta_docs), "hidden": int(snap.dead.sum()),
-                "seq": snap.seq, "refitting": self._fitting, **self.last_fit}
+        hidden = sum(int(b.dead.sum()) for b in snap.blocks())
+        return {"ready": True, "fitted": snap.fitted.size, "delta": snap.delta.size if snap.delta else 0,
+                "hidden": hidden, "seq": snap.seq, "refitting": self._fitting,
+                "bytes": sum(b.nbytes() for b in snap.blocks()), **self.last_fit}
 
-    # -- fitting ---------------------------------------------------------------------------
+    # -- fitting -------------------------------------------------------------------------
 
     def _start_refit(self) -> None:
         if self._stopping.is_set() or (self._refit is not None and self._refit.is_alive()):
@@ -177,65 +172,67 @@ class SimilarityIndex:
         self.refresh()
 
     def _fit(self) -> _Snapshot:
-        import numpy as np
-
         started = time.monotonic()
         conn = connect(self.db_path, readonly=True)
         try:
             seq = feed_head(conn)
-            ids: array[int] = array("q")
-            node_keys: list[str] = []
-            kinds: array[int] = array("b")
-            vectorizer, matrix = _fit_matrix(_documents(conn, ids, node_keys, kinds), len_hint=_count(conn))
+            corpus = load_corpus(conn, self.codes)
         finally:
             conn.close()
-        terms_docs = matrix.T.tocsr() if matrix is not None else None
-        snap = _Snapshot(vectorizer, terms_docs, np.frombuffer(ids, dtype=np.int64).copy(), node_keys,
-                         np.frombuffer(kinds, dtype=np.int8).copy(), np.zeros(len(ids) + len(node_keys), dtype=bool),
-                         seq)
-        self.last_fit = {"fit_seconds": round(time.monotonic() - started, 3), "documents": snap.fitted,
-                         "terms": len(vectorizer.vocabulary_) if vectorizer else 0,
-                         "matrix_bytes": _nbytes(terms_docs)}
+        vocabulary, counts, lengths = _count(corpus.texts)
+        snap = _snapshot(vocabulary, counts, lengths, corpus, seq)
+        self.last_fit = {"fit_seconds": round(time.monotonic() - started, 3), "documents": snap.fitted.size,
+                         "terms": len(vocabulary), "matrix_bytes": snap.fitted.nbytes()}
         log.info("similarity.fitted", **self.last_fit)
         return snap
 
-    # -- keeping current ---------------------------------------------------------------------
+    # -- keeping current -----------------------------------------------------------------
 
-    def refresh(self, *, most: int | None = None) -> int:
-        """Apply feed rows newer than the snapshot; returns how many documents changed.
+    def refresh(self) -> int:
+        """Fold in feed rows newer than the snapshot; returns how many documents changed.
 
-        More than ``most`` pending rows (default: the refit threshold), a ``reset``, or a
-        delta grown past the threshold start a background refit instead. Does nothing
-        (returns 0) before the first fit or while another thread refreshes.
+        More pending rows than the refit threshold, a ``reset``, or a delta grown past the
+        threshold start a background refit instead. Does nothing (returns 0) before the
+        first fit or while another thread refreshes.
         """
         if self._snap is None or not self._lock.acquire(blocking=False):
             return 0
         try:
-            return self._refresh_locked(self._threshold() if most is None else most)
+            return self._refresh_locked()
         finally:
             self._lock.release()
 
     def _threshold(self) -> int:
-        fitted = self._snap.fitted if self._snap is not None else 0
+        fitted = self._snap.fitted.size if self._snap is not None else 0
         return int(max(self.refit_min, self.refit_fraction * fitted))
 
-    def _refresh_locked(self, most: int) -> int:
+    def _refresh_locked(self) -> int:
         snap = self._snap
         assert snap is not None
         if self._conn is None:
             self._conn = connect(self.db_path, readonly=True)
+        most = self._threshold()
         rows = feed_after(self._conn, snap.seq, limit=most + 1)
         docs = [doc for doc, _ in rows]
         if not rows:
             return 0
-        if len(rows) > most or "reset" in docs or snap.vectorizer is None:
+        if len(rows) > most or "reset" in docs or not snap.vocabulary:
             self._start_refit()
             return 0
-        self._snap = _with_delta(snap, self._conn, docs, rows[-1][1])
-        if len(self._snap.delta_docs) > self._threshold():
+        self._snap = self._with_delta(snap, docs, rows[-1][1])
+        if self._snap.delta is not None and self._snap.delta.size > self._threshold():
             self._start_refit()
-        log.debug("similarity.refreshed", changed=len(docs), delta=len(self._snap.delta_docs))
+        log.debug("similarity.refreshed", changed=len(docs))
         return len(docs)
+
+    def _with_delta(self, snap: _Snapshot, changed: list[str], seq: int) -> _Snapshot:
+        """A new snapshot: ``changed`` docs' old rows hidden, their current text in the delta."""
+        fresh = load_changed(self._conn, changed, self.codes, snap.node_keys)
+        gone = set(changed)
+        fitted = replace(snap.fitted, dead=_hide(snap, gone))
+        corpus = snap.delta_corpus.without(gone).plus(fresh)
+        delta = _delta_block(snap, corpus, self.analyzer)
+        return _Snapshot(snap.vocabulary, snap.stats, fitted, snap.node_keys, seq, delta, corpus)
 
     def _poll(self, seconds: float) -> None:
         while not self._stopping.wait(seconds):
@@ -244,144 +241,149 @@ class SimilarityIndex:
             except Exception:  # a failed refresh is retried at the next tick
                 log.exception("similarity.refresh_failed", db=str(self.db_path))
 
-    # -- querying ----------------------------------------------------------------------------
+    # -- querying ------------------------------------------------------------------------
 
-    def query(self, text: str, *, top: int = 10, kinds: set[int] | None = None, wait: float = 30.0) -> list[Match]:
-        """The ``top`` documents most similar to ``text``, best first; zero scores left out.
-
-        ``kinds`` keeps only those kinds (:data:`MESSAGE`, node levels 0–4). Refreshes from
-        the feed first. Waits up to ``wait`` seconds for the first fit; raises TimeoutError
-        when it is still running.
-        """
+    def _current(self, wait: float) -> _Snapshot:
         if not self._ready.wait(wait):
             raise TimeoutError("the similarity index is still being built")
-        self.refresh(most=min(QUERY_REFRESH, self._threshold()))
-        snap = self._snap
-        assert snap is not None
-        if snap.vectorizer is None:
+        assert self._snap is not None
+        return self._snap
+
+    def query(self, text: str, *, top: int = 10, kinds: set[int] | None = None, wait: float = 30.0) -> list[Match]:
+        """The ``top`` documents most similar to ``text`` by TF-IDF cosine, best first; zero scores dropped.
+
+        ``kinds`` keeps only those kinds (:data:`MESSAGE`, node levels 0–4). Waits up to
+        ``wait`` seconds for the first fit; raises TimeoutError when it is still running.
+        """
+        import numpy as np
+
+        snap = self._current(wait)
+        columns, tf = _columns(snap, self.analyzer.terms(text))
+        if columns is None:
             return []
-        query = snap.vectorizer.transform([text])
-        if query.nnz == 0:
-            return []
-        found = _top_fitted(snap, query, top, kinds) + _top_delta(snap, query, top, kinds)
+        found = []
+        for block in snap.blocks():
+            scores = cosine(block, snap.stats, columns, tf)
+            keep = ~block.dead if kinds is None else ~block.dead & np.isin(block.kinds, list(kinds))
+            found += [Match(snap.doc(block, i), int(block.kinds[i]), float(scores[i]))
+                      for i in _best(np.where(keep, scores, 0.0), top)]
         return sorted(found, key=lambda m: -m.score)[:top]
 
+    def lexical(self, query: LexicalQuery, *, wait: float = 0.0) -> list[tuple[int, float]] | None:
+        """Messages for a search, as FTS5 would rank them: ``(message id, -bm25)`` best first.
 
-def _count(conn: Any) -> int:
-    """Messages plus summarized nodes: how many documents a fit would read."""
-    with translate_errors(conn):
-        total = int(conn.execute("SELECT COUNT(*) FROM messages WHERE text != ''").fetchone()[0])
-        if conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'nodes'").fetchone() is not None:
-            total += int(conn.execute("SELECT COUNT(*) FROM nodes WHERE summary != ''").fetchone()[0])
-    return total
-
-
-def _documents(conn: Any, ids: array[int], node_keys: list[str], kinds: array[int]) -> Iterator[str]:
-    """Yield every message and summary text, recording its identity and kind as it goes."""
-    with translate_errors(conn):
-        for mid, text in conn.execute("SELECT id, text FROM messages WHERE text != '' ORDER BY id"):
-            ids.append(mid)
-            kinds.append(MESSAGE)
-            yield text
-        if conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'nodes'").fetchone() is None:
-            return
-        for key, level, title, summary in conn.execute(
-                "SELECT key, level, title, summary FROM nodes WHERE summary != '' ORDER BY key"):
-            node_keys.append(key)
-            kinds.append(int(level))
-            yield f"{title or ''}\n{summary}"
+        Every content word must match first, then any word fills up to ``limit``. Returns
+        None when the index cannot answer exactly (not fitted yet, or a query word it never
+        counted), and the caller asks FTS5 instead.
+        """
+        if not self._ready.wait(wait) or self._snap is None:
+            return None
+        snap = self._snap
+        columns, _ = _columns(snap, self.analyzer.terms(query.text), strict=True)
+        if columns is None:
+            return None
+        ranked: list[tuple[float, float, float, int]] = []
+        for block in snap.blocks():
+            ranked += _lexical_block(block, snap.stats, columns, query, self.codes)
+        ranked.sort()
+        return [(ref, -score) for _, _, score, ref in ranked[: query.limit]]
 
 
-def _fit_matrix(texts: Iterator[str], *, len_hint: int) -> tuple[Any, Any]:
-    """Fit the vectorizer on ``texts``; ``(None, None)`` when they hold no usable word.
+def _count(texts: list[str]) -> tuple[dict[str, int], Any, list[int]]:
+    """Vocabulary, docs × terms counts and token lengths of ``texts``.
 
-    An empty store is answered without importing scikit-learn (a daemon starting on a
-    new home stays light until the first messages arrive).
+    An empty store (or one holding only stop words) gives an empty vocabulary, and
+    scikit-learn is not even imported for a store with no text yet.
     """
-    if len_hint == 0:
-        return None, None
-    import numpy as np
-    from sklearn.feature_extraction.text import TfidfVectorizer
+    if not texts:
+        return {}, None, []
+    from sklearn.feature_extraction.text import CountVectorizer
 
-    big = len_hint >= 50_000
-    vectorizer = TfidfVectorizer(sublinear_tf=True, stop_words="english", dtype=np.float32,
-                                 min_df=2 if big else 1, max_df=0.5 if big else 1.0)
+    analyzer = Analyzer()
+    vectorizer = CountVectorizer(analyzer=analyzer, min_df=2 if len(texts) >= 50_000 else 1)
     try:
-        return vectorizer, vectorizer.fit_transform(texts)
-    except ValueError:  # empty vocabulary: no documents, or only stop words
-        return None, None
+        counts = vectorizer.fit_transform(texts)
+    except ValueError:  # empty vocabulary: only stop words
+        return {}, None, analyzer.lengths
+    return dict(vectorizer.vocabulary_), counts, analyzer.lengths
 
 
-def _nbytes(matrix: Any) -> int:
-    if matrix is None:
-        return 0
-    return int(matrix.data.nbytes + matrix.indices.nbytes + matrix.indptr.nbytes)
-
-
-def _with_delta(snap: _Snapshot, conn: Any, changed: list[str], seq: int) -> _Snapshot:
-    """A new snapshot where ``changed`` docs' old rows are hidden and their new vectors appended."""
+def _snapshot(vocabulary: dict[str, int], counts: Any, lengths: list[int], corpus: Corpus, seq: int) -> _Snapshot:
+    import numpy as np
     import scipy.sparse as sp
 
-    texts = _texts(conn, changed)
-    dead = snap.dead.copy()
-    for doc in changed:
-        row = snap.row_of(doc)
-        if row is not None:
+    if counts is None:
+        counts = sp.csr_matrix((len(corpus.texts), 0), dtype=np.float32)
+    messages = sum(1 for kind in corpus.kinds if kind == MESSAGE)
+    stats = Stats.of(counts, np.asarray(lengths, dtype=np.float32), messages=messages,
+                     message_rows=corpus.message_rows)
+    fitted = Block.build(counts, lengths, corpus.columns(), stats.idf_smooth)
+    return _Snapshot(vocabulary, stats, fitted, corpus.node_keys, seq)
+
+
+def _delta_block(snap: _Snapshot, corpus: Corpus, analyzer: Analyzer) -> Block | None:
+    from sklearn.feature_extraction.text import CountVectorizer
+
+    if not corpus.texts:
+        return None
+    analyzer.lengths = []
+    counter = CountVectorizer(analyzer=analyzer, vocabulary=snap.vocabulary)
+    counts = counter.transform(corpus.texts)
+    return Block.build(counts, analyzer.lengths, corpus.columns(), snap.stats.idf_smooth)
+
+
+def _hide(snap: _Snapshot, gone: set[str]) -> Any:
+    """The fitted block's dead mask with the rows of ``gone`` docs set."""
+    import numpy as np
+
+    dead = snap.fitted.dead.copy()
+    ids = np.array([int(d[2:]) for d in gone if d.startswith("m:")], dtype=np.int64)
+    if len(ids):
+        dead |= (snap.fitted.kinds == MESSAGE) & np.isin(snap.fitted.refs, ids)
+    keys = {d[2:] for d in gone if d.startswith("n:")}
+    for row in np.flatnonzero(snap.fitted.kinds >= 0):
+        if snap.node_keys[int(snap.fitted.refs[row])] in keys:
             dead[row] = True
-    gone = set(changed)
-    keep = [i for i, d in enumerate(snap.delta_docs) if d not in gone]
-    fresh = [d for d in changed if texts.get(d, ("", 0))[0].strip()] if snap.vectorizer is not None else []
-    parts = [snap.delta[keep]] if snap.delta is not None and keep else []
-    if fresh:
-        parts.append(snap.vectorizer.transform([texts[d][0] for d in fresh]))
-    delta = sp.vstack(parts, format="csr") if parts else None
-    return _Snapshot(snap.vectorizer, snap.terms_docs, snap.msg_ids, snap.node_keys, snap.kinds, dead, seq, delta,
-                     [snap.delta_docs[i] for i in keep] + fresh,
-                     [snap.delta_kinds[i] for i in keep] + [texts[d][1] for d in fresh], snap.node_rows)
+    return dead
 
 
-def _texts(conn: Any, docs: list[str]) -> dict[str, tuple[str, int]]:
-    """Current text and kind of each doc that still exists."""
-    ids = [int(d[2:]) for d in docs if d.startswith("m:")]
-    keys = [d[2:] for d in docs if d.startswith("n:")]
-    out: dict[str, tuple[str, int]] = {}
-    with translate_errors(conn):
-        for chunk in range(0, len(ids), _CHUNK):
-            some_ids = ids[chunk:chunk + _CHUNK]
-            for mid, text in conn.execute(
-                    f"SELECT id, text FROM messages WHERE id IN ({','.join('?' * len(some_ids))})", some_ids):
-                out[f"m:{mid}"] = (text, MESSAGE)
-        has_nodes = conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'nodes'").fetchone() is not None
-        for chunk in range(0, len(keys) if has_nodes else 0, _CHUNK):
-            some_keys = keys[chunk:chunk + _CHUNK]
-            for key, level, title, summary in conn.execute(
-                    f"SELECT key, level, title, summary FROM nodes WHERE key IN ({','.join('?' * len(some_keys))})",
-                    some_keys):
-                out[f"n:{key}"] = (f"{title or ''}\n{summary}" if summary else "", int(level))
-    return out
-
-
-def _top_fitted(snap: _Snapshot, query: Any, top: int, kinds: set[int] | None) -> list[Match]:
+def _columns(snap: _Snapshot, terms: list[str], *, strict: bool = False) -> tuple[Any, Any]:
+    """Vocabulary columns of ``terms`` and their counts; None when none is known (or, ``strict``, any is not)."""
     import numpy as np
 
-    if snap.terms_docs is None:
-        return []
-    scores = np.asarray(snap.terms_docs[query.indices].T @ query.data).ravel()
-    scores[snap.dead] = 0.0
-    if kinds is not None:
-        scores[~np.isin(snap.kinds, list(kinds))] = 0.0
-    return [Match(snap.doc(i), int(snap.kinds[i]), float(scores[i])) for i in _best(scores, top)]
+    known = [snap.vocabulary[t] for t in terms if t in snap.vocabulary]
+    if not known or (strict and len(known) < len(terms)):
+        return None, None
+    columns, counts = np.unique(np.asarray(known, dtype=np.int64), return_counts=True)
+    return columns, counts
 
 
-def _top_delta(snap: _Snapshot, query: Any, top: int, kinds: set[int] | None) -> list[Match]:
+def _lexical_block(block: Block, stats: Stats, columns: Any, query: LexicalQuery,
+                   codes: Codes) -> list[tuple[float, float, float, int]]:
+    """Sort keys ``(tier, order, score, message id)``: every word first (tier 0), then any."""
     import numpy as np
 
-    if snap.delta is None:
-        return []
-    scores = np.asarray((snap.delta @ query.T).todense()).ravel()
-    if kinds is not None:
-        scores[~np.isin(np.asarray(snap.delta_kinds), list(kinds))] = 0.0
-    return [Match(snap.delta_docs[i], int(snap.delta_kinds[i]), float(scores[i])) for i in _best(scores, top)]
+    scores, matched = bm25(block, stats, columns)
+    keep = (matched > 0) & (block.kinds == MESSAGE) & ~block.dead & _filters(block, query, codes)
+    rows = np.flatnonzero(keep)
+    tiers = (matched[rows] < len(columns)).astype(np.int64)
+    order = -block.ts[rows] if query.sort == "time" else -scores[rows]
+    best = np.lexsort((order, tiers))[: query.limit]
+    return [(float(tiers[i]), float(order[i]), float(scores[rows[i]]), int(block.refs[rows[i]])) for i in best]
+
+
+def _filters(block: Block, query: LexicalQuery, codes: Codes) -> Any:
+    import numpy as np
+
+    keep = np.ones(block.size, dtype=bool)
+    for column, value in (("agent", query.agent), ("role", query.role), ("conversation", query.conversation)):
+        if value:
+            keep &= getattr(block, column) == codes.find(value)
+    if query.since_us is not None:
+        keep &= block.ts >= query.since_us
+    if query.until_us is not None:
+        keep &= block.ts < query.until_us
+    return keep
 
 
 def _best(scores: Any, top: int) -> list[int]:

@@ -43,14 +43,17 @@ class Piece:
 
     def text(self) -> str:
         """The rendering for the current state ('' when dropped)."""
-        return {"full": self.full, "shortened": self.short}.get(self.state, "")
+        if self.state == "full":
+            return self.full
+        return self.short if self.state == "shortened" else ""
 
     def tokens(self) -> int:
         """Estimated tokens of the current rendering."""
         return estimate_tokens(self.text())
 
 
-def fit_budget(pieces: list[Piece], *, max_tokens: int | None, fixed_tokens: int = 0) -> tuple[int, list[dict[str, Any]]]:
+def fit_budget(pieces: list[Piece], *, max_tokens: int | None,
+               fixed_tokens: int = 0) -> tuple[int, list[dict[str, Any]]]:
     """Cut ``pieces`` in place until ``fixed_tokens`` plus their tokens fit ``max_tokens``.
 
     Returns ``(used tokens, cut records)``; each record has ``key``, ``level``, ``period``,

@@ -64,7 +64,7 @@ class ContextItem:
 
 @dataclass
 class ContextScope:
-    """What the context covers: anchor day, agents, project and its conversations."""
+    """What the context covers: anchor day, agent (or ``agents`` with nodes), project and its conversations."""
 
     anchor: date
     now: datetime
@@ -72,6 +72,7 @@ class ContextScope:
     project: str = ""
     conversations: set[str] | None = None
     allowed: set[str] | None = None
+    agents: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
 
 
@@ -95,7 +96,7 @@ def gather_context(reader: Reader, *, now: datetime, anchor: date | None = None,
     scope = _scope(reader.conn, now, anchor or local_date(now, reader.tz), agent, project)
     items: list[ContextItem] = []
     for level, low, high in _level_ranges(scope.anchor, reader.settings.first_day_of_week):
-        nodes = [node for who in _agents(reader.conn, scope)
+        nodes = [node for who in scope.agents
                  for node in nodes_in_key_range(reader.conn, f"{level}:{who}:{low}", f"{level}:{who}:{high}")]
         for node in sorted(nodes, key=lambda n: (n["period_start"], n["agent"])):
             items.extend(_best(reader.conn, node, scope))
@@ -104,7 +105,7 @@ def gather_context(reader: Reader, *, now: datetime, anchor: date | None = None,
 
 
 def _scope(conn: sqlite3.Connection, now: datetime, anchor: date, agent: str, project: str) -> ContextScope:
-    scope = ContextScope(anchor=anchor, now=now, agent=agent)
+    scope = ContextScope(anchor=anchor, now=now, agent=agent, agents=[agent] if agent else node_agents(conn))
     if not project:
         return scope
     convs = project_conversations(conn, project)
@@ -143,10 +144,6 @@ def _level_ranges(anchor: date, first_day_of_week: int) -> list[tuple[str, str, 
     if anchor > week.start:
         ranges.append(("L1", week.start.isoformat(), (anchor - timedelta(days=1)).isoformat()))
     return ranges
-
-
-def _agents(conn: sqlite3.Connection, scope: ContextScope) -> list[str]:
-    return [scope.agent] if scope.agent else node_agents(conn)
 
 
 def _best(conn: sqlite3.Connection, node: dict[str, Any], scope: ContextScope) -> list[ContextItem]:

@@ -87,7 +87,7 @@ def _piece(item: ContextItem, markdown: bool) -> Piece:
 
 def _short_text(item: ContextItem) -> str:
     if item.kind == "message":
-        return shorten(" ".join(item.text.split()), _SHORT_MESSAGE)
+        return shorten(" ".join(item.text[: 4 * _SHORT_MESSAGE].split()), _SHORT_MESSAGE)
     return first_sentence(item.text) if item.text else ""
 
 

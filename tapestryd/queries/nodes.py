@@ -41,14 +41,19 @@ def node_level(key: str) -> int:
 def has_nodes(conn: sqlite3.Connection) -> bool:
     """Whether the hierarchy's ``nodes`` table exists in this database."""
     with translate_errors(conn):
-        return conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'nodes'").fetchone() is not None
+        found = conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'nodes'").fetchone()
+    return found is not None
 
 
 def _rows(conn: sqlite3.Connection, sql: str, params: tuple[Any, ...]) -> list[dict[str, Any]]:
-    if not has_nodes(conn):
-        return []
+    """Rows as dicts; none when the hierarchy's tables do not exist (no lookup on the happy path)."""
     with translate_errors(conn):
-        return [dict(zip(NODE_COLUMNS, row)) for row in conn.execute(sql, params).fetchall()]
+        try:
+            return [dict(zip(NODE_COLUMNS, row)) for row in conn.execute(sql, params).fetchall()]
+        except sqlite3.OperationalError as exc:
+            if "no such table" in str(exc):
+                return []
+            raise
 
 
 def get_node(conn: sqlite3.Connection, key: str) -> dict[str, Any] | None:

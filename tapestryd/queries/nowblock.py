@@ -11,7 +11,7 @@ from tapestryd.clock import utc_range
 from tapestryd.db import translate_errors
 from tapestryd.events.types import format_utc, parse_utc
 from tapestryd.queries.context import ContextScope, message_filter
-from tapestryd.queries.nodes import node_agents, nodes_by_keys
+from tapestryd.queries.nodes import nodes_by_keys
 from tapestryd.queries.reader import Reader
 from tapestryd.queries.tokens import CHARS_PER_TOKEN, shorten
 
@@ -82,8 +82,7 @@ def _count(messages: int) -> str:
 
 def _yesterday(reader: Reader, scope: ContextScope, exclude_session: str) -> str:
     day = scope.anchor - timedelta(days=1)
-    agents = [scope.agent] if scope.agent else node_agents(reader.conn)
-    keys = [f"L1:{a}:{day.isoformat()}" for a in agents]
+    keys = [f"L1:{a}:{day.isoformat()}" for a in scope.agents]
     dailies = [n for n in nodes_by_keys(reader.conn, keys)
                if (n["summary"] or "").strip() and (scope.allowed is None or n["key"] in scope.allowed)]
     if dailies:
@@ -93,7 +92,7 @@ def _yesterday(reader: Reader, scope: ContextScope, exclude_session: str) -> str
 
 def first_sentence(text: str) -> str:
     """The first sentence of ``text`` (whitespace flattened), or its first 200 characters."""
-    flat = " ".join(text.split())
+    flat = " ".join(text[:600].split())
     for mark in (". ", "! ", "? "):
         cut = flat.find(mark)
         if 0 < cut < 200:

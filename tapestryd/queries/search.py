@@ -28,13 +28,18 @@ from typing import Any, Callable
 from tapestryd.db import translate_errors
 from tapestryd.errors import TapestryError
 from tapestryd.events.types import format_utc, parse_utc
+from tapestryd.projections.tfidf import LexicalQuery
+from tapestryd.projections.warmdocs import micros
 from tapestryd.queries.nodes import has_nodes
 from tapestryd.queries.reader import Reader
 from tapestryd.queries.stopwords import STOPWORDS
 from tapestryd.queries.timephrase import TimeRange, find_time_phrase
+from tapestryd.queries.tokens import flatten
+from tapestryd.queries.warm import warm_index
 
 __all__ = ["LEVELS", "SORTS", "SearchFilters", "SearchHit", "content_terms", "fts_expression", "list_period",
-           "outside_range", "rrf_merge", "search", "search_messages", "search_regex", "search_summaries"]
+           "message_hits", "outside_range", "rrf_merge", "search", "search_messages", "search_regex",
+           "search_summaries"]
 
 LEVELS = ("all", "messages", "summaries", "L0", "L1", "L2", "L3", "L4")
 SORTS = ("relevance", "time")
@@ -175,7 +180,15 @@ def rrf_merge(lists: list[list[Any]], *, limit: int, key: Callable[[Any], Any], 
 
 def search_messages(reader: Reader, query: str, filters: SearchFilters = SearchFilters(), *,
                     limit: int = 20, sort: str = "relevance") -> list[SearchHit]:
-    """Messages matching every content word of ``query`` (then any, to fill ``limit``)."""
+    """Messages matching every content word of ``query`` (then any, to fill ``limit``).
+
+    The daemon's warm index ranks them when it can (the same BM25 over the same stems,
+    without reading FTS5's posting lists); FTS5 ranks them otherwise. FTS5 draws the
+    snippets either way.
+    """
+    warm = _warm_ranking(reader, query, filters, limit, sort)
+    if warm is not None:
+        return _warm_details(reader, query, warm)
     hits = _match_messages(reader, fts_expression(query), filters, limit, sort)
     if len(hits) < limit and len(content_terms(query)) > 1:
         seen = {h.id for h in hits}
@@ -184,18 +197,58 @@ def search_messages(reader: Reader, query: str, filters: SearchFilters = SearchF
     return hits
 
 
+def _warm_ranking(reader: Reader, query: str, filters: SearchFilters, limit: int,
+                  sort: str) -> list[tuple[int, float]] | None:
+    index = warm_index(reader.paths.projections_db)
+    if index is None:
+        return None
+    return index.lexical(LexicalQuery(
+        text=" ".join(content_terms(query)), limit=limit, sort=sort, agent=filters.agent, role=filters.role,
+        conversation=filters.conversation, since_us=_micros(filters.since), until_us=_micros(filters.until)))
+
+
+def _micros(moment: datetime | None) -> int | None:
+    return micros(format_utc(moment)) if moment else None
+
+
+def _warm_details(reader: Reader, query: str, ranked: list[tuple[int, float]]) -> list[SearchHit]:
+    """Hits for warm-ranked ids, with FTS5 snippets (a plain start of text where FTS5 reads a word otherwise)."""
+    found = {h.id: h for h in _message_details(reader, fts_expression(query, any_term=True), ranked)}
+    plain = message_hits(reader, [i for i, _ in ranked if i not in found])
+    return [found[i] if i in found else replace(plain[i], score=score) for i, score in ranked
+            if i in found or i in plain]
+
+
 def _match_messages(reader: Reader, expr: str, filters: SearchFilters, limit: int, sort: str) -> list[SearchHit]:
+    """Two stages: rank ids (only the columns ranking needs), then details and snippets for those."""
     if not expr:
         return []
+    return _message_details(reader, expr, _ranked_ids(reader, expr, filters, limit, sort))
+
+
+def _ranked_ids(reader: Reader, expr: str, filters: SearchFilters, limit: int, sort: str) -> list[tuple[int, float]]:
+    """``(message id, bm25)`` best first; without filters FTS5 ranks alone, never touching ``messages``."""
     where, params = _message_where(filters)
-    order = "m.ts DESC, m.id DESC" if sort == "time" else "bm25(messages_fts)"
-    sql = (f"SELECT {_MESSAGE_COLUMNS}, snippet(messages_fts, 0, '[', ']', '…', 16), bm25(messages_fts)"
+    if not where and sort != "time":
+        sql = "SELECT rowid, rank FROM messages_fts WHERE messages_fts MATCH ? ORDER BY rank LIMIT ?"
+    else:
+        order = "m.ts DESC, m.id DESC" if sort == "time" else "bm25(messages_fts)"
+        sql = ("SELECT m.id, bm25(messages_fts) FROM messages_fts JOIN messages m ON m.id = messages_fts.rowid"
+               f" WHERE messages_fts MATCH ?{where} ORDER BY {order} LIMIT ?")
+    with translate_errors(reader.conn):
+        return [(int(i), float(score)) for i, score in reader.conn.execute(sql, (expr, *params, limit))]
+
+
+def _message_details(reader: Reader, expr: str, ranked: list[tuple[int, float]]) -> list[SearchHit]:
+    if not ranked:
+        return []
+    sql = (f"SELECT {_MESSAGE_COLUMNS}, snippet(messages_fts, 0, '[', ']', '…', 16), 0"
            " FROM messages_fts JOIN messages m ON m.id = messages_fts.rowid"
            " JOIN conversations c ON c.key = m.conversation"
-           f" WHERE messages_fts MATCH ?{where} ORDER BY {order} LIMIT ?")
+           f" WHERE messages_fts MATCH ? AND messages_fts.rowid IN ({','.join('?' * len(ranked))})")
     with translate_errors(reader.conn):
-        rows = reader.conn.execute(sql, (expr, *params, limit)).fetchall()
-    return [_message_hit(reader, row) for row in rows]
+        rows = {row[0]: row for row in reader.conn.execute(sql, (expr, *(i for i, _ in ranked)))}
+    return [_message_hit(reader, rows[i], score) for i, score in ranked if i in rows]
 
 
 def _message_where(filters: SearchFilters) -> tuple[str, list[object]]:
@@ -321,3 +374,14 @@ def _node_hit(reader: Reader, row: tuple[Any, ...]) -> SearchHit:
     return SearchHit("summary", 0, str(conv or ""), "", str(title or ""), str(agent), "summary", ts,
                      _local(reader, ts), " ".join(str(snippet).split()), float(bm25), key=str(key),
                      level=f"L{level}", extra={"period_start": start, "period_end": end})
+
+
+def message_hits(reader: Reader, ids: list[int]) -> dict[int, SearchHit]:
+    """Messages by id as search hits (first 200 characters as the snippet, score 0); missing ids left out."""
+    if not ids:
+        return {}
+    sql = (f"SELECT {_MESSAGE_COLUMNS}, substr(m.text, 1, 400) FROM messages m"
+           f" JOIN conversations c ON c.key = m.conversation WHERE m.id IN ({','.join('?' * len(ids))})")
+    with translate_errors(reader.conn):
+        rows = reader.conn.execute(sql, ids).fetchall()
+    return {int(row[0]): _message_hit(reader, (*row[:7], flatten(row[7], 200), 0.0)) for row in rows}

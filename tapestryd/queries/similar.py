@@ -1,16 +1,14 @@
 """Similar documents by TF-IDF cosine, from the daemon's warm index.
 
 The daemon registers its :class:`~tapestryd.projections.tfidf.SimilarityIndex` for its
-``projections.db`` with :func:`register_warm_index`; the ``similar`` query uses it and
+``projections.db`` (:mod:`tapestryd.queries.warm`); the ``similar`` query uses it and
 never refits per query. Without a daemon (the CLI alone) there is no warm index, so one
 is built for this answer and the result says so (``index.warm`` is False).
 """
 
 from __future__ import annotations
 
-import threading
 from dataclasses import replace
-from pathlib import Path
 from typing import Any
 
 from tapestryd.db import translate_errors
@@ -19,37 +17,14 @@ from tapestryd.events.types import parse_utc
 from tapestryd.projections.tfidf import MESSAGE, Match, SimilarityIndex
 from tapestryd.queries.nodes import nodes_by_keys
 from tapestryd.queries.reader import Reader
-from tapestryd.queries.search import SearchHit
+from tapestryd.queries.search import SearchHit, message_hits
 from tapestryd.queries.tokens import flatten
+from tapestryd.queries.warm import register_warm_index, unregister_warm_index, warm_index
 
 __all__ = ["SIMILAR_LEVELS", "hydrate", "kinds_for", "message_hits", "register_warm_index", "similar",
            "unregister_warm_index", "warm_index"]
 
 SIMILAR_LEVELS = ("all", "messages", "summaries", "L0", "L1", "L2", "L3", "L4")
-_WARM: dict[str, SimilarityIndex] = {}
-_WARM_LOCK = threading.Lock()
-
-
-def _name(db_path: Path) -> str:
-    return str(Path(db_path).resolve())
-
-
-def register_warm_index(db_path: Path, index: SimilarityIndex) -> None:
-    """Make ``index`` the warm index that queries on ``db_path`` use (the daemon calls this)."""
-    with _WARM_LOCK:
-        _WARM[_name(db_path)] = index
-
-
-def unregister_warm_index(db_path: Path) -> None:
-    """Forget the warm index of ``db_path`` (the daemon calls this on stop)."""
-    with _WARM_LOCK:
-        _WARM.pop(_name(db_path), None)
-
-
-def warm_index(db_path: Path) -> SimilarityIndex | None:
-    """The warm index registered for ``db_path``, or None."""
-    with _WARM_LOCK:
-        return _WARM.get(_name(db_path))
 
 
 def kinds_for(level: str) -> set[int] | None:
@@ -98,20 +73,6 @@ def hydrate(reader: Reader, matches: list[Match]) -> list[SearchHit]:
         elif match.doc in nodes:
             hits.append(_node_hit(reader, nodes[match.doc], match))
     return hits
-
-
-def message_hits(reader: Reader, ids: list[int]) -> dict[int, SearchHit]:
-    """Messages by id as search hits (first 200 characters as the snippet, score 0); missing ids left out."""
-    if not ids:
-        return {}
-    sql = ("SELECT m.id, m.conversation, m.message_key, c.title, m.agent, m.role, m.ts, substr(m.text, 1, 400)"
-           " FROM messages m JOIN conversations c ON c.key = m.conversation"
-           f" WHERE m.id IN ({','.join('?' * len(ids))})")
-    with translate_errors(reader.conn):
-        rows = reader.conn.execute(sql, ids).fetchall()
-    return {int(mid): SearchHit("message", int(mid), conv, key, title or "", agent, role, ts, _local(reader, ts),
-                                flatten(text, 200), 0.0)
-            for mid, conv, key, title, agent, role, ts, text in rows}
 
 
 def _local(reader: Reader, ts: str) -> str:

@@ -1,0 +1,89 @@
+"""Text analysis shared by the warm index and full-text search: FTS5's tokens, Porter stems.
+
+The messages projection indexes text with FTS5's ``porter unicode61 remove_diacritics 2``
+tokenizer. :class:`Analyzer` reproduces it in Python so the daemon's in-memory index
+(:mod:`tapestryd.projections.tfidf`) counts the same terms and document lengths FTS5's
+BM25 uses: tokens are runs of letters and digits (underscore separates, as in unicode61),
+lower-cased, diacritics removed, then stemmed with the original Porter algorithm (the
+Snowball ``porter`` stemmer of PyStemmer, which FTS5's C implementation matches).
+
+:data:`STOPWORDS` are English function words left out of search terms and of the index: a
+short list of articles, pronouns, auxiliaries, prepositions, conjunctions and question
+words in the spirit of the SMART and Snowball lists. They occur in nearly every message,
+so matching them adds cost (long posting lists) and no ranking signal.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+import unicodedata
+from typing import Any
+
+__all__ = ["STOPWORDS", "TOKEN", "Analyzer", "fold"]
+
+TOKEN = re.compile(r"[^\W_]+")
+_CACHE_LIMIT = 500_000  # stems remembered; beyond this the cache starts over
+
+STOPWORDS = frozenset("""
+a about above after again against all am an and any are aren as at be because been before being below between
+both but by can cannot could couldn d did didn do does doesn doing don down during each few for from further had
+hadn has hasn have haven having he her here hers herself him himself his how i if in into is isn it its itself
+just ll m me might more most must my myself no nor not now of off on once only or other ought our ours ourselves
+out over own re s same shan she should shouldn so some such t than that the their theirs them themselves then
+there these they this those through to too under until up ve very was wasn we were weren what when where which
+while who whom why will with won would wouldn y you your yours yourself yourselves also yes ok okay let lets
+get got gets
+""".split())
+
+
+def fold(word: str) -> str:
+    """``word`` without diacritics (``café`` → ``cafe``), as remove_diacritics does."""
+    if word.isascii():
+        return word
+    return "".join(c for c in unicodedata.normalize("NFKD", word) if not unicodedata.combining(c))
+
+
+class Analyzer:
+    """Callable text → content stems, for scikit-learn's ``CountVectorizer(analyzer=...)``.
+
+    Each call also appends the text's total token count (stop words included, as FTS5
+    counts a row's size) to :attr:`lengths`, in call order. Stems are memoized; the
+    stemmer is per thread (PyStemmer's objects are not thread-safe), so one analyzer may
+    serve queries on several threads.
+    """
+
+    def __init__(self) -> None:
+        self._local = threading.local()
+        self._cache: dict[str, str] = {}
+        self.lengths: list[int] = []
+
+    def __call__(self, text: str) -> list[str]:
+        words = TOKEN.findall(text.lower())
+        self.lengths.append(len(words))
+        return self.stems([w for w in words if w not in STOPWORDS])
+
+    def stems(self, words: list[str]) -> list[str]:
+        """The Porter stems of lower-cased ``words`` (diacritics folded), memoized."""
+        cache = self._cache
+        if len(cache) > _CACHE_LIMIT:
+            cache.clear()
+        found = {w: cache.get(w) for w in set(words)}
+        missing = [w for w, stem in found.items() if stem is None]
+        if missing:
+            fresh = dict(zip(missing, self._stemmer().stemWords([fold(w) for w in missing])))
+            cache.update(fresh)
+            found.update(fresh)
+        return [found[w] or w for w in words]
+
+    def terms(self, text: str) -> list[str]:
+        """The content stems of a query, without recording a length."""
+        return self.stems([w for w in TOKEN.findall(text.lower()) if w not in STOPWORDS])
+
+    def _stemmer(self) -> Any:
+        stemmer = getattr(self._local, "stemmer", None)
+        if stemmer is None:
+            import Stemmer
+
+            stemmer = self._local.stemmer = Stemmer.Stemmer("porter")
+        return stemmer

@@ -1,0 +1,153 @@
+"""Scoring over in-memory blocks of raw term counts: TF-IDF cosine and FTS5's BM25.
+
+A :class:`Block` holds documents as a terms × documents CSR matrix of raw term
+frequencies, so a query touches only the posting lists (rows) of its own terms. From the
+same counts:
+
+* cosine similarity of sublinear TF-IDF vectors, ``(1 + ln tf) · idf`` with scikit-learn's
+  smooth idf ``ln((1 + N) / (1 + df)) + 1``, rows and query L2-normalized;
+* BM25 exactly as SQLite's FTS5 ``bm25()`` computes it (k1 1.2, b 0.75, idf
+  ``ln((N - df + 0.5) / (df + 0.5))`` floored at 1e-6, document length in tokens).
+
+:class:`Stats` (N, average length, df) come from the fitted block; a delta block of
+later documents is scored with them until the next refit.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+__all__ = ["B", "K1", "Block", "Codes", "Stats", "bm25", "cosine"]
+
+K1, B = 1.2, 0.75  # FTS5's bm25() constants
+
+
+class Codes:
+    """Small integer codes for repeated strings (agents, roles, conversations); code 0 is ''."""
+
+    def __init__(self) -> None:
+        self.names: list[str] = [""]
+        self.index: dict[str, int] = {"": 0}
+
+    def code(self, name: str) -> int:
+        """The code of ``name``, assigning the next one when new."""
+        found = self.index.get(name)
+        if found is None:
+            found = self.index[name] = len(self.names)
+            self.names.append(name)
+        return found
+
+    def find(self, name: str) -> int:
+        """The code of ``name``, or -1 when it was never seen."""
+        return self.index.get(name, -1)
+
+
+@dataclass(frozen=True)
+class Stats:
+    """Collection statistics of the fitted documents.
+
+    ``idf_smooth`` (cosine) counts every fitted document; the BM25 figures count messages
+    only, as FTS5 does over ``messages_fts``: ``rows`` (every message, empty ones too),
+    ``avg_length`` (tokens per row) and ``idf_bm25`` from the messages' document frequencies.
+    """
+
+    rows: int
+    avg_length: float
+    idf_smooth: Any
+    idf_bm25: Any
+
+    @classmethod
+    def of(cls, docs_terms: Any, lengths: Any, *, messages: int, message_rows: int) -> Stats:
+        """Statistics of a docs × terms count matrix whose first ``messages`` rows are messages.
+
+        ``lengths`` are token counts per document; ``message_rows`` is how many messages the
+        store holds (FTS5's row count, empty messages included).
+        """
+        import numpy as np
+
+        n, terms = docs_terms.shape
+        df_all = np.bincount(docs_terms.indices, minlength=terms).astype(np.float64)
+        df = np.bincount(docs_terms[:messages].indices, minlength=terms).astype(np.float64)
+        rows = max(message_rows, messages)
+        idf_bm25 = np.log((rows - df + 0.5) / (df + 0.5))
+        idf_bm25[idf_bm25 <= 0] = 1e-6
+        avg = float(lengths[:messages].sum()) / rows if rows else 0.0
+        return cls(rows, avg, (np.log((1 + n) / (1 + df_all)) + 1).astype(np.float32), idf_bm25.astype(np.float32))
+
+
+@dataclass(frozen=True)
+class Block:
+    """Documents as raw counts (terms × docs CSR) with what filters and scores need per document.
+
+    ``kinds`` are -1 for messages and 0–4 for node levels; ``refs`` a message id or an
+    index into the index's node keys; ``ts`` microseconds since the epoch (UTC, 0 for
+    nodes); ``agent``, ``role`` and ``conversation`` are :class:`Codes`; ``dead`` hides rows
+    replaced by a newer version.
+    """
+
+    counts: Any
+    lengths: Any
+    norms: Any
+    kinds: Any
+    refs: Any
+    ts: Any
+    agent: Any
+    role: Any
+    conversation: Any
+    dead: Any
+
+    @classmethod
+    def build(cls, docs_terms: Any, lengths: list[int], columns: dict[str, list[int]], idf_smooth: Any) -> Block:
+        """A block from a docs × terms count matrix, token lengths and per-document columns."""
+        import numpy as np
+
+        counts = docs_terms.astype(np.float32)
+        weighted = counts.copy()
+        weighted.data = (1 + np.log(weighted.data)) * idf_smooth[weighted.indices]
+        norms = np.sqrt(np.asarray(weighted.multiply(weighted).sum(axis=1)).ravel()).astype(np.float32)
+        arrays = {name: np.asarray(values, dtype=dtype) for (name, dtype), values in
+                  zip((("kinds", np.int8), ("refs", np.int64), ("ts", np.int64), ("agent", np.int32),
+                       ("role", np.int8), ("conversation", np.int32)),
+                      (columns[n] for n in ("kinds", "refs", "ts", "agent", "role", "conversation")))}
+        return cls(counts.T.tocsr(), np.asarray(lengths, dtype=np.float32), norms, dead=np.zeros(len(lengths), bool),
+                   **arrays)
+
+    @property
+    def size(self) -> int:
+        """How many documents the block holds."""
+        return len(self.lengths)
+
+    def nbytes(self) -> int:
+        """Bytes held by the block's arrays."""
+        parts = (self.counts.data, self.counts.indices, self.counts.indptr, self.lengths, self.norms, self.kinds,
+                 self.refs, self.ts, self.agent, self.role, self.conversation, self.dead)
+        return int(sum(p.nbytes for p in parts))
+
+
+def cosine(block: Block, stats: Stats, columns: Any, query_tf: Any) -> Any:
+    """Cosine of each document with a query given as term columns and their counts."""
+    import numpy as np
+
+    weights = (1 + np.log(query_tf.astype(np.float32))) * stats.idf_smooth[columns]
+    weights /= np.linalg.norm(weights) or 1.0
+    rows = block.counts[columns]
+    rows.data = 1 + np.log(rows.data)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        scores = np.asarray(rows.T @ weights).ravel() / block.norms
+    return np.nan_to_num(scores, nan=0.0, posinf=0.0)
+
+
+def bm25(block: Block, stats: Stats, columns: Any) -> tuple[Any, Any]:
+    """FTS5's BM25 of each document for the query terms ``columns`` (higher is better here),
+    and how many of those terms each document holds."""
+    import numpy as np
+
+    rows = block.counts[columns]
+    per_row = np.diff(rows.indptr)
+    tf = rows.data
+    norm = K1 * (1 - B + B * block.lengths[rows.indices] / (stats.avg_length or 1.0))
+    rows.data = np.repeat(stats.idf_bm25[columns], per_row) * tf * (K1 + 1) / (tf + norm)
+    scores = np.asarray(rows.sum(axis=0)).ravel()
+    matched = np.bincount(rows.indices, minlength=block.size)
+    return scores, matched
