@@ -23,7 +23,7 @@ day, raw sentences picked greedily by annotated facts newly covered per characte
 the length of the day's actual L1 summary. It reads the answer key, so no summarizer can
 do better by choosing whole sentences at that length; it bounds what extraction can score. The issue's target (L1, extractive:
 score above 10.3 at 20:1 or more) is checked against the measured figures, never assumed.
-Writes ``bench/out/eval_quality_<provider>.json``.
+Writes ``bench/out/eval_quality_<provider>[_embedding].json``.
 """
 
 from __future__ import annotations
@@ -122,17 +122,20 @@ def evaluate(home: Path, data: Path, args: argparse.Namespace) -> dict[str, Any]
 
 
 def references(tree: Tree, data: Path, method: str) -> dict[str, Any]:
-    """Retention per level at other thresholds, and the ceiling (raw source as the summary)."""
+    """Retention per level at other thresholds, the ceiling (raw source as the summary) and the oracle."""
     homed, _ = home_facts(tree, load_facts(data / "facts.jsonl"))
-    sweep = {}
+    similarity = make_similarity(method)
+    default, sweep = similarity.threshold, {}
     for threshold in THRESHOLDS:
-        reports = evaluate_levels(tree, homed, make_similarity(method, threshold=threshold))
-        sweep[f"{threshold:.2f}"] = {f"L{r.level}": r.to_dict()["retention"] for r in reports}
+        similarity.threshold = threshold
+        sweep[f"{threshold:.2f}"] = {f"L{r.level}": r.to_dict()["retention"]
+                                     for r in evaluate_levels(tree, homed, similarity)}
+    similarity.threshold = default
     raw = Tree({k: replace(n, summary="\n".join(tree.messages[k])) for k, n in tree.nodes.items() if n.level == 0},
                tree.messages)
-    ceiling = evaluate_levels(raw, homed, make_similarity(method), levels=(0,))[0].to_dict()
+    ceiling = evaluate_levels(raw, homed, similarity, levels=(0,))[0].to_dict()
     return {"retention_by_threshold": sweep, "ceiling_retention_L0": ceiling["retention"],
-            "oracle_L1": oracle(tree, homed, make_similarity(method))}
+            "oracle_L1": oracle(tree, homed, similarity)}
 
 
 def oracle(tree: Tree, homed: list[Homed], similarity: Similarity) -> dict[str, Any]:
@@ -214,7 +217,7 @@ def main() -> int:
     result["build"] = built
     print_report(result, built)
     OUT.mkdir(parents=True, exist_ok=True)
-    out = OUT / f"eval_quality_{args.provider}.json"
+    out = OUT / f"eval_quality_{args.provider}{'' if args.method == 'tfidf' else '_' + args.method}.json"
     out.write_text(json.dumps(result, indent=2))
     print(f"wrote {out}")
     return 0

@@ -91,7 +91,8 @@ class EmbeddingSimilarity:
     """Cosine of sentence embeddings from any model with ``encode(texts) -> array``.
 
     The model is passed in (tests give a small stand-in); :func:`make_similarity` loads the
-    packaged all-MiniLM-L6-v2. ``fit`` does nothing: embeddings need no corpus.
+    packaged all-MiniLM-L6-v2. ``fit`` does nothing: embeddings need no corpus. Each distinct
+    text is encoded once (a fact is compared at every level).
     """
 
     method = "embedding"
@@ -99,6 +100,7 @@ class EmbeddingSimilarity:
     def __init__(self, model: Any, threshold: float = EMBEDDING_THRESHOLD) -> None:
         self.model = model
         self.threshold = threshold
+        self._vectors: dict[str, np.ndarray] = {}
 
     def fit(self, corpus: Sequence[str]) -> None:
         """Nothing to learn; present to keep the :class:`Similarity` shape."""
@@ -108,8 +110,15 @@ class EmbeddingSimilarity:
         """Pairwise cosines of the L2-normalised embeddings, clipped to [0, 1]."""
         if not left or not right:
             return np.zeros((len(left), len(right)))
-        a, b = (_unit(np.asarray(self.model.encode(list(texts)), dtype=float)) for texts in (left, right))
+        a, b = self._encode(left), self._encode(right)
         return np.clip(a @ b.T, 0.0, 1.0)
+
+    def _encode(self, texts: Sequence[str]) -> np.ndarray:
+        missing = list(dict.fromkeys(t for t in texts if t not in self._vectors))
+        if missing:
+            vectors = _unit(np.asarray(self.model.encode(missing), dtype=float))
+            self._vectors.update(zip(missing, vectors))
+        return np.array([self._vectors[t] for t in texts])
 
 
 def _unit(vectors: np.ndarray) -> np.ndarray:

@@ -69,3 +69,18 @@ def test_tfidf_with_an_all_stop_word_corpus_matches_nothing() -> None:
     similarity = TfidfSimilarity()
     similarity.fit(["the and of", "it is"])
     assert similarity.matrix(["the"], ["and"]).tolist() == [[0.0]]
+
+
+def test_each_distinct_text_is_embedded_once() -> None:
+    """Facts are compared at every level; the model sees each text a single time."""
+    seen: list[str] = []
+
+    class Counting(TableModel):
+        def encode(self, texts: Sequence[str]) -> np.ndarray:
+            seen.extend(texts)
+            return super().encode(texts)
+
+    similarity = EmbeddingSimilarity(Counting({"a": [1, 0], "c": [3, 3]}))
+    similarity.matrix(["a", "a"], ["c"])
+    similarity.matrix(["c"], ["a"])
+    assert sorted(seen) == ["a", "c"]
