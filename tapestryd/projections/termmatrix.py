@@ -108,7 +108,7 @@ class Block:
         norms = np.sqrt(np.asarray(weighted.multiply(weighted).sum(axis=1)).ravel()).astype(np.float32)
         arrays = {name: np.asarray(values, dtype=dtype) for (name, dtype), values in
                   zip((("kinds", np.int8), ("refs", np.int64), ("ts", np.int64), ("agent", np.int32),
-                       ("role", np.int8), ("conversation", np.int32)),
+                       ("role", np.int32), ("conversation", np.int32)),
                       (columns[n] for n in ("kinds", "refs", "ts", "agent", "role", "conversation")))}
         return cls(counts.T.tocsr(), np.asarray(lengths, dtype=np.float32), norms, dead=np.zeros(len(lengths), bool),
                    **arrays)

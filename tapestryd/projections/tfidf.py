@@ -237,6 +237,8 @@ class SimilarityIndex:
     def _poll(self, seconds: float) -> None:
         while not self._stopping.wait(seconds):
             try:
+                if self._snap is None:
+                    self._start_refit()  # the first fit failed: try again
                 self.refresh()
             except Exception:  # a failed refresh is retried at the next tick
                 log.exception("similarity.refresh_failed", db=str(self.db_path))

@@ -134,3 +134,17 @@ def test_the_cli_without_a_daemon_builds_an_index_for_its_answer_and_says_so(see
     assert done.returncode == 0, done.stderr
     assert [h["message_key"] for h in json.loads(done.stdout)] == ["m3"]
     assert "no warm index (tapestryd is not running): built one for this answer over 4 documents" in done.stderr
+
+
+def test_many_conversations_and_summaries_fit(history: History) -> None:
+    """Codes of agents, roles and conversations share one table: hundreds of them still fit."""
+    for n in range(300):
+        history.message(f"chatgpt:many{n}", at(1 + n % 4, 8 + n % 12), f"note number {n} about kites", agent="chatgpt")
+    history.commit()
+    history.summary("L1:chatgpt:2026-03-01", "Kites", "Many notes about kites.")
+    history.commit()
+    index = SimilarityIndex(paths_for(history.settings).projections_db)
+    index.build()
+    assert index.status()["fitted"] == 301
+    assert index.query("kites", kinds={1})[0].doc == "n:L1:chatgpt:2026-03-01"
+    index.stop()
