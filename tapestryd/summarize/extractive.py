@@ -5,7 +5,8 @@ TF-IDF (scikit-learn). A sentence's score multiplies its content (the summed IDF
 distinct content words), its centrality (cosine with the centroid of all sentences, the
 centroid method of Radev et al., 2004, "Centroid-based summarization of multiple
 documents"), its density in specifics (names, numbers, dates, identifiers, decisions) and
-its tone (first-person statements up, small talk, cheering and "you" remarks down).
+its tone (first-person statements up, and more so episodic ones: what I did, got or
+decided, my things, dated events; small talk, cheering and "you" remarks down).
 Sentences are then taken greedily by score per character (the knapsack heuristic) while
 they fit the level's length budget (:mod:`tapestryd.summarize.levels`), skipping weak
 sentences (under 30% of the best score: a short summary beats a padded one) and
@@ -29,12 +30,20 @@ from tapestryd.summarize.tokens import estimate_tokens
 
 __all__ = ["EXTRACTIVE_VERSION", "ExtractiveSummarizer"]
 
-EXTRACTIVE_VERSION = "x1"
+EXTRACTIVE_VERSION = "x2"
 _REDUNDANT = 0.6
 _WEAK = 0.3
 _ROLE_WEIGHT = {"user": 1.15}
 _TITLE_MAX = 70
 _FIRST_PERSON = re.compile(r"\b(?:I|I'm|I've|I'd|I'll|my|me|mine|we|we're|we've|our|us)\b")
+# Self-disclosure of events: "I/we (just) <past verb>", "my ...", and dated references. On the
+# LoCoMo dev split such sentences state an annotated fact about twice as often as the rest.
+_EPISODIC = re.compile(
+    r"\b(?:I|I've|I'd|we|we've)\s+(?:just\s+|finally\s+|recently\s+|also\s+|actually\s+)?(?:\w+ed|went|got|made|"
+    r"took|saw|bought|did|had|found|started|joined|won|lost|met|gave|began|wrote|ran|read|built|chose|tried|left|sold|"
+    r"learnt|felt|became|spent|taught|caught|kept|brought|thought)\b|\b(?:recently|yesterday|ago|last (?:week|month|"
+    r"year|night|weekend)|next (?:week|month|year)|tomorrow)\b|\bmy\b", re.I)
+_EPISODIC_WEIGHT = 1.5
 _SECOND_PERSON = re.compile(r"\b(?:you|your|you're|you've)\b", re.I)
 _PHATIC = re.compile(
     r"^\W*(?:wow|hey|hi|hello|thanks|thank you|congrats|congratulations|awesome|great|cool|nice|glad|sounds|"
@@ -108,8 +117,10 @@ def _scores(candidates: list[Sentence], matrix: Any, content: np.ndarray) -> np.
 
 
 def _tone(text: str) -> float:
-    """Favours first-person statements (what I did, decided, have); damps small talk and cheering."""
+    """Favours first-person statements, episodic ones most (what I did, decided, have); damps small talk."""
     factor = 1.6 if _FIRST_PERSON.search(text) else 0.8 if _SECOND_PERSON.search(text) else 1.0
+    if _EPISODIC.search(text):
+        factor *= _EPISODIC_WEIGHT
     if text.rstrip().endswith("!"):
         factor *= 0.8
     return factor * (0.4 if _PHATIC.match(text) else 1.0)
