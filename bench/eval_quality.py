@@ -39,6 +39,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+
 from tapestryd.clock import SystemClock
 from tapestryd.config import load_settings
 from tapestryd.daemon.dayclose import close_days

@@ -20,6 +20,7 @@ A node is flagged when its largest step reaches the threshold (default 0.30, mod
 from __future__ import annotations
 
 from dataclasses import dataclass
+from itertools import pairwise
 from pathlib import Path
 from typing import Any, Iterable, Sequence
 
@@ -108,7 +109,7 @@ def measure_drift(versions: Iterable[Version], similarity: Similarity) -> list[N
 
 
 def _node_drift(versions: Sequence[Version], similarity: Similarity) -> NodeDrift:
-    steps = tuple(_step(old, new, similarity) for old, new in zip(versions, versions[1:]))
+    steps = tuple(_step(old, new, similarity) for old, new in pairwise(versions))
     last = versions[-1]
     return NodeDrift(last.node, last.level, last.agent, len(versions), steps)
 

@@ -26,7 +26,14 @@ from typing import Any, Sequence
 import numpy as np
 
 from tapestryd.quality.facts import Fact, extract_facts
-from tapestryd.quality.metrics import Compression, Retention, best_scores, compression_of, contained, tapestry_score
+from tapestryd.quality.metrics import (
+    Compression,
+    Retention,
+    best_scores,
+    compression_of,
+    contained,
+    tapestry_score,
+)
 from tapestryd.quality.similarity import Similarity
 from tapestryd.quality.text import estimate_tokens, split_sentences
 from tapestryd.quality.tree import Tree

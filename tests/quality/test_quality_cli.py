@@ -7,11 +7,17 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 import pytest
+from quality_helpers import ALICE, BOB, ctl
 
 from tapestryd.config import load_settings
 from tapestryd.daemon.runtime import Runtime
-from tapestryd.events import MessageRecorded, NewEvent, NodeSummarized, event_id, format_utc
-from quality_helpers import ALICE, BOB, ctl
+from tapestryd.events import (
+    MessageRecorded,
+    NewEvent,
+    NodeSummarized,
+    event_id,
+    format_utc,
+)
 
 T0 = datetime(2026, 3, 4, 9, 30, tzinfo=timezone.utc)
 SEGMENT, DAY = "L0:claude-ai:2026-03-04:claude-ai:c1", "L1:claude-ai:2026-03-04"

@@ -7,7 +7,14 @@ import math
 import numpy as np
 import pytest
 
-from tapestryd.quality.metrics import Compression, Retention, best_scores, compression_of, retention_of, tapestry_score
+from tapestryd.quality.metrics import (
+    Compression,
+    Retention,
+    best_scores,
+    compression_of,
+    retention_of,
+    tapestry_score,
+)
 from tapestryd.quality.similarity import TfidfSimilarity
 
 # Fitted on exactly "apple banana" and "apple cherry": idf(apple) = ln(3/3) + 1 = 1 and

@@ -7,8 +7,8 @@ import sqlite3
 from pathlib import Path
 
 import pytest
-
 from quality_helpers import ALICE, BOB, ctl
+
 from tapestryd.quality.evaluate import evaluate_levels, home_facts
 from tapestryd.quality.recall import even_sample, recall_yield
 from tapestryd.quality.similarity import TfidfSimilarity

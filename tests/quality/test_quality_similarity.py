@@ -9,8 +9,14 @@ import numpy as np
 import pytest
 
 from tapestryd.errors import TapestryError
-from tapestryd.quality.similarity import (EMBEDDING_THRESHOLD, TFIDF_THRESHOLD, EmbeddingSimilarity,
-                                          TfidfSimilarity, embedding_available, make_similarity)
+from tapestryd.quality.similarity import (
+    EMBEDDING_THRESHOLD,
+    TFIDF_THRESHOLD,
+    EmbeddingSimilarity,
+    TfidfSimilarity,
+    embedding_available,
+    make_similarity,
+)
 
 
 class TableModel:
