@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 
 from daemon_helpers import Daemon, session_line, wait_for, write_config
+from tapestryd.daemon.logs import Redactor, log_format
 
 
 def test_sigterm_exits_zero_within_five_seconds_and_removes_the_socket(daemon: Daemon) -> None:
@@ -94,3 +95,26 @@ def test_tapestry_disable_makes_the_daemon_do_nothing(home: Path, projects: Path
     done = subprocess.run([sys.executable, "-m", "tapestryd.daemon.main"], capture_output=True, text=True,
                           env={**os.environ, "TAPESTRY_HOME": str(home), "TAPESTRY_DISABLE": "1"}, timeout=30)
     assert done.returncode == 0 and not (home / "events.db").exists()
+
+
+class _Tty:
+    def isatty(self) -> bool:
+        return True
+
+
+def test_logs_are_key_value_on_a_terminal_and_json_under_a_service_manager() -> None:
+    """systemd's INVOCATION_ID / JOURNAL_STREAM, or no terminal, mean JSON lines."""
+    assert log_format(environ={}, stream=_Tty()) == "console"
+    assert log_format(environ={"INVOCATION_ID": "abc"}, stream=_Tty()) == "json"
+    assert log_format(environ={"JOURNAL_STREAM": "8:123"}, stream=_Tty()) == "json"
+    assert log_format(environ={}, stream=object()) == "json"
+    assert log_format("console", environ={"INVOCATION_ID": "abc"}) == "console"
+
+
+def test_the_redactor_scrubs_secrets_in_nested_values_and_secret_named_keys() -> None:
+    """Every occurrence of the key, in strings, lists and dicts, and whole secret-named values."""
+    redact = Redactor(["sk-abc123"])
+    event = redact(None, "info", {"event": "x", "url": "https://h/?k=sk-abc123", "headers": {"a": ["sk-abc123"]},
+                                  "api_key": "anything", "count": 3})
+    assert event == {"event": "x", "url": "https://h/?k=[redacted]", "headers": {"a": ["[redacted]"]},
+                     "api_key": "[redacted]", "count": 3}
