@@ -98,20 +98,16 @@ class Block:
     dead: Any
 
     @classmethod
-    def build(cls, docs_terms: Any, lengths: list[int], columns: dict[str, list[int]], idf_smooth: Any) -> Block:
-        """A block from a docs × terms count matrix, token lengths and per-document columns."""
+    def build(cls, docs_terms: Any, lengths: list[int], columns: dict[str, Any], idf_smooth: Any) -> Block:
+        """A block from a docs × terms count matrix (float32), token lengths and per-document columns."""
         import numpy as np
 
-        counts = docs_terms.astype(np.float32)
-        weighted = counts.copy()
-        weighted.data = (1 + np.log(weighted.data)) * idf_smooth[weighted.indices]
-        norms = np.sqrt(np.asarray(weighted.multiply(weighted).sum(axis=1)).ravel()).astype(np.float32)
-        arrays = {name: np.asarray(values, dtype=dtype) for (name, dtype), values in
-                  zip((("kinds", np.int8), ("refs", np.int64), ("ts", np.int64), ("agent", np.int32),
-                       ("role", np.int32), ("conversation", np.int32)),
-                      (columns[n] for n in ("kinds", "refs", "ts", "agent", "role", "conversation")))}
-        return cls(counts.T.tocsr(), np.asarray(lengths, dtype=np.float32), norms, dead=np.zeros(len(lengths), bool),
-                   **arrays)
+        arrays = {name: np.asarray(columns[name], dtype=dtype) for name, dtype in
+                  (("kinds", np.int8), ("refs", np.int64), ("ts", np.int64), ("agent", np.int32),
+                   ("role", np.int32), ("conversation", np.int32))}
+        norms = _norms(docs_terms, idf_smooth)
+        return cls(docs_terms.T.tocsr(), np.asarray(lengths, dtype=np.float32), norms,
+                   dead=np.zeros(len(lengths), bool), **arrays)
 
     @property
     def size(self) -> int:
@@ -123,6 +119,20 @@ class Block:
         parts = (self.counts.data, self.counts.indices, self.counts.indptr, self.lengths, self.norms, self.kinds,
                  self.refs, self.ts, self.agent, self.role, self.conversation, self.dead)
         return int(sum(p.nbytes for p in parts))
+
+
+def _norms(docs_terms: Any, idf_smooth: Any, chunk: int = 65536) -> Any:
+    """L2 norm of each row's sublinear TF-IDF vector, a chunk of rows at a time (no full copy)."""
+    import numpy as np
+
+    indptr, norms = docs_terms.indptr, np.empty(docs_terms.shape[0], dtype=np.float32)
+    for lo in range(0, docs_terms.shape[0], chunk):
+        hi = min(lo + chunk, docs_terms.shape[0])
+        a, b = indptr[lo], indptr[hi]
+        weights = (1 + np.log(docs_terms.data[a:b])) * idf_smooth[docs_terms.indices[a:b]]
+        sums = np.concatenate(([0.0], np.cumsum(np.square(weights, dtype=np.float64))))
+        norms[lo:hi] = np.sqrt(sums[indptr[lo + 1:hi + 1] - a] - sums[indptr[lo:hi] - a])
+    return norms
 
 
 def cosine(block: Block, stats: Stats, columns: Any, query_tf: Any) -> Any:

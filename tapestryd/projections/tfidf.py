@@ -21,7 +21,7 @@ import threading
 import time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterator
 
 import structlog
 
@@ -29,7 +29,7 @@ from tapestryd.db import connect
 from tapestryd.projections.analysis import Analyzer
 from tapestryd.projections.similarity import feed_after, feed_head
 from tapestryd.projections.termmatrix import Block, Codes, Stats, bm25, cosine
-from tapestryd.projections.warmdocs import MESSAGE, Corpus, load_changed, load_corpus
+from tapestryd.projections.warmdocs import MESSAGE, Corpus, load_changed
 
 __all__ = ["MESSAGE", "LexicalQuery", "Match", "SimilarityIndex"]
 
@@ -174,12 +174,12 @@ class SimilarityIndex:
     def _fit(self) -> _Snapshot:
         started = time.monotonic()
         conn = connect(self.db_path, readonly=True)
+        corpus = Corpus()
         try:
             seq = feed_head(conn)
-            corpus = load_corpus(conn, self.codes)
+            vocabulary, counts, lengths = _count(corpus.stream(conn, self.codes), _documents(conn))
         finally:
             conn.close()
-        vocabulary, counts, lengths = _count(corpus.texts)
         snap = _snapshot(vocabulary, counts, lengths, corpus, seq)
         self.last_fit = {"fit_seconds": round(time.monotonic() - started, 3), "documents": snap.fitted.size,
                          "terms": len(vocabulary), "matrix_bytes": snap.fitted.nbytes()}
@@ -291,18 +291,27 @@ class SimilarityIndex:
         return [(ref, -score) for _, _, score, ref in ranked[: query.limit]]
 
 
-def _count(texts: list[str]) -> tuple[dict[str, int], Any, list[int]]:
-    """Vocabulary, docs × terms counts and token lengths of ``texts``.
+def _documents(conn: Any) -> int:
+    """How many documents a fit will read (messages with text, summarized nodes)."""
+    total = int(conn.execute("SELECT COUNT(*) FROM messages WHERE text != ''").fetchone()[0])
+    if conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'nodes'").fetchone() is not None:
+        total += int(conn.execute("SELECT COUNT(*) FROM nodes WHERE summary != ''").fetchone()[0])
+    return total
+
+
+def _count(texts: Iterator[str], total: int) -> tuple[dict[str, int], Any, list[int]]:
+    """Vocabulary, docs × terms counts (float32) and token lengths of the ``total`` streamed ``texts``.
 
     An empty store (or one holding only stop words) gives an empty vocabulary, and
     scikit-learn is not even imported for a store with no text yet.
     """
-    if not texts:
+    if not total:
         return {}, None, []
+    import numpy as np
     from sklearn.feature_extraction.text import CountVectorizer
 
     analyzer = Analyzer()
-    vectorizer = CountVectorizer(analyzer=analyzer, min_df=2 if len(texts) >= 50_000 else 1)
+    vectorizer = CountVectorizer(analyzer=analyzer, min_df=2 if total >= 50_000 else 1, dtype=np.float32)
     try:
         counts = vectorizer.fit_transform(texts)
     except ValueError:  # empty vocabulary: only stop words
@@ -315,8 +324,8 @@ def _snapshot(vocabulary: dict[str, int], counts: Any, lengths: list[int], corpu
     import scipy.sparse as sp
 
     if counts is None:
-        counts = sp.csr_matrix((len(corpus.texts), 0), dtype=np.float32)
-    messages = sum(1 for kind in corpus.kinds if kind == MESSAGE)
+        counts = sp.csr_matrix((len(corpus), 0), dtype=np.float32)
+    messages = corpus.values["kinds"].count(MESSAGE)
     stats = Stats.of(counts, np.asarray(lengths, dtype=np.float32), messages=messages,
                      message_rows=corpus.message_rows)
     fitted = Block.build(counts, lengths, corpus.columns(), stats.idf_smooth)
@@ -324,12 +333,13 @@ def _snapshot(vocabulary: dict[str, int], counts: Any, lengths: list[int], corpu
 
 
 def _delta_block(snap: _Snapshot, corpus: Corpus, analyzer: Analyzer) -> Block | None:
+    import numpy as np
     from sklearn.feature_extraction.text import CountVectorizer
 
     if not corpus.texts:
         return None
     analyzer.lengths = []
-    counter = CountVectorizer(analyzer=analyzer, vocabulary=snap.vocabulary)
+    counter = CountVectorizer(analyzer=analyzer, vocabulary=snap.vocabulary, dtype=np.float32)
     counts = counter.transform(corpus.texts)
     return Block.build(counts, analyzer.lengths, corpus.columns(), snap.stats.idf_smooth)
 

@@ -1,68 +1,114 @@
 """Documents of the warm index read from ``projections.db``: messages and summarized nodes.
 
-A :class:`Corpus` is columns of plain lists (text, kind, reference, time, agent, role,
-conversation), the shape :meth:`~tapestryd.projections.termmatrix.Block.build` takes. A
-message's reference is its id; a node's is its position in the index's node-key table,
-which only ever grows (a node summarized after the fit is appended to it).
+A :class:`Corpus` holds per-document values in compact typed arrays (kind, reference,
+time, agent, role, conversation), the shape :meth:`~tapestryd.projections.termmatrix.Block.build`
+takes. The fitted corpus streams its texts straight into the vectorizer
+(:meth:`Corpus.stream`) and never keeps them; a delta corpus (a few changed documents)
+keeps them, to be counted again when the delta is rebuilt. A message's reference is its
+id; a node's is its position in the index's node-key table, which only ever grows (a node
+summarized after the fit is appended to it).
 """
 
 from __future__ import annotations
 
 import sqlite3
+from array import array
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
+from typing import Any, Iterator
 
 from tapestryd.db import translate_errors
 from tapestryd.projections.termmatrix import Codes
 
-__all__ = ["MESSAGE", "Corpus", "load_changed", "load_corpus"]
+__all__ = ["MESSAGE", "Corpus", "load_changed", "micros"]
 
 MESSAGE = -1  # kind of a message; nodes use their level 0–4
 _CHUNK = 900  # ids per IN (...) list, under SQLite's parameter limit
-_COLUMNS = ("kinds", "refs", "ts", "agent", "role", "conversation")
+_COLUMNS = (("kinds", "b"), ("refs", "q"), ("ts", "q"), ("agent", "i"), ("role", "i"), ("conversation", "i"))
+_MESSAGES = "SELECT id, text, agent, role, ts, conversation FROM messages WHERE text != ''"
+_NODES = "SELECT key, level, agent, conversation, title, summary FROM nodes WHERE summary != ''"
+
+
+def _arrays() -> dict[str, array[int]]:
+    return {name: array(code) for name, code in _COLUMNS}
 
 
 @dataclass
 class Corpus:
-    """Documents as parallel lists; ``docs`` holds each one's identity (``m:<id>``, ``n:<key>``)."""
+    """Documents as parallel typed arrays, plus their texts when kept (see the module docstring).
 
-    texts: list[str] = field(default_factory=list)
-    docs: list[str] = field(default_factory=list)
-    kinds: list[int] = field(default_factory=list)
-    refs: list[int] = field(default_factory=list)
-    ts: list[int] = field(default_factory=list)
-    agent: list[int] = field(default_factory=list)
-    role: list[int] = field(default_factory=list)
-    conversation: list[int] = field(default_factory=list)
+    ``message_rows`` is how many messages the store holds, empty ones too (FTS5's row count).
+    """
+
     node_keys: list[str] = field(default_factory=list)
+    texts: list[str] = field(default_factory=list)
+    values: dict[str, array[int]] = field(default_factory=_arrays)
     message_rows: int = 0
 
-    def add(self, doc: str, text: str, values: tuple[int, int, int, int, int, int]) -> None:
-        """Append one document: its identity, text and the six per-document values of ``_COLUMNS``."""
-        self.docs.append(doc)
-        self.texts.append(text)
-        for name, value in zip(_COLUMNS, values):
-            getattr(self, name).append(value)
+    def __len__(self) -> int:
+        return len(self.values["kinds"])
 
-    def columns(self) -> dict[str, list[int]]:
-        """The per-document value lists by name."""
-        return {name: getattr(self, name) for name in _COLUMNS}
+    def add(self, row: tuple[int, int, int, int, int, int], text: str | None = None) -> None:
+        """Append one document's values (kind, ref, ts, agent, role, conversation) and, if kept, its text."""
+        for (name, _), value in zip(_COLUMNS, row):
+            self.values[name].append(value)
+        if text is not None:
+            self.texts.append(text)
+
+    def row(self, i: int) -> tuple[int, int, int, int, int, int]:
+        """The values of document ``i``."""
+        v = self.values
+        return (v["kinds"][i], v["refs"][i], v["ts"][i], v["agent"][i], v["role"][i], v["conversation"][i])
+
+    def doc(self, i: int) -> str:
+        """Document ``i``'s identity: ``m:<message id>`` or ``n:<node key>``."""
+        kind, ref = self.values["kinds"][i], self.values["refs"][i]
+        return f"m:{ref}" if kind == MESSAGE else f"n:{self.node_keys[ref]}"
+
+    def columns(self) -> dict[str, array[int]]:
+        """The per-document value arrays by name."""
+        return self.values
 
     def without(self, gone: set[str]) -> Corpus:
-        """A copy without the documents whose identity is in ``gone``."""
-        kept = Corpus(node_keys=self.node_keys)
-        for i, doc in enumerate(self.docs):
-            if doc not in gone:
-                kept.add(doc, self.texts[i], tuple(getattr(self, n)[i] for n in _COLUMNS))
+        """A copy (texts kept) without the documents whose identity is in ``gone``."""
+        kept = Corpus(node_keys=self.node_keys, message_rows=self.message_rows)
+        for i in range(len(self)):
+            if self.doc(i) not in gone:
+                kept.add(self.row(i), self.texts[i])
         return kept
 
     def plus(self, other: Corpus) -> Corpus:
-        """This corpus followed by ``other``."""
+        """This corpus followed by ``other`` (texts kept)."""
         joined = self.without(set())
-        for i, doc in enumerate(other.docs):
-            joined.add(doc, other.texts[i], tuple(getattr(other, n)[i] for n in _COLUMNS))
+        for i in range(len(other)):
+            joined.add(other.row(i), other.texts[i])
         return joined
+
+    def stream(self, conn: sqlite3.Connection, codes: Codes) -> Iterator[str]:
+        """Yield every message text (id order) then every summary (key order), recording each one's values."""
+        with translate_errors(conn):
+            self.message_rows = int(conn.execute("SELECT COUNT(*) FROM messages").fetchone()[0])
+            for row in conn.execute(f"{_MESSAGES} ORDER BY id"):
+                yield self.take_message(row, codes, keep=False)
+            if _has_nodes(conn):
+                for row in conn.execute(f"{_NODES} ORDER BY key"):
+                    yield self.take_node(row, codes, keep=False)
+
+    def take_message(self, row: tuple[Any, ...], codes: Codes, *, keep: bool) -> str:
+        """Record a ``messages`` row (id, text, agent, role, ts, conversation); returns its text."""
+        mid, text, agent, role, ts, conversation = row
+        self.add((MESSAGE, int(mid), micros(ts), codes.code(agent), codes.code(role), codes.code(conversation)),
+                 text if keep else None)
+        return str(text)
+
+    def take_node(self, row: tuple[Any, ...], codes: Codes, *, keep: bool) -> str:
+        """Record a ``nodes`` row (key, level, agent, conversation, title, summary); returns its text."""
+        key, level, agent, conversation, title, summary = row
+        self.node_keys.append(key)
+        text = f"{title or ''}\n{summary}"
+        self.add((int(level), len(self.node_keys) - 1, 0, codes.code(agent), codes.code("summary"),
+                  codes.code(conversation or "")), text if keep else None)
+        return text
 
 
 def micros(ts: str) -> int:
@@ -78,37 +124,6 @@ def _has_nodes(conn: sqlite3.Connection) -> bool:
     return conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'nodes'").fetchone() is not None
 
 
-def load_corpus(conn: sqlite3.Connection, codes: Codes) -> Corpus:
-    """Every message with text (in id order) and every summarized node (in key order).
-
-    ``message_rows`` counts every stored message, empty ones too (FTS5's row count).
-    """
-    corpus = Corpus()
-    with translate_errors(conn):
-        corpus.message_rows = int(conn.execute("SELECT COUNT(*) FROM messages").fetchone()[0])
-        for row in conn.execute("SELECT id, text, agent, role, ts, conversation FROM messages WHERE text != ''"
-                                " ORDER BY id"):
-            _add_message(corpus, row, codes)
-        if _has_nodes(conn):
-            for row in conn.execute("SELECT key, level, agent, conversation, title, summary FROM nodes"
-                                    " WHERE summary != '' ORDER BY key"):
-                _add_node(corpus, row, codes, corpus.node_keys)
-    return corpus
-
-
-def _add_message(corpus: Corpus, row: tuple[Any, ...], codes: Codes) -> None:
-    mid, text, agent, role, ts, conversation = row
-    corpus.add(f"m:{mid}", text, (MESSAGE, int(mid), micros(ts), codes.code(agent), codes.code(role),
-                                  codes.code(conversation)))
-
-
-def _add_node(corpus: Corpus, row: tuple[Any, ...], codes: Codes, node_keys: list[str]) -> None:
-    key, level, agent, conversation, title, summary = row
-    node_keys.append(key)
-    corpus.add(f"n:{key}", f"{title or ''}\n{summary}", (int(level), len(node_keys) - 1, 0, codes.code(agent),
-                                                       codes.code("summary"), codes.code(conversation or "")))
-
-
 def load_changed(conn: sqlite3.Connection, docs: list[str], codes: Codes, node_keys: list[str]) -> Corpus:
     """The current text of ``docs`` that still exist with text; new node keys are appended to ``node_keys``."""
     corpus = Corpus(node_keys=node_keys)
@@ -117,12 +132,10 @@ def load_changed(conn: sqlite3.Connection, docs: list[str], codes: Codes, node_k
     with translate_errors(conn):
         for start in range(0, len(ids), _CHUNK):
             some_ids = ids[start:start + _CHUNK]
-            for row in conn.execute("SELECT id, text, agent, role, ts, conversation FROM messages"
-                                    f" WHERE text != '' AND id IN ({','.join('?' * len(some_ids))})", some_ids):
-                _add_message(corpus, row, codes)
+            for row in conn.execute(f"{_MESSAGES} AND id IN ({','.join('?' * len(some_ids))})", some_ids):
+                corpus.take_message(row, codes, keep=True)
         for start in range(0, len(keys) if _has_nodes(conn) else 0, _CHUNK):
             some_keys = keys[start:start + _CHUNK]
-            for row in conn.execute("SELECT key, level, agent, conversation, title, summary FROM nodes"
-                                    f" WHERE summary != '' AND key IN ({','.join('?' * len(some_keys))})", some_keys):
-                _add_node(corpus, row, codes, node_keys)
+            for row in conn.execute(f"{_NODES} AND key IN ({','.join('?' * len(some_keys))})", some_keys):
+                corpus.take_node(row, codes, keep=True)
     return corpus

@@ -22,16 +22,17 @@ messages and segments of those conversations, and the summaries of periods they 
 
 from __future__ import annotations
 
+import functools
 import os
 import sqlite3
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 from typing import Any
 
-from tapestryd.clock import local_date, month_period, utc_range, week_period
+from tapestryd.clock import local_date, month_period, period_of, utc_range, week_period
 from tapestryd.db import translate_errors
 from tapestryd.events.types import format_utc, parse_utc
-from tapestryd.queries.nodes import children, has_nodes, node_agents, nodes_in_key_range, parents_of
+from tapestryd.queries.nodes import children, node_agents, nodes_in_key_range
 from tapestryd.queries.reader import Reader
 
 __all__ = ["ContextItem", "ContextScope", "gather_context", "message_filter", "project_conversations",
@@ -76,59 +77,113 @@ class ContextScope:
     notes: list[str] = field(default_factory=list)
 
 
-def project_conversations(conn: sqlite3.Connection, project: str) -> set[str]:
-    """Keys of conversations whose cwd is ``project`` or inside it (path compared normalized)."""
+def _cwd_match(project: str) -> tuple[str, str]:
+    """The normalized path and a LIKE pattern (escaped) for paths inside it."""
     root = os.path.normpath(os.path.abspath(os.path.expanduser(project)))
     like = root.rstrip("/").replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "/%"
+    return root, like
+
+
+def project_conversations(conn: sqlite3.Connection, project: str) -> set[str]:
+    """Keys of conversations whose cwd is ``project`` or inside it (path compared normalized)."""
     with translate_errors(conn):
         rows = conn.execute("SELECT key FROM conversations WHERE cwd = ? OR cwd LIKE ? ESCAPE '\\'",
-                            (root, like)).fetchall()
+                            _cwd_match(project)).fetchall()
     return {r[0] for r in rows}
 
 
 def gather_context(reader: Reader, *, now: datetime, anchor: date | None = None, agent: str = "",
-                   project: str = "", recent: int = 30) -> tuple[ContextScope, list[ContextItem]]:
+                   project: str = "", recent: int = 30,
+                   items: bool = True) -> tuple[ContextScope, list[ContextItem]]:
     """The scope and every item of the context, oldest and highest level first.
 
     ``now`` is the aware current instant, ``anchor`` the local day to build around
-    (default: today), ``recent`` the most raw messages of the anchor day to include.
+    (default: today), ``recent`` the most raw messages of the anchor day to include;
+    ``items`` False gives the scope alone (for the short block).
     """
-    scope = _scope(reader.conn, now, anchor or local_date(now, reader.tz), agent, project)
-    items: list[ContextItem] = []
+    scope = _scope(reader.conn, now, anchor or local_date(now, reader.tz), agent, project,
+                   reader.settings.first_day_of_week)
+    if not items:
+        return scope, []
+    found: list[ContextItem] = []
     for level, low, high in _level_ranges(scope.anchor, reader.settings.first_day_of_week):
         nodes = [node for who in scope.agents
                  for node in nodes_in_key_range(reader.conn, f"{level}:{who}:{low}", f"{level}:{who}:{high}")]
         for node in sorted(nodes, key=lambda n: (n["period_start"], n["agent"])):
-            items.extend(_best(reader.conn, node, scope))
-    items.extend(recent_messages(reader, scope, limit=recent))
-    return scope, items
+            found.extend(_best(reader.conn, node, scope))
+    found.extend(recent_messages(reader, scope, limit=recent))
+    return scope, found
 
 
-def _scope(conn: sqlite3.Connection, now: datetime, anchor: date, agent: str, project: str) -> ContextScope:
+def _scope(conn: sqlite3.Connection, now: datetime, anchor: date, agent: str, project: str,
+           first_day_of_week: int) -> ContextScope:
     scope = ContextScope(anchor=anchor, now=now, agent=agent, agents=[agent] if agent else node_agents(conn))
     if not project:
         return scope
-    convs = project_conversations(conn, project)
+    convs, allowed = _cached_project_scope(conn, project, first_day_of_week)
     if not convs:
         scope.notes.append(f"nothing recorded under {project}; showing all projects")
         return scope
-    scope.project, scope.conversations = project, convs
-    scope.allowed = _touched_nodes(conn, convs)
+    scope.project, scope.conversations, scope.allowed = project, convs, allowed
     return scope
 
 
-def _touched_nodes(conn: sqlite3.Connection, convs: set[str]) -> set[str]:
-    """Keys of the segments of ``convs`` and of every node above them."""
-    if not has_nodes(conn):
-        return set()
-    marks = ",".join("?" * len(convs))
+_SCOPES: dict[tuple[str, str, int], tuple[tuple[Any, ...], set[str], set[str]]] = {}
+_SCOPES_KEPT = 64
+
+
+def _cached_project_scope(conn: sqlite3.Connection, project: str, first_day_of_week: int) -> tuple[set[str], set[str]]:
+    """:func:`_project_scope`, remembered until a conversation or a node is added to the store.
+
+    A hook asks for the same project on every prompt; new messages in known conversations
+    on known days change neither answer, so the scope is only rebuilt when the highest
+    conversation rowid or node id moves.
+    """
     with translate_errors(conn):
-        level = {r[0] for r in conn.execute(f"SELECT key FROM nodes WHERE conversation IN ({marks})", tuple(convs))}
-    allowed = set(level)
-    for _ in range(4):
-        level = parents_of(conn, level)
-        allowed |= level
-    return allowed
+        database = conn.execute("PRAGMA database_list").fetchone()[2]
+        try:
+            stamp = tuple(conn.execute("SELECT (SELECT MAX(rowid) FROM conversations), (SELECT MAX(id) FROM nodes)"
+                                       ).fetchone())
+        except sqlite3.OperationalError:  # no hierarchy tables yet
+            return _project_scope(conn, project, first_day_of_week)
+    key = (str(database), project, first_day_of_week)
+    cached = _SCOPES.get(key)
+    if cached is not None and cached[0] == stamp:
+        return cached[1], cached[2]
+    convs, allowed = _project_scope(conn, project, first_day_of_week)
+    if len(_SCOPES) >= _SCOPES_KEPT:
+        _SCOPES.pop(next(iter(_SCOPES)), None)
+    _SCOPES[key] = (stamp, convs, allowed)
+    return convs, allowed
+
+
+def _project_scope(conn: sqlite3.Connection, project: str, first_day_of_week: int) -> tuple[set[str], set[str]]:
+    """The project's conversations, and the keys of their segments and of every period above them.
+
+    One pass: conversations stay the outer loop of the join (a LEFT JOIN keeps that order),
+    so each probes the hierarchy's segment index; keys above the segments are computed.
+    """
+    sql = ("SELECT c.key, n.agent, n.period_start FROM conversations c LEFT JOIN nodes n"
+           " ON n.agent = c.agent AND n.conversation = c.key AND n.level = 0"
+           " WHERE c.cwd = ? OR c.cwd LIKE ? ESCAPE '\\'")
+    with translate_errors(conn):
+        try:
+            rows = conn.execute(sql, _cwd_match(project)).fetchall()
+        except sqlite3.OperationalError:  # no hierarchy tables yet
+            return project_conversations(conn, project), set()
+    allowed: set[str] = set()
+    for conversation, who, start in rows:
+        if start:
+            allowed.add(f"L0:{who}:{start}:{conversation}")
+            allowed.update(_period_keys(who, start, first_day_of_week))
+    return {r[0] for r in rows}, allowed
+
+
+@functools.lru_cache(maxsize=8192)
+def _period_keys(agent: str, day: str, first_day_of_week: int) -> tuple[str, ...]:
+    """Keys of the L1–L4 nodes of ``agent`` above local ``day``."""
+    start = date.fromisoformat(day)
+    return tuple(f"L{level}:{agent}:{period_of(level, start, first_day_of_week).key}" for level in range(1, 5))
 
 
 def _level_ranges(anchor: date, first_day_of_week: int) -> list[tuple[str, str, str]]:

@@ -54,9 +54,7 @@ def context_answer(reader: Reader, request: ContextRequest, *, now: datetime) ->
     if request.fmt not in FORMATS:
         raise TapestryError(f"unknown context format {request.fmt!r}; use one of {', '.join(FORMATS)}")
     scope, items = gather_context(reader, now=now, anchor=request.anchor, agent=request.agent,
-                                  project=request.project, recent=request.recent)
-    if request.now_only:
-        items = []
+                                  project=request.project, recent=request.recent, items=not request.now_only)
     block = where_we_are(reader, scope, exclude_session=request.exclude_session)
     markdown = request.fmt != "text"
     pieces = [_piece(item, markdown) for item in items]

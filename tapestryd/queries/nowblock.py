@@ -31,17 +31,15 @@ def active_conversations(reader: Reader, scope: ContextScope, day: date, *, limi
     """
     lo, hi = utc_range(day, day, reader.tz)
     where, params = message_filter(scope)
-    if exclude_session:
-        where += " AND c.session != ?"
-        params.append(exclude_session)
-    sql = ("SELECT m.conversation, c.title, c.agent, COUNT(*), MIN(m.ts), MAX(m.ts) FROM messages m"
-           " JOIN conversations c ON c.key = m.conversation"
-           f" WHERE m.ts >= ? AND m.ts < ? AND m.sidechain = 0{where}"
-           " GROUP BY m.conversation ORDER BY MAX(m.ts) DESC LIMIT ?")
+    sql = ("SELECT a.conversation, c.title, c.agent, a.n, a.first, a.last, c.session FROM"
+           " (SELECT m.conversation, COUNT(*) AS n, MIN(m.ts) AS first, MAX(m.ts) AS last FROM messages m"
+           f" WHERE m.ts >= ? AND m.ts < ? AND m.sidechain = 0{where} GROUP BY m.conversation"
+           " ORDER BY last DESC LIMIT ?) a JOIN conversations c ON c.key = a.conversation ORDER BY a.last DESC")
     with translate_errors(reader.conn):
-        rows = reader.conn.execute(sql, (format_utc(lo), format_utc(hi), *params, limit)).fetchall()
+        rows = reader.conn.execute(sql, (format_utc(lo), format_utc(hi), *params, limit + 1)).fetchall()
+    kept = [r for r in rows if not exclude_session or r[6] != exclude_session][:limit]
     return [{"key": key, "label": title or _first_words(reader, key), "agent": agent, "messages": count,
-             "first": first, "last": last} for key, title, agent, count, first, last in rows]
+             "first": first, "last": last} for key, title, agent, count, first, last, _ in kept]
 
 
 def _first_words(reader: Reader, conversation: str) -> str:

@@ -13,6 +13,12 @@
   holds fewer matches than asked for, matches from other times follow, marked as such. A
   query that is only a time phrase lists that period's messages, newest first.
 * ``regex`` mode scans message text with Python's ``re`` (case-insensitive), newest first.
+* Speed: FTS5 must score every match, which at a million messages takes hundreds of
+  milliseconds for a common word. In the daemon the warm index
+  (:mod:`tapestryd.projections.tfidf`) holds the same stems and computes the same BM25
+  from memory, so messages are ranked there and FTS5 only draws the snippets of the few
+  shown; without a daemon (or for a word the index never counted) FTS5 ranks, in two
+  stages (ids and scores first, then details for those alone).
 
 Snippets mark the match with ``[`` ``]``; times are given in UTC and in the configured zone.
 """
@@ -20,7 +26,6 @@ Snippets mark the match with ``[`` ``]``; times are given in UTC and in the conf
 from __future__ import annotations
 
 import re
-import sqlite3
 from dataclasses import asdict, dataclass, field, replace
 from datetime import datetime, timedelta
 from typing import Any, Callable
@@ -336,18 +341,11 @@ def _match_nodes(reader: Reader, expr: str, filters: SearchFilters, limit: int, 
     order = "COALESCE(n.last_ts, n.period_end) DESC" if sort == "time" else "bm25(nodes_fts)"
     sql = ("SELECT n.key, n.level, n.agent, n.conversation, n.title, n.period_start, n.period_end, n.first_ts,"
            " n.last_ts, snippet(nodes_fts, -1, '[', ']', '…', 16), bm25(nodes_fts)"
-           f" FROM nodes_fts JOIN nodes n ON {_nodes_fts_join(reader.conn)}"
+           " FROM nodes_fts JOIN nodes n ON n.id = nodes_fts.rowid"
            f" WHERE nodes_fts MATCH ? AND n.summary != ''{where} ORDER BY {order} LIMIT ?")
     with translate_errors(reader.conn):
         rows = reader.conn.execute(sql, (expr, *params, limit)).fetchall()
     return [_node_hit(reader, row) for row in rows]
-
-
-def _nodes_fts_join(conn: sqlite3.Connection) -> str:
-    """How nodes_fts rows meet nodes: by a ``key`` column when it has one, else by rowid."""
-    with translate_errors(conn):
-        columns = {row[1] for row in conn.execute("PRAGMA table_info(nodes_fts)")}
-    return "n.key = nodes_fts.key" if "key" in columns else "n.rowid = nodes_fts.rowid"
 
 
 def _node_where(reader: Reader, filters: SearchFilters) -> tuple[str, list[object]]:

@@ -11,7 +11,6 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from tapestryd.db import translate_errors
 from tapestryd.errors import TapestryError
 from tapestryd.events.types import parse_utc
 from tapestryd.projections.tfidf import MESSAGE, Match, SimilarityIndex
