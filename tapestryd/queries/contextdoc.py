@@ -47,9 +47,10 @@ class ContextRequest:
 def context_answer(reader: Reader, request: ContextRequest, *, now: datetime) -> dict[str, Any]:
     """The context for ``request`` at instant ``now`` (aware), as a JSON-ready dict.
 
-    Keys: anchor, timezone, agent, project, notes, items, now, tokens ({used, max, cut}),
-    and rendered (text or markdown; '' for json). Raises TapestryError for an unknown
-    format or a budget smaller than the header and the short block need.
+    Keys: anchor, timezone, agent, project, notes, items (each with its text in the json
+    format only), now, tokens ({used, max, cut}), and rendered (text or markdown; '' for
+    json). Raises TapestryError for an unknown format or a budget smaller than the header
+    and the short block need.
     """
     if request.fmt not in FORMATS:
         raise TapestryError(f"unknown context format {request.fmt!r}; use one of {', '.join(FORMATS)}")
@@ -71,7 +72,8 @@ def context_answer(reader: Reader, request: ContextRequest, *, now: datetime) ->
     return {
         "anchor": scope.anchor.isoformat(), "timezone": reader.settings.timezone, "agent": scope.agent,
         "project": scope.project, "notes": scope.notes, "now": block,
-        "items": [_item_dict(item, piece) for item, piece in zip(items, pieces) if piece.state != "dropped"],
+        "items": [_item_dict(item, piece, with_text=request.fmt == "json") for item, piece in zip(items, pieces)
+                  if piece.state != "dropped"],
         "tokens": {"used": used, "max": request.max_tokens, "cut": cuts},
         "rendered": rendered if request.fmt != "json" else "",
     }
@@ -134,8 +136,10 @@ def _footer(used: int, budget: int | None, cuts: list[dict[str, Any]], markdown:
     return f"\n_{line}_\n" if markdown else f"\n({line})\n"
 
 
-def _item_dict(item: ContextItem, piece: Piece) -> dict[str, Any]:
-    text = item.text if piece.state == "full" else _short_text(item)
-    return {"level": item.level, "period": item.period, "agent": item.agent, "key": item.key, "title": item.title,
-            "kind": item.kind, "role": item.role, "start": item.start, "text": text, "state": piece.state,
-            "tokens": piece.tokens()}
+def _item_dict(item: ContextItem, piece: Piece, *, with_text: bool) -> dict[str, Any]:
+    """An item's labels, state and tokens; its text too for the json format (the others carry it rendered)."""
+    entry = {"level": item.level, "period": item.period, "agent": item.agent, "key": item.key, "title": item.title,
+             "kind": item.kind, "role": item.role, "start": item.start, "state": piece.state, "tokens": piece.tokens()}
+    if with_text:
+        entry["text"] = item.text if piece.state == "full" else _short_text(item)
+    return entry

@@ -55,7 +55,9 @@ def test_each_earlier_period_appears_once_at_its_level_and_today_raw(reader: Rea
                               ("L3", "2026-01", "Lisbon trip"), ("L3", "2026-02", "Watchdog month"),
                               ("L2", "2026-03-01w", "Calendar sketch"), ("L1", "2026-03-02", "Bread day"),
                               ("L0", "2026-03-03", "Budget refactor")]
-    raw = [(i["period"], i["role"], i["text"]) for i in answer["items"] if i["level"] == "raw"]
+    assert "text" not in answer["items"][0]
+    items = context_answer(reader, ContextRequest(fmt="json"), now=NOW)["items"]
+    raw = [(i["period"], i["role"], i["text"]) for i in items if i["level"] == "raw"]
     assert raw == [("09:00", "user", "Write the context query"), ("10:00", "assistant", "Here is a plan for it.")]
     text = answer["rendered"]
     assert text.index("[L4 2024 · claude-code] Rope year") < text.index("[L1 2026-03-02 · chatgpt] Bread day")
@@ -88,8 +90,8 @@ def test_a_budget_cuts_the_oldest_highest_levels_first_and_reports_it(reader: Re
 
 def test_shortening_keeps_the_first_sentence(reader: Reader) -> None:
     """A shortened summary keeps its label and first sentence."""
-    full = context_answer(reader, ContextRequest(), now=NOW)["tokens"]["used"]
-    answer = context_answer(reader, ContextRequest(max_tokens=full - 10), now=NOW)
+    full = context_answer(reader, ContextRequest(fmt="json"), now=NOW)["tokens"]["used"]
+    answer = context_answer(reader, ContextRequest(max_tokens=full - 10, fmt="json"), now=NOW)
     first = answer["items"][0]
     assert first["state"] == "shortened" and first["text"] == "Rope year: the summary."
     cut = answer["tokens"]["cut"]
@@ -104,10 +106,11 @@ def test_a_budget_smaller_than_the_header_is_a_clear_error(reader: Reader) -> No
 
 def test_project_narrows_to_sessions_under_the_path(reader: Reader) -> None:
     """Only periods the project's sessions touched, its segments, and its messages of today."""
-    answer = context_answer(reader, ContextRequest(project="/p/tapestry"), now=NOW)
+    answer = context_answer(reader, ContextRequest(project="/p/tapestry", fmt="json"), now=NOW)
     assert labels(answer) == [("L4", "2025", "Event store year"), ("L3", "2026-02", "Watchdog month"),
                               ("L2", "2026-03-01w", "Calendar sketch")]
-    assert answer["project"] == "/p/tapestry" and "project /p/tapestry" in answer["rendered"]
+    assert answer["project"] == "/p/tapestry"
+    assert "project /p/tapestry" in context_answer(reader, ContextRequest(project="/p/tapestry"), now=NOW)["rendered"]
     assert {i["text"] for i in answer["items"] if i["level"] == "raw"} == {"Write the context query",
                                                                            "Here is a plan for it."}
 
@@ -123,7 +126,7 @@ def test_agent_and_date_move_the_telescope(reader: Reader) -> None:
     """--agent keeps one agent; --date anchors the levels on another day."""
     answer = context_answer(reader, ContextRequest(agent="chatgpt"), now=NOW)
     assert labels(answer) == [("L3", "2026-01", "Lisbon trip"), ("L1", "2026-03-02", "Bread day")]
-    past = context_answer(reader, ContextRequest(anchor=date(2026, 2, 10)), now=NOW)
+    past = context_answer(reader, ContextRequest(anchor=date(2026, 2, 10), fmt="json"), now=NOW)
     assert labels(past) == [("L4", "2024", "Rope year"), ("L4", "2025", "Event store year"),
                             ("L3", "2026-01", "Lisbon trip")]
     assert [i["text"] for i in past["items"] if i["level"] == "raw"] == ["Fix the flaky watchdog test"]
