@@ -4,10 +4,11 @@ Start: the :class:`~tapestryd.daemon.runtime.Runtime` (writer lock, event log,
 projector; a second instance fails here with StoreLockedError naming the holder), the
 warm similarity index (:class:`~tapestryd.projections.tfidf.SimilarityIndex`, fitted in the
 background and registered for the ``similar`` query), the
-:class:`~tapestryd.daemon.writer.Writer` thread, the socket server, the scheduler, then
-the sources (:class:`~tapestryd.daemon.feeds.Feeds`: tailer over the watched roots and
-the inbox), whose first sweep catches up with every session file that changed while the
-daemon was down.
+:class:`~tapestryd.daemon.writer.Writer` thread, the scheduler, the sources
+(:class:`~tapestryd.daemon.feeds.Feeds`: tailer over the watched roots and the inbox),
+whose first sweep catches up with every session file that changed while the daemon was
+down, and last the socket server: a client that gets an answer talks to a daemon that is
+fully up (until then the CLI answers read-only from the database).
 
 Stop (SIGTERM): sources and scheduler first, then the socket (removed), then the writer
 finishes the task in hand, then the databases close.
@@ -89,13 +90,13 @@ class Service:
             register_warm_index(self.paths.projections_db, self.similarity)
             self.writer = Writer(self.runtime, on_error=self._task_failed)
             self.writer.start()
-            self.server = SocketServer(self.paths.socket, self.dispatch)
-            self.server.start()
             self.scheduler = build_scheduler(self.settings)
             register_jobs(self.scheduler, self)
             self.scheduler.start()
             self.feeds = Feeds(self.settings, self.writer, self.state)
             self.feeds.start()
+            self.server = SocketServer(self.paths.socket, self.dispatch)
+            self.server.start()
         except BaseException:
             self.stop()
             raise
