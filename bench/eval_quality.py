@@ -20,9 +20,10 @@ Besides the evaluation it prints three references: retention at other thresholds
 much the figure leans on 0.30); the *ceiling*, the retention when the "summary" is the raw
 source itself (facts the method can find at all); and an *oracle* extractive L1: for each
 day, raw sentences picked greedily by annotated facts newly covered per character, within
-the length of the day's actual L1 summary. It reads the answer key, so no summarizer can
-do better by choosing whole sentences at that length; it bounds what extraction can score. The issue's target (L1, extractive:
-score above 10.3 at 20:1 or more) is checked against the measured figures, never assumed.
+the length of the day's actual L1 summary. It reads the answer key: an estimate of the
+most that choosing whole sentences can score at that length (greedy, so an estimate, not a
+proof of the bound). The issue's target (L1, extractive: score above 10.3 at 20:1 or more) is checked
+against the measured figures, never assumed.
 Writes ``bench/out/eval_quality_<provider>[_embedding].json``.
 """
 
@@ -195,7 +196,8 @@ def target_line(result: dict[str, Any]) -> str:
         return "\ntarget: L1 has no figures"
     met = level1["tapestry_score"] > TARGET_SCORE and level1["compression_chars"] >= TARGET_COMPRESSION
     return (f"\ntarget (L1: score > {TARGET_SCORE} at >= {TARGET_COMPRESSION:.0f}:1): "
-            f"score {level1['tapestry_score']:.2f} at {level1['compression_chars']:.1f}:1 -> {'MET' if met else 'NOT MET'}")
+            f"score {level1['tapestry_score']:.2f} at {level1['compression_chars']:.1f}:1 -> "
+            f"{'MET' if met else 'NOT MET'}")
 
 
 def main() -> int:

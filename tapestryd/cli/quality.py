@@ -39,7 +39,8 @@ def eval_cmd(ctx: typer.Context,
 @app.command("drift")
 def drift_cmd(ctx: typer.Context,
               agent: Optional[str] = typer.Option(None, "--agent", help="One agent's nodes (default: all)."),
-              level: Optional[int] = typer.Option(None, "--level", "-l", min=0, max=4, help="One level (default: all)."),
+              level: Optional[int] = typer.Option(None, "--level", "-l", min=0, max=4,
+                                                  help="One level (default: all)."),
               threshold: Optional[float] = typer.Option(None, "--threshold",
                                                         help="Drift (1 - cosine) that flags a node (default 0.30)."),
               show_all: bool = typer.Option(False, "--all", help="List every node with two or more versions."),
@@ -64,12 +65,12 @@ def render_eval(data: dict[str, Any]) -> str:
     lines = [f"facts: {f['matched']} {where} ({f['unmatched']} matched no node)",
              f"retained when {m['similarity']} cosine >= {m['threshold']:.2f} against the best summary sentence; "
              f"score = compression (chars) x retention", "",
-             f"{'level':<6}{'nodes':>6}{'source':>11}{'summary':>10}{'chars':>8}{'tokens':>8}{'facts':>7}"
-             f"{'kept':>6}{'retention':>10}{'score':>8}{'chance':>8}{'decay':>7}"]
+             f"{'level':<6}{'nodes':>7}{'source':>12}{'summary':>10}{'chars':>10}{'tokens':>10}{'facts':>8}"
+             f"{'kept':>7}{'retention':>10}{'score':>8}{'chance':>8}{'decay':>7}"]
     for r in data["levels"]:
-        lines.append(f"L{r['level']:<5}{r['nodes']:>6}{r['source_chars']:>11}{r['summary_chars']:>10}"
-                     f"{_num(r['compression_chars'], 1, ':1'):>8}{_num(r['compression_tokens'], 1, ':1'):>8}"
-                     f"{r['facts']:>7}{r['retained']:>6}{_pct(r['retention']):>10}{_num(r['tapestry_score'], 2):>8}"
+        lines.append(f"L{r['level']:<5}{r['nodes']:>7}{r['source_chars']:>12}{r['summary_chars']:>10}"
+                     f"{_num(r['compression_chars'], 1, ':1'):>10}{_num(r['compression_tokens'], 1, ':1'):>10}"
+                     f"{r['facts']:>8}{r['retained']:>7}{_pct(r['retention']):>10}{_num(r['tapestry_score'], 2):>8}"
                      f"{_pct(r['chance_retention']):>8}{_pct(r['recall_decay']):>7}")
     lines.extend(_render_yield(data.get("recall_yield"), data.get("provider") or {}))
     return "\n".join(lines)

@@ -63,7 +63,8 @@ class Step:
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready: from_seq, to_seq, at, similarity, drift, severity, provider_changed."""
-        return {"from_seq": self.from_seq, "to_seq": self.to_seq, "at": self.at, "similarity": round(self.similarity, 4),
+        return {"from_seq": self.from_seq, "to_seq": self.to_seq, "at": self.at,
+                "similarity": round(self.similarity, 4),
                 "drift": round(self.drift, 4), "severity": self.severity, "provider_changed": self.provider_changed}
 
 

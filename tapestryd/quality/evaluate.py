@@ -36,7 +36,7 @@ from tapestryd.quality.metrics import (
 )
 from tapestryd.quality.similarity import Similarity
 from tapestryd.quality.text import estimate_tokens, split_sentences
-from tapestryd.quality.tree import Tree
+from tapestryd.quality.tree import EvalNode, Tree
 
 __all__ = ["LEVELS", "Homed", "LevelReport", "evaluate_levels", "home_facts"]
 
@@ -88,8 +88,8 @@ def home_facts(tree: Tree, facts: Sequence[Fact] | None) -> tuple[list[Homed], i
     if facts is None:
         return [Homed(text, (leaf,)) for leaf, texts in sorted(tree.messages.items())
                 for text in extract_facts(texts)], 0
-    index = _conversation_index(tree)
-    homed = [Homed(f.text, _homes(tree, index, f)) for f in facts]
+    index, days = _conversation_index(tree), tree.at_level(1)
+    homed = [Homed(f.text, _homes(tree, index, days, f)) for f in facts]
     return [h for h in homed if h.homes], sum(1 for h in homed if not h.homes)
 
 
@@ -102,13 +102,11 @@ def _conversation_index(tree: Tree) -> dict[str, list[str]]:
     return index
 
 
-def _homes(tree: Tree, index: dict[str, list[str]], fact: Fact) -> tuple[str, ...]:
+def _homes(tree: Tree, index: dict[str, list[str]], days: list[EvalNode], fact: Fact) -> tuple[str, ...]:
     day = fact.day.isoformat() if fact.day else ""
-    if fact.conversation:
-        keys = [tree.nodes[k] for k in index.get(fact.conversation, [])]
-    else:
-        keys = tree.at_level(1)
-    return tuple(n.key for n in keys if (not day or n.period_start == day) and (not fact.agent or n.agent == fact.agent))
+    keys = [tree.nodes[k] for k in index.get(fact.conversation, [])] if fact.conversation else days
+    return tuple(n.key for n in keys
+                 if (not day or n.period_start == day) and (not fact.agent or n.agent == fact.agent))
 
 
 def fit_corpus(tree: Tree, homed: Sequence[Homed], levels: Sequence[int]) -> list[str]:
@@ -122,6 +120,8 @@ def evaluate_levels(tree: Tree, homed: Sequence[Homed], similarity: Similarity,
                     levels: Sequence[int] = LEVELS) -> list[LevelReport]:
     """One :class:`LevelReport` per level in ``levels`` (ascending), the similarity fitted here."""
     similarity.fit(fit_corpus(tree, homed, levels))
+    similarity.prepare([h.text for h in homed] + [s for n in tree.nodes.values() if n.level in levels
+                                                  for s in split_sentences(n.summary)])
     sizes = {leaf: _leaf_size(texts) for leaf, texts in tree.messages.items()}
     reports: list[LevelReport] = []
     previous: np.ndarray | None = None
@@ -139,7 +139,8 @@ def _leaf_size(texts: Sequence[str]) -> Compression:
 def _level(tree: Tree, homed: Sequence[Homed], similarity: Similarity, sizes: dict[str, Compression], level: int,
            previous: np.ndarray | None) -> tuple[LevelReport, np.ndarray]:
     """The report of one level and, per fact, 1 retained / 0 lost / -1 not counted here."""
-    summarized = [n for n in tree.at_level(level) if n.summary.strip()]
+    nodes = tree.at_level(level)
+    summarized = [n for n in nodes if n.summary.strip()]
     compression = _compression(tree, summarized, sizes, level)
     ancestors = [sorted({tree.ancestor(h, level) for h in fact.homes} - {""}) for fact in homed]
     with_summary = [[k for k in keys if tree.nodes[k].summary.strip()] for keys in ancestors]
@@ -149,7 +150,7 @@ def _level(tree: Tree, homed: Sequence[Homed], similarity: Similarity, sizes: di
     retention = Retention(int(counted.sum()), int((status == 1).sum()))
     waiting = sum(1 for keys, ok in zip(ancestors, with_summary) if keys and not ok)
     chance = _chance(tree, homed, with_summary, summarized, similarity)
-    report = LevelReport(level, len(summarized), len(tree.at_level(level)) - len(summarized), compression,
+    report = LevelReport(level, len(summarized), len(nodes) - len(summarized), compression,
                          retention, waiting, chance, _decay(previous, status))
     return report, status
 

@@ -3,8 +3,9 @@
 **Extraction** (the default when no file is given) keeps the sentences of the raw messages
 that state something specific enough to be checked later: a number, a date or time word,
 a name (a capitalised word past the first of its sentence, ``I`` aside) or a decision
-(``decided``, ``will``, ``going to``, ``plan`` ...). Questions are not facts; sentences
-under 4 or over 40 words are too thin or too long to be one fact.
+(``decided``, ``will``, ``going to``, ``plan`` ...); ``may`` is not taken for the month.
+Questions are not facts; sentences under 4 or over 40 words are too thin or too long to be
+one fact.
 
 **A facts file** is JSON lines, one fact an object::
 
@@ -31,15 +32,19 @@ from tapestryd.quality.text import normalize, split_sentences
 
 __all__ = ["Fact", "extract_facts", "has_specific", "load_facts"]
 
-_MONTHS = ("january|february|march|april|may|june|july|august|september|october|november|december"
-           "|jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec")
-_DAYS = "monday|tuesday|wednesday|thursday|friday|saturday|sunday"
-_TIME_WORDS = re.compile(rf"\b({_MONTHS}|{_DAYS}|today|tomorrow|yesterday|tonight|weekend|last (week|month|year)"
-                         r"|next (week|month|year)|ago)\b", re.IGNORECASE)
-_NUMBER = re.compile(r"\d")
-_DECISION = re.compile(r"\b(decided|decide|decision|chose|choose|chosen|agreed|settled|switched|picked|prefer"
-                       r"|will|won't|going to|gonna|plan|plans|planned|planning)\b", re.IGNORECASE)
-_NAME = re.compile(r"^[A-Z][a-zA-Z'\-]+$")
+# Words are matched as lower-case tokens (a set lookup, not one regex per sentence): extraction
+# reads every sentence of a whole history. "may" is left out of the months: as a verb it is
+# far more common, and "8 May" counts anyway for its number.
+_TIME_WORDS = frozenset(
+    "january february march april june july august september october november december jan feb mar apr jun jul "
+    "aug sep sept oct nov dec monday tuesday wednesday thursday friday saturday sunday today tomorrow yesterday "
+    "tonight weekend ago".split())
+_DECISION_WORDS = frozenset(
+    "decided decide decision chose choose chosen agreed settled switched picked prefer will won't gonna plan plans "
+    "planned planning".split())
+_PHRASES = ("last week", "last month", "last year", "next week", "next month", "next year", "going to")
+_TOKEN = re.compile(r"[a-z][a-z']*")
+_NAME = re.compile(r"\s[\"'(]?([A-Z][a-zA-Z'\-]+)(?=[\s.,;:!?\"')]|$)")
 _NOT_NAMES = {"I", "I'm", "I've", "I'll", "I'd", "OK", "Ok"}
 MIN_WORDS, MAX_WORDS = 4, 40
 
@@ -56,9 +61,13 @@ class Fact:
 
 def has_specific(sentence: str) -> bool:
     """Whether a sentence names a number, a date or time, a name, or a decision."""
-    words = sentence.split()
-    names = any(_NAME.match(w.strip(".,;:!?\"()")) and w.strip(".,;:!?\"()") not in _NOT_NAMES for w in words[1:])
-    return bool(_NUMBER.search(sentence) or _TIME_WORDS.search(sentence) or _DECISION.search(sentence) or names)
+    lower = sentence.lower()
+    if any(ch.isdigit() for ch in sentence) or any(phrase in lower for phrase in _PHRASES):
+        return True
+    tokens = set(_TOKEN.findall(lower))
+    if tokens & _TIME_WORDS or tokens & _DECISION_WORDS:
+        return True
+    return any(name not in _NOT_NAMES for name in _NAME.findall(sentence))
 
 
 def extract_facts(texts: Iterable[str]) -> list[str]:

@@ -51,7 +51,8 @@ class YieldLevel:
                 "similarity_min": round(min(sims), 4) if sims else None,
                 "similarity_max": round(max(sims), 4) if sims else None,
                 "facts": self.with_context.facts,
-                "retention_with_context": _rate(self.with_context), "retention_without_context": _rate(self.without_context)}
+                "retention_with_context": _rate(self.with_context),
+                "retention_without_context": _rate(self.without_context)}
 
 
 def _rate(retention: Retention) -> float | None:

@@ -43,6 +43,9 @@ _PLACEHOLDER = "qqnovocabularyqq"  # one token no real text has, for a corpus wi
 class Similarity(Protocol):
     """A similarity method: fit once on a corpus, then score texts pairwise.
 
+    ``prepare(texts)`` vectorizes texts that will be compared many times in one batch (an
+    optimisation only: ``matrix`` gives the same values without it).
+
     ``matrix(left, right)`` is a float array of shape ``(len(left), len(right))`` holding
     cosines in [0, 1]; ``threshold`` is the cosine at or above which one text contains another.
     """
@@ -51,6 +54,8 @@ class Similarity(Protocol):
     threshold: float
 
     def fit(self, corpus: Sequence[str]) -> None: ...
+
+    def prepare(self, texts: Sequence[str]) -> None: ...
 
     def matrix(self, left: Sequence[str], right: Sequence[str]) -> np.ndarray: ...
 
@@ -67,15 +72,26 @@ class TfidfSimilarity:
         self._vectorizer = TfidfVectorizer(lowercase=True, stop_words="english", token_pattern=r"(?u)\b\w+\b",
                                            sublinear_tf=True, smooth_idf=True, norm="l2")
         self._fitted = False
+        self._rows: dict[str, int] = {}
+        self._prepared: Any = None
 
     def fit(self, corpus: Sequence[str]) -> None:
         """Learn the vocabulary and IDF weights from ``corpus`` (a list of texts)."""
+        from sklearn import config_context
+
         texts = [t for t in corpus if t.strip()]
-        try:
-            self._vectorizer.fit(texts or [_PLACEHOLDER])
-        except ValueError:  # only stop words in the whole corpus: nothing can match
-            self._vectorizer.fit([_PLACEHOLDER])
-        self._fitted = True
+        with config_context(skip_parameter_validation=True):  # fixed, valid parameters
+            try:
+                self._vectorizer.fit(texts or [_PLACEHOLDER])
+            except ValueError:  # only stop words in the whole corpus: nothing can match
+                self._vectorizer.fit([_PLACEHOLDER])
+        self._fitted, self._rows, self._prepared = True, {}, None
+
+    def prepare(self, texts: Sequence[str]) -> None:
+        """Vectorize ``texts`` once (after :meth:`fit`); later comparisons reuse the rows."""
+        unique = list(dict.fromkeys(texts))
+        self._rows = {text: row for row, text in enumerate(unique)}
+        self._prepared = self._transform(unique)
 
     def matrix(self, left: Sequence[str], right: Sequence[str]) -> np.ndarray:
         """Pairwise cosines; fits on ``left + right`` first when :meth:`fit` was never called."""
@@ -83,8 +99,20 @@ class TfidfSimilarity:
             self.fit([*left, *right])
         if not left or not right:
             return np.zeros((len(left), len(right)))
-        product = self._vectorizer.transform(left) @ self._vectorizer.transform(right).T
+        product = self._vectors(left) @ self._vectors(right).T
         return np.asarray(product.toarray(), dtype=float)
+
+    def _vectors(self, texts: Sequence[str]) -> Any:
+        rows = [self._rows.get(t, -1) for t in texts]
+        if self._prepared is not None and min(rows) >= 0:
+            return self._prepared[rows]
+        return self._transform(texts)
+
+    def _transform(self, texts: Sequence[str]) -> Any:
+        from sklearn import config_context
+
+        with config_context(skip_parameter_validation=True):
+            return self._vectorizer.transform(list(texts))
 
 
 class EmbeddingSimilarity:
@@ -105,6 +133,10 @@ class EmbeddingSimilarity:
     def fit(self, corpus: Sequence[str]) -> None:
         """Nothing to learn; present to keep the :class:`Similarity` shape."""
         del corpus
+
+    def prepare(self, texts: Sequence[str]) -> None:
+        """Embed every text not embedded yet, in one batch."""
+        self._encode(texts)
 
     def matrix(self, left: Sequence[str], right: Sequence[str]) -> np.ndarray:
         """Pairwise cosines of the L2-normalised embeddings, clipped to [0, 1]."""

@@ -65,7 +65,8 @@ def test_versions_are_read_from_the_log_by_agent_and_level(tmp_path: Path) -> No
     """Every stored version is kept, so the log alone answers what a node said before."""
     db = tmp_path / "events.db"
     with EventStore(db) as store:
-        store.append([summarized("L1:chatgpt:2026-03-04", 1, "one", 1), summarized("L1:chatgpt:2026-03-04", 1, "two", 2),
+        store.append([summarized("L1:chatgpt:2026-03-04", 1, "one", 1),
+                      summarized("L1:chatgpt:2026-03-04", 1, "two", 2),
                       summarized("L2:chatgpt:2026-03-02w", 2, "week", 3),
                       summarized("L1:claude-code:2026-03-04", 1, "other", 4)])
     found = read_versions(db, agent="chatgpt", level=1)

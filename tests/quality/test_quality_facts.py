@@ -65,3 +65,10 @@ def test_a_missing_facts_file_is_a_user_error(tmp_path: Path) -> None:
     """A mistyped path names the file."""
     with pytest.raises(TapestryError, match="cannot read facts file"):
         load_facts(tmp_path / "nope.jsonl")
+
+
+def test_may_the_verb_is_not_a_date_but_8_may_is() -> None:
+    """"I may go" says nothing specific; "on 8 May" names a day."""
+    assert not has_specific("Perhaps they may come along soon.")
+    assert has_specific("They come back on 8 May.")
+    assert has_specific("They are going to stay.")

@@ -90,3 +90,14 @@ def test_each_distinct_text_is_embedded_once() -> None:
     similarity.matrix(["a", "a"], ["c"])
     similarity.matrix(["c"], ["a"])
     assert sorted(seen) == ["a", "c"]
+
+
+def test_preparing_texts_changes_no_cosine() -> None:
+    """prepare() only saves work: prepared, unprepared and mixed texts score the same."""
+    corpus = ["apple banana", "apple cherry", "banana split", "cherry pie"]
+    plain, prepared = TfidfSimilarity(), TfidfSimilarity()
+    plain.fit(corpus)
+    prepared.fit(corpus)
+    prepared.prepare(corpus[:3])
+    for left, right in ((corpus[:2], corpus[2:]), (["apple pie"], corpus[:3])):
+        assert np.allclose(plain.matrix(left, right), prepared.matrix(left, right))
