@@ -14,7 +14,9 @@ What it does, through the same code paths a user's commands take:
    telescoping context by the summarizer process manager (``summarize_dirty``), as
    ``tapestryctl iterate`` does, with the chosen provider;
 4. ``run_eval`` (``tapestryctl eval --facts facts.jsonl``) with the 677 annotated facts:
-   each fact's node is the L0 whose conversation is the LoCoMo session it belongs to.
+   each fact's node is the L0 whose conversation is the LoCoMo session it belongs to;
+5. one late message (made up here) for the first conversation-day, the tree rebuilt, and
+   ``tapestryctl drift``: the calls the rebuild cost and how far each rebuilt node moved.
 
 Besides the evaluation it prints three references: retention at other thresholds (how
 much the figure leans on 0.30); the *ceiling*, the retention when the "summary" is the raw
@@ -36,6 +38,7 @@ import sys
 import tempfile
 import time
 from dataclasses import replace
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
@@ -47,6 +50,8 @@ from tapestryd.daemon.dayclose import close_days
 from tapestryd.daemon.ops.quality_ops import node_summarize
 from tapestryd.daemon.runtime import Runtime
 from tapestryd.daemon.summarizer import Target, summarize_dirty
+from tapestryd.events.types import MessageRecorded, NewEvent, event_id, format_utc, parse_utc
+from tapestryd.quality.drift import measure_drift, read_versions
 from tapestryd.quality.evaluate import Homed, evaluate_levels, fit_corpus, home_facts
 from tapestryd.quality.facts import load_facts
 from tapestryd.quality.metrics import contained
@@ -62,6 +67,7 @@ OUT = ROOT / "bench" / "out"
 DATA = ROOT.parent / "shared" / "evals" / "locomo-dev"
 TARGET_SCORE, TARGET_COMPRESSION = 10.3, 20.0
 THRESHOLDS = (0.2, 0.3, 0.4, 0.5)
+LATE_TEXT = "Quick update: I moved to Lisbon in March and I now work at the harbour museum on Rua Nova."
 
 
 def parse_args() -> argparse.Namespace:
@@ -170,6 +176,29 @@ def _cover(hits: np.ndarray, lengths: list[int], budget: int) -> tuple[int, int]
         used += lengths[-best[1]]
 
 
+def late_message_drift(home: Path, method: str) -> dict[str, Any]:
+    """One late message for the first conversation-day, the tree rebuilt, then ``tapestryctl drift``.
+
+    The message is made up here (not eval data). Reports the provider calls the rebuild cost
+    and the drift of every node that got a second summary.
+    """
+    settings = load_settings(home)
+    with Runtime.open(settings) as rt:
+        key, conversation, agent, last = rt.projector.conn.execute(
+            "SELECT key, conversation, agent, last_ts FROM nodes WHERE level = 0 ORDER BY key LIMIT 1").fetchone()
+        at = parse_utc(last) + timedelta(minutes=1)
+        late = MessageRecorded(conversation, "bench-late-1", "user", LATE_TEXT, format_utc(at))
+        rt.store.append([NewEvent(event_id("bench-late", conversation), late, at, agent, "bench:late")])
+        rt.projector.catch_up()
+        summarizer = make_summarizer(settings.summarize)
+        try:
+            report = summarize_dirty(Target.of(rt), summarizer, mode="context")
+        finally:
+            summarizer.close()
+        nodes = measure_drift(read_versions(rt.paths.events_db), make_similarity(method))
+    return {"segment": key, "calls": report.usage.calls, "nodes": [n.to_dict() for n in nodes]}
+
+
 def print_report(result: dict[str, Any], built: dict[str, Any]) -> None:
     from tapestryd.cli.quality import render_eval
 
@@ -186,6 +215,10 @@ def print_report(result: dict[str, Any], built: dict[str, Any]) -> None:
     for threshold, levels in refs["retention_by_threshold"].items():
         cells = "  ".join(f"{lv} {'-' if v is None else f'{v:.1%}'}" for lv, v in levels.items())
         print(f"retention at threshold {threshold}: {cells}")
+    late = result["late_message"]
+    print(f"\none late message in {late['segment']}: {late['calls']} provider calls to rebuild; drift per node:")
+    for n in late["nodes"]:
+        print(f"  {n['severity']:<9}{n['max_drift']:>5.2f}  {n['node']}")
     print(target_line(result))
 
 
@@ -217,6 +250,7 @@ def main() -> int:
         os.environ["TAPESTRY_HOME"] = str(home)
         built = build(home, args.data)
         result = evaluate(home, args.data, args)
+        result["late_message"] = late_message_drift(home, args.method)
     result["build"] = built
     print_report(result, built)
     OUT.mkdir(parents=True, exist_ok=True)
