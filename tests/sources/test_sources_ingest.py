@@ -239,6 +239,8 @@ def test_tapestryctl_ingest_prints_a_receipt(home: Path, tmp_path: Path) -> None
     assert "total: 16 new messages, 0 already known, 0 errors in 3 files" in first.stdout
     again = ctl(home, "ingest", str(FIXTURES))
     assert "total: 0 new messages, 16 already known, 0 errors in 3 files" in again.stdout
+    as_json = json.loads(ctl(home, "ingest", str(SESSION), "-f", "json").stdout)
+    assert as_json["totals"]["messages_known"] == 6 and as_json["failed"] is False
     empty = tmp_path / "empty.json"
     empty.write_bytes(b"")
     failed = ctl(home, "ingest", str(empty))
