@@ -84,3 +84,14 @@ def test_drift_flags_a_node_whose_summary_now_says_something_else(seeded: Path) 
     [flagged] = data["flagged"]
     assert (flagged["node"], flagged["severity"], flagged["max_drift"]) == (DAY, "severe", 1.0)
     assert "severe" in ctl("drift", home=seeded).stdout
+
+
+def test_eval_works_with_an_incomplete_remote_provider_when_no_sample_is_asked(seeded: Path) -> None:
+    """An openai provider without base URL cannot summarize; eval still measures, without Recall Yield."""
+    (seeded / "tapestry.toml").write_text((seeded / "tapestry.toml").read_text() + '[summarize]\nprovider = "openai"\n')
+    done = ctl("eval", "-f", "json", home=seeded)
+    assert done.returncode == 0, done.stderr
+    data = json.loads(done.stdout)
+    assert data["recall_yield"] is None and data["provider"]["name"] == "openai"
+    asked = ctl("eval", "--yield-sample", "2", home=seeded)
+    assert asked.returncode == 1 and "error:" in asked.stderr and "Traceback" not in asked.stderr

@@ -14,9 +14,14 @@ from zoneinfo import ZoneInfo
 
 from tapestryd.daemon.ops.registry import read_op
 from tapestryd.daemon.summary_requests import build_request
-from tapestryd.errors import TapestryError
+from tapestryd.errors import ConfigError, TapestryError
 from tapestryd.projections.hierarchy_read import get_node
-from tapestryd.quality.drift import DRIFT_THRESHOLD, SEVERITIES, measure_drift, read_versions
+from tapestryd.quality.drift import (
+    DRIFT_THRESHOLD,
+    SEVERITIES,
+    measure_drift,
+    read_versions,
+)
 from tapestryd.quality.evaluate import LEVELS
 from tapestryd.quality.recall import NodeSummarize
 from tapestryd.quality.report import EvalOptions, run_eval
@@ -33,21 +38,42 @@ LOCAL_YIELD_SAMPLE = 3
 def eval_op(reader: Reader, args: dict[str, Any]) -> dict[str, Any]:
     """Evaluate memory quality; args: agent, levels (list of 0-4), facts (path), method, threshold, sample.
 
-    ``sample`` None means 3 nodes per level with a local provider and none with a remote one.
+    ``sample`` None means 3 nodes per level with a local provider and none with a remote one
+    (nor with a provider whose settings are incomplete); 0 never builds a provider at all.
     """
-    summarizer = make_summarizer(reader.settings.summarize)
+    sample = None if args.get("sample") is None else _count(args["sample"])
+    summarizer = _provider(reader, sample)
+    conf = reader.settings.summarize
     try:
-        sample = args.get("sample")
+        local = summarizer is not None and summarizer.local
         options = EvalOptions(agent=str(args.get("agent") or ""), levels=_levels(args.get("levels")),
                               facts_file=Path(args["facts"]) if args.get("facts") else None,
                               method=str(args.get("method") or "tfidf"), threshold=_number(args.get("threshold")),
-                              sample=(LOCAL_YIELD_SAMPLE if summarizer.local else 0) if sample is None else int(sample))
-        budget = Budget(reader.settings.summarize.budget_calls, reader.settings.summarize.budget_tokens)
-        result = run_eval(reader.conn, options, node_summarize(reader.conn, reader.tz, summarizer, budget))
+                              sample=(LOCAL_YIELD_SAMPLE if local else 0) if sample is None else sample)
+        make = None if summarizer is None else node_summarize(reader.conn, reader.tz, summarizer,
+                                                              Budget(conf.budget_calls, conf.budget_tokens))
+        result = run_eval(reader.conn, options, make)
     finally:
-        summarizer.close()
-    result["provider"] = {"name": summarizer.name, "model": summarizer.model}
+        if summarizer is not None:
+            summarizer.close()
+    result["provider"] = ({"name": summarizer.name, "model": summarizer.model} if summarizer is not None
+                          else {"name": conf.provider, "model": conf.model})
     return result
+
+
+def _provider(reader: Reader, sample: int | None) -> Summarizer | None:
+    """The configured provider, or None when no Recall Yield can be asked of it.
+
+    Raises ConfigError only when a sample was asked for explicitly.
+    """
+    if sample == 0:
+        return None
+    try:
+        return make_summarizer(reader.settings.summarize)
+    except ConfigError:
+        if sample is None:
+            return None
+        raise
 
 
 def node_summarize(conn: sqlite3.Connection, tz: ZoneInfo, summarizer: Summarizer, budget: Budget) -> NodeSummarize:
@@ -88,6 +114,13 @@ def _levels(value: Any) -> tuple[int, ...]:
         return tuple(sorted({int(v) for v in (value if isinstance(value, list) else [value])}))
     except (TypeError, ValueError) as exc:
         raise TapestryError(f"levels must be numbers 0-4, got {value!r}") from exc
+
+
+def _count(value: Any) -> int:
+    try:
+        return max(0, int(value))
+    except (TypeError, ValueError) as exc:
+        raise TapestryError(f"sample must be a whole number, got {value!r}") from exc
 
 
 def _number(value: Any) -> float | None:
