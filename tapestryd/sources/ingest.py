@@ -3,7 +3,8 @@
 For each file (or ZIP member) the pipeline hashes the bytes (sha256), detects the format
 from the content (or uses ``--parser``), streams the parser's items, and appends events
 in batches of about :data:`BATCH` per transaction, shared by the files of one ingest
-(:mod:`tapestryd.sources.appender`). Around the messages it records an
+(:mod:`tapestryd.sources.appender`), after the privacy screen
+(:mod:`tapestryd.sources.screen`). Around the messages it records an
 ``ImportReceived`` and an ``ImportFinished`` (the receipt) whose event ids derive from the
 file's sha256, so importing an identical file again adds no event at all.
 
