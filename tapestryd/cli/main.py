@@ -17,6 +17,7 @@ COMMAND_MODULES = (
     "tapestryd.cli.safety",
     "tapestryd.cli.hierarchy",
     "tapestryd.cli.queries",
+    "tapestryd.cli.demo",
 )
 
 
