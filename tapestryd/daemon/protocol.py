@@ -5,8 +5,9 @@ line. Response: ``{"v": 1, "id": <same>, "ok": true, "result": ...}`` or
 ``{"v": 1, "id": <same>, "ok": false, "error": {"code": "...", "message": "..."}}``.
 
 Error codes: ``bad_json``, ``bad_request``, ``too_large``, ``unknown_op``,
-``unsupported_version``, ``user_error``, ``busy`` (too many clients), ``forbidden`` (a
-peer of another uid), ``shutting_down``, ``internal``.
+``unsupported_version``, ``user_error``, ``busy`` (too many clients), ``rate_limited`` (too
+many requests on one connection), ``forbidden`` (a peer of another uid), ``shutting_down``,
+``internal``.
 """
 
 from __future__ import annotations

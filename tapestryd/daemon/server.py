@@ -155,7 +155,7 @@ class SocketServer:
             if line is None:
                 return
             if line.strip() and not bucket.take():
-                conn.sendall(encode(error_response(None, "rate_limited", "too many requests on one connection")))
+                _send_quietly(conn, error_response(None, "rate_limited", "too many requests on one connection"))
                 return
             if line.strip():
                 conn.sendall(encode(self.answer(line)))
