@@ -33,7 +33,7 @@ __all__ = ["main", "run"]
 
 log = structlog.get_logger(__name__)
 
-TICK = 1.0  # seconds between checks of signals (and watchdog pings when systemd asks more often)
+TICK = 0.5  # seconds between checks of signals (and watchdog pings when systemd asks more often)
 
 
 class _Signals:
