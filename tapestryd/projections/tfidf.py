@@ -372,29 +372,48 @@ def _columns(snap: _Snapshot, terms: list[str], *, strict: bool = False) -> tupl
 
 def _lexical_block(block: Block, stats: Stats, columns: Any, query: LexicalQuery,
                    codes: Codes) -> list[tuple[float, float, float, int]]:
-    """Sort keys ``(tier, order, score, message id)``: every word first (tier 0), then any."""
+    """Sort keys ``(tier, order, score, message id)`` of the block's best ``limit``.
+
+    Tier 0 holds every query word, tier 1 some; ``order`` is the negated score (or time).
+    """
     import numpy as np
 
     scores, matched = bm25(block, stats, columns)
-    keep = (matched > 0) & (block.kinds == MESSAGE) & ~block.dead & _filters(block, query, codes)
-    rows = np.flatnonzero(keep)
-    tiers = (matched[rows] < len(columns)).astype(np.int64)
-    order = -block.ts[rows] if query.sort == "time" else -scores[rows]
-    best = np.lexsort((order, tiers))[: query.limit]
+    rows = np.flatnonzero(matched)
+    rows = rows[(block.kinds[rows] == MESSAGE) & ~block.dead[rows] & _filters(block, rows, query, codes)]
+    tiers = (matched[rows] < len(columns)).astype(np.int8)
+    order = -block.ts[rows].astype(np.float64) if query.sort == "time" else -scores[rows]
+    best: list[int] = []
+    for tier in (0, 1):
+        among = np.flatnonzero(tiers == tier)
+        best.extend(int(i) for i in among[_smallest(order[among], query.limit - len(best))])
     return [(float(tiers[i]), float(order[i]), float(scores[rows[i]]), int(block.refs[rows[i]])) for i in best]
 
 
-def _filters(block: Block, query: LexicalQuery, codes: Codes) -> Any:
+def _smallest(keys: Any, k: int) -> Any:
+    """Indices of the ``k`` smallest keys, in order (a partial sort: the rest is never ordered)."""
     import numpy as np
 
-    keep = np.ones(block.size, dtype=bool)
+    if k <= 0:
+        return np.zeros(0, dtype=np.int64)
+    if len(keys) > k:
+        part = np.argpartition(keys, k - 1)[:k]
+        return part[np.argsort(keys[part], kind="stable")]
+    return np.argsort(keys, kind="stable")
+
+
+def _filters(block: Block, rows: Any, query: LexicalQuery, codes: Codes) -> Any:
+    """Which of ``rows`` pass the query's agent, role, conversation and time filters."""
+    import numpy as np
+
+    keep = np.ones(len(rows), dtype=bool)
     for column, value in (("agent", query.agent), ("role", query.role), ("conversation", query.conversation)):
         if value:
-            keep &= getattr(block, column) == codes.find(value)
+            keep &= getattr(block, column)[rows] == codes.find(value)
     if query.since_us is not None:
-        keep &= block.ts >= query.since_us
+        keep &= block.ts[rows] >= query.since_us
     if query.until_us is not None:
-        keep &= block.ts < query.until_us
+        keep &= block.ts[rows] < query.until_us
     return keep
 
 

@@ -26,7 +26,7 @@ Snippets mark the match with ``[`` ``]``; times are given in UTC and in the conf
 from __future__ import annotations
 
 import re
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
 from datetime import datetime, timedelta
 from typing import Any, Callable
 
@@ -37,6 +37,7 @@ from tapestryd.projections.tfidf import LexicalQuery
 from tapestryd.projections.warmdocs import micros
 from tapestryd.queries.nodes import has_nodes
 from tapestryd.queries.reader import Reader
+from tapestryd.queries.snippets import query_stems, snippet
 from tapestryd.queries.stopwords import STOPWORDS
 from tapestryd.queries.timephrase import TimeRange, find_time_phrase
 from tapestryd.queries.tokens import flatten
@@ -94,8 +95,11 @@ class SearchHit:
     extra: dict[str, object] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, object]:
-        """The hit as a JSON-ready dict."""
-        return asdict(self)
+        """The hit as a JSON-ready dict (a shallow copy of ``extra``)."""
+        return {name: getattr(self, name) for name in _HIT_FIELDS} | {"extra": dict(self.extra)}
+
+
+_HIT_FIELDS = tuple(f.name for f in fields(SearchHit) if f.name != "extra")
 
 
 def content_terms(query: str) -> list[str]:
@@ -188,18 +192,24 @@ def search_messages(reader: Reader, query: str, filters: SearchFilters = SearchF
     """Messages matching every content word of ``query`` (then any, to fill ``limit``).
 
     The daemon's warm index ranks them when it can (the same BM25 over the same stems,
-    without reading FTS5's posting lists); FTS5 ranks them otherwise. FTS5 draws the
-    snippets either way.
+    without reading FTS5's posting lists); FTS5 ranks them otherwise. Snippets are cut
+    from the hits' text (:mod:`tapestryd.queries.snippets`).
     """
-    warm = _warm_ranking(reader, query, filters, limit, sort)
-    if warm is not None:
-        return _warm_details(reader, query, warm)
-    hits = _match_messages(reader, fts_expression(query), filters, limit, sort)
-    if len(hits) < limit and len(content_terms(query)) > 1:
-        seen = {h.id for h in hits}
-        more = _match_messages(reader, fts_expression(query, any_term=True), filters, limit + len(hits), sort)
-        hits += [h for h in more if h.id not in seen][: limit - len(hits)]
-    return hits
+    ranked = _warm_ranking(reader, query, filters, limit, sort)
+    if ranked is None:
+        ranked = _fts_ranking(reader, query, filters, limit, sort)
+    return _message_details(reader, query_stems(" ".join(content_terms(query))), ranked)
+
+
+def _fts_ranking(reader: Reader, query: str, filters: SearchFilters, limit: int,
+                 sort: str) -> list[tuple[int, float]]:
+    expr = fts_expression(query)
+    ranked = _ranked_ids(reader, expr, filters, limit, sort) if expr else []
+    if len(ranked) < limit and len(content_terms(query)) > 1:
+        seen = {i for i, _ in ranked}
+        more = _ranked_ids(reader, fts_expression(query, any_term=True), filters, limit + len(ranked), sort)
+        ranked += [(i, score) for i, score in more if i not in seen][: limit - len(ranked)]
+    return ranked
 
 
 def _warm_ranking(reader: Reader, query: str, filters: SearchFilters, limit: int,
@@ -216,21 +226,6 @@ def _micros(moment: datetime | None) -> int | None:
     return micros(format_utc(moment)) if moment else None
 
 
-def _warm_details(reader: Reader, query: str, ranked: list[tuple[int, float]]) -> list[SearchHit]:
-    """Hits for warm-ranked ids, with FTS5 snippets (a plain start of text where FTS5 reads a word otherwise)."""
-    found = {h.id: h for h in _message_details(reader, fts_expression(query, any_term=True), ranked)}
-    plain = message_hits(reader, [i for i, _ in ranked if i not in found])
-    return [found[i] if i in found else replace(plain[i], score=score) for i, score in ranked
-            if i in found or i in plain]
-
-
-def _match_messages(reader: Reader, expr: str, filters: SearchFilters, limit: int, sort: str) -> list[SearchHit]:
-    """Two stages: rank ids (only the columns ranking needs), then details and snippets for those."""
-    if not expr:
-        return []
-    return _message_details(reader, expr, _ranked_ids(reader, expr, filters, limit, sort))
-
-
 def _ranked_ids(reader: Reader, expr: str, filters: SearchFilters, limit: int, sort: str) -> list[tuple[int, float]]:
     """``(message id, bm25)`` best first; without filters FTS5 ranks alone, never touching ``messages``."""
     where, params = _message_where(filters)
@@ -244,16 +239,16 @@ def _ranked_ids(reader: Reader, expr: str, filters: SearchFilters, limit: int, s
         return [(int(i), float(score)) for i, score in reader.conn.execute(sql, (expr, *params, limit))]
 
 
-def _message_details(reader: Reader, expr: str, ranked: list[tuple[int, float]]) -> list[SearchHit]:
+def _message_details(reader: Reader, stems: set[str], ranked: list[tuple[int, float]]) -> list[SearchHit]:
+    """The ranked messages with their details and a snippet cut from their text, in rank order."""
     if not ranked:
         return []
-    sql = (f"SELECT {_MESSAGE_COLUMNS}, snippet(messages_fts, 0, '[', ']', '…', 16), 0"
-           " FROM messages_fts JOIN messages m ON m.id = messages_fts.rowid"
-           " JOIN conversations c ON c.key = m.conversation"
-           f" WHERE messages_fts MATCH ? AND messages_fts.rowid IN ({','.join('?' * len(ranked))})")
+    sql = (f"SELECT {_MESSAGE_COLUMNS}, m.text FROM messages m JOIN conversations c ON c.key = m.conversation"
+           f" WHERE m.id IN ({','.join('?' * len(ranked))})")
     with translate_errors(reader.conn):
-        rows = {row[0]: row for row in reader.conn.execute(sql, (expr, *(i for i, _ in ranked)))}
-    return [_message_hit(reader, rows[i], score) for i, score in ranked if i in rows]
+        rows = {row[0]: row for row in reader.conn.execute(sql, [i for i, _ in ranked])}
+    return [_message_hit(reader, (*rows[i][:7], snippet(rows[i][7], stems), score)) for i, score in ranked
+            if i in rows]
 
 
 def _message_where(filters: SearchFilters) -> tuple[str, list[object]]:
@@ -326,26 +321,31 @@ def search_summaries(reader: Reader, query: str, filters: SearchFilters = Search
     """Summaries (hierarchy nodes) matching ``query``: every content word, then any, to fill ``limit``."""
     if not has_nodes(reader.conn) or filters.role:
         return []
-    hits = _match_nodes(reader, fts_expression(query), filters, limit, sort)
+    stems = query_stems(" ".join(content_terms(query)))
+    hits = _match_nodes(reader, fts_expression(query), stems, filters, limit, sort)
     if len(hits) < limit and len(content_terms(query)) > 1:
         seen = {h.key for h in hits}
-        more = _match_nodes(reader, fts_expression(query, any_term=True), filters, limit + len(hits), sort)
+        more = _match_nodes(reader, fts_expression(query, any_term=True), stems, filters, limit + len(hits), sort)
         hits += [h for h in more if h.key not in seen][: limit - len(hits)]
     return hits
 
 
-def _match_nodes(reader: Reader, expr: str, filters: SearchFilters, limit: int, sort: str) -> list[SearchHit]:
+def _match_nodes(reader: Reader, expr: str, stems: set[str], filters: SearchFilters, limit: int,
+                 sort: str) -> list[SearchHit]:
+    """Rank node ids in FTS5 on what ranking needs, then details and a snippet cut from the summary."""
     if not expr:
         return []
     where, params = _node_where(reader, filters)
     order = "COALESCE(n.last_ts, n.period_end) DESC" if sort == "time" else "bm25(nodes_fts)"
-    sql = ("SELECT n.key, n.level, n.agent, n.conversation, n.title, n.period_start, n.period_end, n.first_ts,"
-           " n.last_ts, snippet(nodes_fts, -1, '[', ']', '…', 16), bm25(nodes_fts)"
-           " FROM nodes_fts JOIN nodes n ON n.id = nodes_fts.rowid"
-           f" WHERE nodes_fts MATCH ? AND n.summary != ''{where} ORDER BY {order} LIMIT ?")
+    ranked = ("SELECT n.id, bm25(nodes_fts) FROM nodes_fts JOIN nodes n ON n.id = nodes_fts.rowid"
+              f" WHERE nodes_fts MATCH ? AND n.summary != ''{where} ORDER BY {order} LIMIT ?")
     with translate_errors(reader.conn):
-        rows = reader.conn.execute(sql, (expr, *params, limit)).fetchall()
-    return [_node_hit(reader, row) for row in rows]
+        scores = dict(reader.conn.execute(ranked, (expr, *params, limit)).fetchall())
+        rows = {row[0]: row for row in reader.conn.execute(
+            "SELECT n.id, n.key, n.level, n.agent, n.conversation, n.title, n.period_start, n.period_end, n.first_ts,"
+            f" n.last_ts, n.summary FROM nodes n WHERE n.id IN ({','.join('?' * len(scores))})", list(scores))}
+    return [_node_hit(reader, (*rows[i][1:10], snippet(rows[i][10], stems), score)) for i, score in scores.items()
+            if i in rows]
 
 
 def _node_where(reader: Reader, filters: SearchFilters) -> tuple[str, list[object]]:

@@ -1,0 +1,58 @@
+"""Snippets with the match highlighted, cut from a text the way FTS5's ``snippet()`` does.
+
+FTS5 would have to walk each query word's posting list again to cut a snippet, which at a
+million messages costs more than the search itself; the text of the few hits shown is
+already at hand, so the cut is made here: the window of :data:`TOKENS` tokens holding
+the most query words (the first such window), each matching token in ``[`` ``]``, ``…``
+where text was left out. Tokens and stems are FTS5's (:class:`~tapestryd.projections.analysis.Analyzer`),
+so a word is marked exactly when FTS5 would have matched it.
+"""
+
+from __future__ import annotations
+
+from tapestryd.projections.analysis import TOKEN, Analyzer
+
+__all__ = ["TOKENS", "query_stems", "snippet"]
+
+TOKENS = 16
+_ANALYZER = Analyzer()
+
+
+def query_stems(query: str) -> set[str]:
+    """The stems a query's content words match."""
+    return set(_ANALYZER.terms(query))
+
+
+def snippet(text: str, stems: set[str], *, tokens: int = TOKENS) -> str:
+    """The best window of ``text`` for ``stems`` (see the module docstring), on one line."""
+    spans = [(m.start(), m.end()) for m in TOKEN.finditer(text)]
+    if not spans:
+        return " ".join(text.split())[:200]
+    words = _ANALYZER.stems([text[a:b].lower() for a, b in spans])
+    hits = [w in stems for w in words]
+    first = _best_window(hits, tokens)
+    last = min(len(spans), first + tokens) - 1
+    out, at = [], spans[first][0]
+    for i in range(first, last + 1):
+        a, b = spans[i]
+        out.append(text[at:a])
+        out.append(f"[{text[a:b]}]" if hits[i] else text[a:b])
+        at = b
+    body = "".join(out) + _trail(text, spans, last)
+    return " ".join(((("…" if first else "") + body + ("…" if last < len(spans) - 1 else ""))).split())
+
+
+def _best_window(hits: list[bool], size: int) -> int:
+    """Start of the first window of ``size`` tokens with the most hits."""
+    best, count = 0, sum(hits[:size])
+    top = count
+    for start in range(1, max(1, len(hits) - size + 1)):
+        count += hits[start + size - 1] - hits[start - 1]
+        if count > top:
+            best, top = start, count
+    return best
+
+
+def _trail(text: str, spans: list[tuple[int, int]], last: int) -> str:
+    """What follows the window's last token when that token ends the text (closing punctuation)."""
+    return text[spans[last][1]:] if last == len(spans) - 1 else ""
