@@ -1,7 +1,8 @@
 """Turn a hierarchy node into a SummaryRequest: its inputs, its telescoping context, its labels.
 
-An L0's inputs are its messages (``HH:MM me`` / ``HH:MM assistant`` in local time); a
-higher node's inputs are its children's summaries labelled with their period and title.
+An L0's inputs are its messages (``HH:MM me`` / ``HH:MM assistant`` in local time) and its
+title hint the conversation's title; a higher node's inputs are its children's summaries
+labelled with their period and title, and its title hint their titles joined.
 The context (see :mod:`tapestryd.projections.hierarchy_read`) is fingerprinted so each
 NodeSummarized says exactly which context it was made with.
 """
@@ -25,13 +26,14 @@ _SPEAKERS = {"user": "me", "assistant": "assistant"}
 def build_request(conn: sqlite3.Connection, node: NodeRow, tz: ZoneInfo, *,
                   with_context: bool) -> tuple[SummaryRequest, str]:
     """The request for ``node`` and the fingerprint of its context (``''`` without context)."""
+    kids = [] if node.level == 0 else children(conn, node.key)
     inputs = _message_passages(conn, node, tz) if node.level == 0 else tuple(
-        Passage(_child_label(child, tz), child.summary) for child in children(conn, node.key))
+        Passage(_child_label(child, tz), child.summary) for child in kids)
     context = [c for c in context_nodes(conn, node) if c.summary] if with_context else []
     request = SummaryRequest(
         node=node.key, level=node.level, period=period_label(node), inputs=inputs,
         context=tuple(Passage(_child_label(c, tz), c.summary) for c in context), agent=node.agent,
-        title_hint=_conversation_title(conn, node.conversation) if node.level == 0 else "",
+        title_hint=_conversation_title(conn, node.conversation) if node.level == 0 else _joined_titles(kids),
         source_chars=node.source_chars,
     )
     fingerprint = hash_parts("context", *(part for c in context for part in (c.key, c.title, c.summary)))
@@ -52,6 +54,11 @@ def _message_passages(conn: sqlite3.Connection, node: NodeRow, tz: ZoneInfo) -> 
 def _conversation_title(conn: sqlite3.Connection, conversation: str) -> str:
     row = conn.execute("SELECT title FROM conversations WHERE key = ?", (conversation,)).fetchone()
     return str(row[0]) if row else ""
+
+
+def _joined_titles(kids: list[NodeRow]) -> str:
+    """The children's distinct titles in order (``Sourdough schedule · Lisbon trip``)."""
+    return " · ".join(dict.fromkeys(k.title for k in kids if k.title))
 
 
 def _clock_time(ts: str, tz: ZoneInfo) -> str:

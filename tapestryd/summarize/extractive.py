@@ -12,7 +12,8 @@ they fit the level's length budget (:mod:`tapestryd.summarize.levels`), skipping
 sentences (under 30% of the best score: a short summary beats a padded one) and
 near-duplicates of sentences already taken (maximal marginal relevance, Carbonell &
 Goldstein, 1998), and printed in their original order. The title is the conversation's
-own when it has one, else the three heaviest terms of the kept sentences. Same input,
+own (or, above L0, its children's titles joined) when it has one, else the three heaviest
+non-numeric terms of the kept sentences. Same input,
 same output: no randomness anywhere.
 """
 
@@ -147,7 +148,8 @@ def _keyword_title(candidates: list[Sentence], chosen: list[int], matrix: Any, t
     if matrix is None:
         return _clip(" ".join(candidates[chosen[0]].text.split()[:8]))
     weights = np.asarray(matrix[chosen].sum(axis=0)).ravel()
-    top = [terms[i] for i in sorted(range(len(terms)), key=lambda i: (-weights[i], terms[i]))[:3] if weights[i] > 0]
+    ranked = sorted(range(len(terms)), key=lambda i: (-weights[i], terms[i]))
+    top = [terms[i] for i in ranked if weights[i] > 0 and not terms[i].isdigit()][:3]
     cased = _original_case(" ".join(candidates[i].text for i in chosen))
     return _clip(", ".join(cased.get(t, t) for t in top)) or "Untitled"
 
