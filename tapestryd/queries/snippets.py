@@ -23,9 +23,13 @@ def query_stems(query: str) -> set[str]:
     return set(_ANALYZER.terms(query))
 
 
-def snippet(text: str, stems: set[str], *, tokens: int = TOKENS) -> str:
-    """The best window of ``text`` for ``stems`` (see the module docstring), on one line."""
-    spans = [(m.start(), m.end()) for m in TOKEN.finditer(text)]
+def snippet(text: str, stems: set[str], *, tokens: int = TOKENS, scan: int = 4000) -> str:
+    """The best window of ``text`` for ``stems`` (see the module docstring), on one line.
+
+    Only the first ``scan`` characters are searched for the window (a pasted log can be
+    megabytes; the words that matched are nearly always near its start).
+    """
+    spans = [(m.start(), m.end()) for m in TOKEN.finditer(text, 0, scan)]
     if not spans:
         return " ".join(text.split())[:200]
     words = _ANALYZER.stems([text[a:b].lower() for a, b in spans])
@@ -38,8 +42,9 @@ def snippet(text: str, stems: set[str], *, tokens: int = TOKENS) -> str:
         out.append(text[at:a])
         out.append(f"[{text[a:b]}]" if hits[i] else text[a:b])
         at = b
-    body = "".join(out) + _trail(text, spans, last)
-    return " ".join(((("…" if first else "") + body + ("…" if last < len(spans) - 1 else ""))).split())
+    more = last < len(spans) - 1 or len(text) > scan
+    tail = "" if more else text[spans[last][1]:]  # closing punctuation after the text's last word
+    return " ".join((("…" if first else "") + "".join(out) + tail + ("…" if more else "")).split())
 
 
 def _best_window(hits: list[bool], size: int) -> int:
@@ -51,8 +56,3 @@ def _best_window(hits: list[bool], size: int) -> int:
         if count > top:
             best, top = start, count
     return best
-
-
-def _trail(text: str, spans: list[tuple[int, int]], last: int) -> str:
-    """What follows the window's last token when that token ends the text (closing punctuation)."""
-    return text[spans[last][1]:] if last == len(spans) - 1 else ""
