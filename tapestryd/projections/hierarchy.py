@@ -25,7 +25,8 @@ Tables it owns (in ``projections.db``):
   (``kind='message'``, ``source`` the ``messages.id`` as text, ``position`` the log seq of
   the message's first part).
 * ``nodes_fts``: external-content FTS5 over ``nodes.title`` and ``nodes.summary``
-  (``rowid = nodes.id``), kept in step by triggers; rank with ``bm25(nodes_fts)``.
+  (``rowid = nodes.id``), kept in step by this projection's inserts and by update and
+  delete triggers; rank with ``bm25(nodes_fts)``.
 * ``closed_days(agent, date)``: local days closed in this projection's timezone (agent
   ``''`` closes the day for every agent).
 * ``summarizer_usage(provider, model, summaries, calls, tokens_in, tokens_out)``: totals
@@ -117,10 +118,10 @@ class HierarchyProjection:
         digest = add_to_digest(digest, event.event_id, msg.role, msg.timestamp, msg.text)
         conn.execute("UPDATE nodes SET digest = ?, fingerprint = ? WHERE key = ?",
                      (digest, l0_fingerprint(digest), leaf))
-        conn.execute(
-            f"UPDATE nodes SET message_count = message_count + ?, source_chars = source_chars + ?,"
-            f" first_ts = MIN(first_ts, ?), last_ts = MAX(last_ts, ?) WHERE key IN ({', '.join('?' * len(chain))})",
-            (new, len(msg.text), ts, ts, *(n.key for n in chain)))
+        conn.executemany(
+            "UPDATE nodes SET message_count = message_count + ?, source_chars = source_chars + ?,"
+            " first_ts = MIN(first_ts, ?), last_ts = MAX(last_ts, ?) WHERE key = ?",
+            [(new, len(msg.text), ts, ts, n.key) for n in chain])
         if state != "dirty":
             refresh_state(conn, leaf)
 
@@ -137,11 +138,15 @@ class HierarchyProjection:
         closed = conn.execute("SELECT 1 FROM closed_days WHERE date = ? AND agent IN ('', ?)",
                               (end, node.agent)).fetchone() is not None
         fingerprint = l0_fingerprint("") if node.level == 0 else parent_fingerprint(node.level, [])
-        return bool(conn.execute(
+        cur = conn.execute(
             "INSERT OR IGNORE INTO nodes (key, level, agent, parent, period_start, period_end, conversation,"
             " fingerprint, closed, first_ts, last_ts) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (node.key, node.level, node.agent, parent, node.period.start.isoformat(), end, node.conversation,
-             fingerprint, int(closed), ts, ts)).rowcount)
+             fingerprint, int(closed), ts, ts))
+        if cur.rowcount != 1:
+            return False
+        conn.execute("INSERT INTO nodes_fts(rowid, title, summary) VALUES (?, '', '')", (cur.lastrowid,))
+        return True
 
     def _close(self, conn: sqlite3.Connection, closed: DayClosed) -> None:
         try:

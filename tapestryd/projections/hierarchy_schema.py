@@ -32,8 +32,11 @@ SCHEMA = [
         tokens_in INTEGER NOT NULL, tokens_out INTEGER NOT NULL, PRIMARY KEY (provider, model))""",
     """CREATE VIRTUAL TABLE IF NOT EXISTS nodes_fts USING fts5(
         title, summary, content='nodes', content_rowid='id', tokenize='porter unicode61 remove_diacritics 2')""",
-    """CREATE TRIGGER IF NOT EXISTS nodes_ai AFTER INSERT ON nodes BEGIN
-        INSERT INTO nodes_fts(rowid, title, summary) VALUES (new.id, new.title, new.summary); END""",
+    # New nodes reach the index through an explicit statement (HierarchyProjection._insert): a
+    # statement that fires a trigger opens a statement journal, and FTS5 flushes every table's
+    # pending terms to disk at each such savepoint, so an insert trigger flushed messages_fts per node.
+    # Files made before that still have the trigger; dropping it keeps nodes from being indexed twice.
+    "DROP TRIGGER IF EXISTS nodes_ai",
     """CREATE TRIGGER IF NOT EXISTS nodes_ad AFTER DELETE ON nodes BEGIN
         INSERT INTO nodes_fts(nodes_fts, rowid, title, summary) VALUES ('delete', old.id, old.title, old.summary);
         END""",
