@@ -139,8 +139,10 @@ def cosine(block: Block, stats: Stats, columns: Any, query_tf: Any) -> Any:
     """Cosine of each document with a query given as term columns and their counts."""
     import numpy as np
 
-    weights = (1 + np.log(query_tf.astype(np.float32))) * stats.idf_smooth[columns]
+    idf = stats.idf_smooth[columns]
+    weights = (1 + np.log(query_tf.astype(np.float32))) * idf
     weights /= np.linalg.norm(weights) or 1.0
+    weights *= idf  # the documents' side of each term's weight, (1 + ln tf) · idf, gets its idf here
     rows = block.counts[columns]
     rows.data = 1 + np.log(rows.data)
     with np.errstate(divide="ignore", invalid="ignore"):

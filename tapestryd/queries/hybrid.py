@@ -68,10 +68,12 @@ def _fuse(reader: Reader, lexical: list[Hit], close: list[Hit], window: SearchFi
             scores[_ident(hit)] = scores.get(_ident(hit), 0.0) + 1.0 / (RRF_K + rank)
     fused = sorted(scores, key=lambda ident: -scores[ident])
     lent = _neighbours(reader, [hits[i] for i in fused[: max(len(lexical), len(close))] if i[0] == "message"])
+    fused_scores = dict(scores)  # each giver lends from its fused score, never from what it was lent
     for (giver, neighbour) in lent:
         if _passes(neighbour, window, reader.tz):
             hits.setdefault(_ident(neighbour), neighbour)
-            scores[_ident(neighbour)] = scores.get(_ident(neighbour), 0.0) + NEIGHBOUR_WEIGHT * scores[_ident(giver)]
+            scores[_ident(neighbour)] = (scores.get(_ident(neighbour), 0.0)
+                                         + NEIGHBOUR_WEIGHT * fused_scores[_ident(giver)])
     return [hits[i] for i in sorted(scores, key=lambda ident: -scores[ident])[:limit]]
 
 

@@ -148,3 +148,23 @@ def test_many_conversations_and_summaries_fit(history: History) -> None:
     assert index.status()["fitted"] == 301
     assert index.query("kites", kinds={1})[0].doc == "n:L1:chatgpt:2026-03-01"
     index.stop()
+
+
+def test_cosine_equals_scikit_learn_tfidf(seeded: History, index: SimilarityIndex) -> None:
+    """The warm index's scores are scikit-learn's TfidfVectorizer cosine (sublinear tf, smooth idf, L2)."""
+    import sqlite3
+
+    from sklearn.feature_extraction.text import TfidfVectorizer
+
+    from tapestryd.projections.analysis import Analyzer
+
+    with sqlite3.connect(paths_for(seeded.settings).projections_db) as conn:
+        texts = [t for (t,) in conn.execute("SELECT text FROM messages WHERE text != '' ORDER BY id")]
+        texts += [f"{t}\n{s}" for t, s in conn.execute("SELECT title, summary FROM nodes WHERE summary != ''"
+                                                      " ORDER BY key")]
+    vectorizer = TfidfVectorizer(analyzer=Analyzer(), sublinear_tf=True)
+    matrix = vectorizer.fit_transform(texts)
+    expected = (matrix @ vectorizer.transform(["flaky watchdog observer test"]).T).toarray().ravel()
+    found = {m.doc: m.score for m in index.query("flaky watchdog observer test", top=10)}
+    assert found["m:2"] == pytest.approx(expected[1], abs=1e-5)
+    assert found["n:L1:claude-code:2026-03-03"] == pytest.approx(expected[3], abs=1e-5)
