@@ -7,28 +7,13 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import Any
 
 import pytest
+from query_helpers import check_documented_shape, hook_json
 
 from tapestryd.queries.hook import MAX_CONTEXT_CHARS, HookInput, cap, hook_output, plan
 
 HOOK_TIMEOUT_S = 30  # UserPromptSubmit's timeout in the issue; the hook must answer well within it
-
-
-def check_documented_shape(output: dict[str, Any], event: str) -> None:
-    """Claude Code's hooks reference: for SessionStart and UserPromptSubmit, JSON on stdout with
-    ``hookSpecificOutput`` holding ``hookEventName`` (the event) and ``additionalContext`` (a string)."""
-    assert set(output) == {"hookSpecificOutput"}
-    specific = output["hookSpecificOutput"]
-    assert set(specific) == {"hookEventName", "additionalContext"}
-    assert specific["hookEventName"] == event and event in ("SessionStart", "UserPromptSubmit")
-    assert isinstance(specific["additionalContext"], str) and len(specific["additionalContext"]) <= MAX_CONTEXT_CHARS
-
-
-def hook_json(event: str, **extra: str) -> str:
-    return json.dumps({"session_id": "sess-1", "transcript_path": "/tmp/t.jsonl", "cwd": "/p/tapestry",
-                       "hook_event_name": event, **extra})
 
 
 @pytest.mark.parametrize("event, source, expected", [

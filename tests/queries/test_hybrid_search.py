@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 
 import pytest
-from conftest import NOW, PARIS, History
+from query_helpers import NOW, PARIS, History
 
 from tapestryd.config import load_settings
 from tapestryd.queries.hybrid import hybrid_search

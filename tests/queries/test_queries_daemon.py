@@ -13,8 +13,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterator
 
 import pytest
-from conftest import History
-from test_hook_claude import check_documented_shape, hook_json
+from query_helpers import History, check_documented_shape, hook_json
 
 from tapestryd.config import load_settings
 from tapestryd.daemon.client import request

@@ -9,7 +9,7 @@ from datetime import datetime
 from pathlib import Path
 
 import pytest
-from conftest import NOW, PARIS, History
+from query_helpers import NOW, PARIS, History
 
 from tapestryd.config import load_settings
 from tapestryd.errors import TapestryError

@@ -7,7 +7,7 @@ from datetime import datetime
 from typing import Callable, Iterator
 
 import pytest
-from conftest import NOW, PARIS, History
+from query_helpers import NOW, PARIS, History
 
 from tapestryd.config import load_settings
 from tapestryd.daemon.runtime import Runtime

@@ -6,7 +6,7 @@ from datetime import datetime
 from typing import Iterator
 
 import pytest
-from conftest import PARIS, History
+from query_helpers import PARIS, History
 
 from tapestryd.config import load_settings
 from tapestryd.paths import paths_for
