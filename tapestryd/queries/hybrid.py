@@ -23,8 +23,8 @@ from zoneinfo import ZoneInfo
 from tapestryd.db import translate_errors
 from tapestryd.events.types import parse_utc
 from tapestryd.queries.reader import Reader
-from tapestryd.queries.search import RRF_K, SearchFilters, search
-from tapestryd.queries.similar import message_hits, similar
+from tapestryd.queries.search import RRF_K, SearchFilters, message_hits, search
+from tapestryd.queries.similar import similar
 
 __all__ = ["NEIGHBOUR_WEIGHT", "hybrid_search"]
 

@@ -16,8 +16,8 @@ from typing import Any
 
 from tapestryd.db import translate_errors
 
-__all__ = ["NODE_COLUMNS", "children", "get_node", "has_nodes", "is_node_key", "node_agents", "node_level",
-           "node_sources", "nodes_by_keys", "nodes_in_key_range", "parents_of"]
+__all__ = ["NODE_COLUMNS", "children", "get_node", "has_nodes", "is_node_key", "node_agents", "node_sources",
+           "nodes_by_keys", "nodes_in_key_range"]
 
 NODE_COLUMNS = ("key", "level", "agent", "parent", "period_start", "period_end", "conversation", "title",
                 "summary", "state", "message_count", "first_ts", "last_ts")
@@ -28,14 +28,6 @@ _KEY = re.compile(r"^L([0-4]):[^:]+:\d{4}")
 def is_node_key(ref: str) -> bool:
     """Whether ``ref`` looks like a node key (``L0:`` … ``L4:`` followed by agent and period)."""
     return bool(_KEY.match(ref))
-
-
-def node_level(key: str) -> int:
-    """The level (0–4) a node key names; raises ValueError for a string that is not a key."""
-    match = _KEY.match(key)
-    if not match:
-        raise ValueError(f"not a node key: {key!r}")
-    return int(match.group(1))
 
 
 def has_nodes(conn: sqlite3.Connection) -> bool:
@@ -78,11 +70,6 @@ def nodes_in_key_range(conn: sqlite3.Connection, low: str, high: str) -> list[di
 def children(conn: sqlite3.Connection, key: str) -> list[dict[str, Any]]:
     """The nodes whose parent is ``key``, in period (then key) order."""
     return _rows(conn, f"{_SELECT} WHERE parent = ? ORDER BY period_start, key", (key,))
-
-
-def parents_of(conn: sqlite3.Connection, keys: set[str]) -> set[str]:
-    """The parent keys of the nodes in ``keys`` (empty parents left out)."""
-    return {n["parent"] for n in nodes_by_keys(conn, sorted(keys)) if n["parent"]}
 
 
 def node_agents(conn: sqlite3.Connection) -> list[str]:
