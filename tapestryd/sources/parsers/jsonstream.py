@@ -9,9 +9,9 @@ stream is guarded: invalid sequences are replaced with U+FFFD and reported as a
 :class:`~tapestryd.sources.parsers.base.Problem` naming the byte offset; the rest imports.
 
 Nesting is capped at :data:`MAX_DEPTH` levels: ijson's prefix-tracking ``items`` costs
-memory quadratic in depth (a 400 KB file of ``[[[[…`` exhausts gigabytes), so items are
-built here from ``basic_parse`` events, which carry no prefix, and a deeper value ends the
-file with a Problem.
+memory quadratic in depth (a 400 KB file of ``[[[[…`` exhausts gigabytes), so the raw bytes
+pass a :class:`~tapestryd.sources.parsers.jsondepth.DepthGuard` first, and a deeper value
+ends the file with a Problem.
 """
 
 from __future__ import annotations
@@ -24,12 +24,11 @@ from typing import Any, BinaryIO, Iterator, Union
 import ijson
 
 from tapestryd.sources.parsers.base import Problem, Skip
+from tapestryd.sources.parsers.jsondepth import DepthGuard
 
 __all__ = ["MAX_DEPTH", "Conversation", "iter_conversations", "parse_iso", "skips_for"]
 
 MAX_DEPTH = 512  # real exports nest a few dozen levels
-_OPEN = frozenset(("start_map", "start_array"))
-_CLOSE = frozenset(("end_map", "end_array"))
 
 _BOM = codecs.BOM_UTF8
 _WHITESPACE = b" \t\r\n"
@@ -117,27 +116,10 @@ def iter_conversations(stream: BinaryIO, path: str) -> Iterator[Union[Conversati
 def _items(stream: Any, *, in_list: bool) -> Iterator[Any]:
     """The values of a top-level list (``in_list``) or the single top-level value, one at a time.
 
+    Built by ijson's ``items`` (in C with the yajl2_c backend) behind a :class:`DepthGuard`.
     Raises ijson.JSONError for broken JSON and for nesting deeper than MAX_DEPTH.
     """
-    base, depth, builder = int(in_list), 0, None
-    for event, value in ijson.basic_parse(stream, use_float=True):
-        if event in _CLOSE:
-            depth -= 1
-        if builder is not None:
-            builder.event(event, value)
-            if depth == base and event in _CLOSE:
-                yield builder.value
-                builder = None
-        elif depth == base and event not in _CLOSE:
-            if event not in _OPEN:
-                yield value
-                continue
-            builder = ijson.ObjectBuilder()
-            builder.event(event, value)
-        if event in _OPEN:
-            depth += 1
-            if depth > MAX_DEPTH:
-                raise ijson.JSONError(f"nesting deeper than {MAX_DEPTH} levels")
+    return ijson.items(DepthGuard(stream, MAX_DEPTH), "item" if in_list else "", use_float=True)
 
 
 def _first_byte(guard: _Utf8Guard) -> bytes | None:

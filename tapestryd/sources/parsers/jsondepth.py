@@ -1,0 +1,93 @@
+"""A nesting cap on raw JSON bytes, checked at C speed before the parser sees them.
+
+ijson's ``items`` builds values in C (``yajl2_c`` backend) but keeps a prefix string per
+open level, so its memory grows with the square of the depth (a 400 KB file of ``[[[[…``
+exhausts gigabytes). :class:`DepthGuard` wraps a byte reader and passes on only bytes whose
+nesting stays within ``limit``: at the first byte that would open level ``limit + 1`` it
+returns the bytes before it and raises ``ijson.JSONError`` on the next read, so every value
+before the deep one is still parsed.
+
+Per chunk, without a Python loop per byte: escaped backslashes and quotes are removed
+with ``bytes.replace``, ``bytes.translate`` keeps only quotes and brackets, a split at
+the quotes drops the brackets inside strings, and the running depth of the rest is
+``itertools.accumulate`` over +1/-1. State carried between chunks: the depth, whether
+the chunk ended inside a string, and whether it ended on an unpaired backslash. Only a
+chunk that goes too deep is scanned byte by byte, to find where. Brackets count as RFC
+8259 defines them: outside strings.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from itertools import accumulate
+from typing import BinaryIO
+
+import ijson
+
+__all__ = ["DepthGuard"]
+
+_NOT_STRUCTURE = bytes(b for b in range(256) if b not in b'"[]{}')
+_STEP = tuple(1 if b in b"[{" else -1 if b in b"]}" else 0 for b in range(256))
+_QUOTE, _BACKSLASH = ord('"'), ord("\\")
+
+
+@dataclass
+class DepthGuard:
+    """A reader over ``raw`` (a ``read(size) -> bytes`` stream) that stops at nesting deeper than ``limit``.
+
+    ``depth`` is the nesting at the end of the bytes passed on so far (a top-level list is
+    level 1).
+    """
+
+    raw: BinaryIO
+    limit: int
+    depth: int = 0
+    in_string: bool = False
+    backslash: bool = False
+    too_deep: bool = False
+
+    def read(self, size: int = -1) -> bytes:
+        """Up to ``size`` bytes of ``raw``; raises ijson.JSONError once the nesting went past ``limit``."""
+        if self.too_deep:
+            raise ijson.JSONError(f"nesting deeper than {self.limit} levels")
+        data = self.raw.read(size)
+        state = (self.depth, self.in_string, self.backslash)
+        if not data or self._peak(data) <= self.limit:
+            return data
+        self.too_deep = True
+        return data[:_first_too_deep(data, *state, self.limit)] or self.read(size)
+
+    def _peak(self, data: bytes) -> int:
+        """Advance the state over ``data``; the deepest level reached in it."""
+        text = (b'"' if self.in_string else b"") + (b"\\" if self.backslash else b"") + data
+        for escaped in (b"\\\\", b'\\"'):  # a run of backslashes pairs up from its left
+            if escaped in text:
+                text = text.replace(escaped, b"")
+        self.backslash = text.endswith(b"\\")
+        parts = text.translate(None, _NOT_STRUCTURE).split(b'"')  # odd-numbered parts are inside strings
+        self.in_string = len(parts) % 2 == 0
+        brackets = b"".join(parts[::2])
+        if not brackets:
+            return self.depth
+        levels = list(accumulate(map(_STEP.__getitem__, brackets), initial=self.depth))
+        self.depth = levels[-1]
+        return max(levels)
+
+
+def _first_too_deep(data: bytes, depth: int, in_string: bool, escaped: bool, limit: int) -> int:
+    """Offset in ``data`` of the first bracket that opens level ``limit + 1`` (``len(data)`` if none)."""
+    for offset, byte in enumerate(data):
+        if in_string:
+            if escaped:
+                escaped = False
+            elif byte == _BACKSLASH:
+                escaped = True
+            elif byte == _QUOTE:
+                in_string = False
+        elif byte == _QUOTE:
+            in_string = True
+        elif _STEP[byte]:
+            depth += _STEP[byte]
+            if depth > limit:
+                return offset
+    return len(data)
