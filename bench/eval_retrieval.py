@@ -146,10 +146,10 @@ def systems(reader: Reader, baseline: PlainBM25, level: str) -> dict[str, Callab
     filters = SearchFilters(level=level)
     return {
         "bm25": lambda q, now: baseline.rank(q, DEPTH),
-        "search": lambda q, now: as_ranking(search(reader, q, filters, now=now, limit=DEPTH)["hits"]),
+        "search": lambda q, now: as_ranking(search(reader, q, filters, now=now, limit=DEPTH, widen=True)["hits"]),
         "similar": lambda q, now: as_ranking(similar(reader, q, top=DEPTH, level=level)["hits"]),
         "hybrid": lambda q, now: as_ranking(hybrid_search(reader, q, filters, now=now, limit=DEPTH,
-                                                          pool=DEPTH)["hits"]),
+                                                          pool=DEPTH, widen=True)["hits"]),
     }
 
 

@@ -104,12 +104,14 @@ def search(ctx: typer.Context,
            regex: bool = typer.Option(False, "--regex", help="Treat QUERY as a regular expression over "
                                       "message text (case-insensitive), newest first."),
            hybrid: bool = typer.Option(False, "--hybrid", help="Fuse BM25 with TF-IDF similarity (RRF)."),
+           widen: bool = typer.Option(False, "--widen", help="When a time phrase leaves fewer than --limit hits, "
+                                      "add matches from other times, marked as outside the range."),
            limit: int = typer.Option(20, "--limit", "-n"),
            fmt: Format = typer.Option(Format.text, "-f", "--format")) -> None:
     """Full-text search over messages and summaries, best match first; time phrases narrow the range."""
     args = {"query": " ".join(query), "agent": agent, "role": role, "conversation": conversation, "level": level,
             "since": since, "until": until, "sort": sort, "regex": regex, "limit": limit,
-            "mode": "hybrid" if hybrid else "fts"}
+            "mode": "hybrid" if hybrid else "fts", "widen": widen}
     result = call(ctx, "search", args)
     if fmt is not Format.text and result.get("time"):
         warn(f"reading {result['time']['phrase']!r} as {result['time']['label']}")

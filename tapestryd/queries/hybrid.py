@@ -33,14 +33,15 @@ Hit = dict[str, Any]
 
 
 def hybrid_search(reader: Reader, query: str, filters: SearchFilters = SearchFilters(), *, now: datetime,
-                  limit: int = 20, pool: int = 100) -> dict[str, Any]:
+                  limit: int = 20, pool: int = 100, widen: bool = False) -> dict[str, Any]:
     """The fused ranking of ``pool`` candidates from each arm (and their neighbours), best ``limit`` first.
 
     Returns the search answer's shape (``query``, ``terms``, ``time``, ``outside`` …) with
-    ``mode`` ``hybrid``. Raises TapestryError as :func:`search` and :func:`similar` do.
+    ``mode`` ``hybrid``; ``widen`` as in :func:`search`. Raises TapestryError as
+    :func:`search` and :func:`similar` do.
     """
     depth = max(pool, limit)
-    lexical = search(reader, query, filters, now=now, limit=depth)
+    lexical = search(reader, query, filters, now=now, limit=depth, widen=widen)
     window = filters
     if lexical["time"]:
         window = replace(filters, since=_instant(lexical["time"]["since"]), until=_instant(lexical["time"]["until"]))
@@ -49,7 +50,7 @@ def hybrid_search(reader: Reader, query: str, filters: SearchFilters = SearchFil
     inside = _fuse(reader, [h for h in lexical["hits"] if not h["extra"].get("outside_range")],
                    [h for h in close if _passes(h, window, reader.tz)][:depth], window, limit)
     outside: list[Hit] = []
-    if lexical["time"] and len(inside) < limit:
+    if lexical["time"] and widen and len(inside) < limit:
         seen = {_ident(h) for h in inside}
         rest = _fuse(reader, [h for h in lexical["hits"] if h["extra"].get("outside_range")],
                      [h for h in close if not _passes(h, window, reader.tz)][:depth], filters, limit)

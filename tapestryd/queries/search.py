@@ -118,14 +118,15 @@ def fts_expression(query: str, *, any_term: bool = False) -> str:
 
 
 def search(reader: Reader, query: str, filters: SearchFilters = SearchFilters(), *, now: datetime,
-           limit: int = 20, sort: str = "relevance", regex: bool = False) -> dict[str, Any]:
+           limit: int = 20, sort: str = "relevance", regex: bool = False, widen: bool = False) -> dict[str, Any]:
     """Search with time phrases read relative to ``now``; the answer echoes how it was read.
 
     Returns ``{query, terms, time, sort, level, regex, outside, hits}``; ``time`` is the
-    range read from the query (see :class:`TimeRange.to_dict`) or None. Hits inside the
-    range come first; when fewer than ``limit`` match there, matches from other times
-    follow, each marked ``extra.outside_range`` and counted in ``outside`` (a phrase may
-    name when something happened rather than when it was discussed). Raises TapestryError
+    range read from the query (see :class:`TimeRange.to_dict`) or None. Only hits inside
+    the range are returned, unless ``widen``: then, when fewer than ``limit`` match there,
+    matches from other times follow, each marked ``extra.outside_range`` and counted in
+    ``outside`` (a phrase may name when something happened rather than when it was
+    discussed). Raises TapestryError
     for an unknown sort or level, or an invalid regular expression.
     """
     if sort not in SORTS or filters.level not in LEVELS:
@@ -139,7 +140,7 @@ def search(reader: Reader, query: str, filters: SearchFilters = SearchFilters(),
         hits = list_period(reader, narrowed, limit=limit) if found else []
     else:
         hits = _ranked(reader, terms, narrowed, limit=limit, sort=sort)
-        if found and len(hits) < limit:
+        if found and widen and len(hits) < limit:
             outside = outside_range(hits, _ranked(reader, terms, filters, limit=limit, sort=sort), limit)
     return {"query": query, "terms": terms, "time": found.to_dict() if found else None, "sort": sort,
             "level": filters.level, "regex": regex, "outside": len(outside),

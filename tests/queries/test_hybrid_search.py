@@ -49,8 +49,10 @@ def test_both_arms_contribute(reader: Reader) -> None:
 
 
 def test_the_time_phrase_keeps_inside_results_first(reader: Reader) -> None:
-    """'flaky this morning': this morning's message first, the rest marked outside the range."""
-    fused = hybrid_search(reader, "flaky this morning", SearchFilters(level="messages"), now=NOW, limit=5)
+    """'flaky this morning': only this morning's message; widened, the rest follow marked outside."""
+    strict = hybrid_search(reader, "flaky this morning", SearchFilters(level="messages"), now=NOW, limit=5)
+    assert ids(strict) == ["m4"] and strict["outside"] == 0
+    fused = hybrid_search(reader, "flaky this morning", SearchFilters(level="messages"), now=NOW, limit=5, widen=True)
     assert fused["time"]["phrase"] == "this morning" and ids(fused)[0] == "m4"
     assert all(h["extra"].get("outside_range") for h in fused["hits"][1:]) and fused["outside"] >= 1
 

@@ -76,15 +76,17 @@ def test_agent_role_and_conversation_filters(reader: Reader) -> None:
 
 
 def test_a_time_phrase_narrows_before_ranking_and_is_echoed(reader: Reader) -> None:
-    """'bread this morning' ranks this morning's bread first, says how the phrase was read,
-    and only then fills up with bread from other times, marked as outside the range."""
-    result = search(reader, "bread this morning", now=NOW)
+    """'bread this morning' keeps only this morning's bread and says how the phrase was read;
+    with widen, bread from other times follows, marked as outside the range."""
+    strict = search(reader, "bread this morning", now=NOW)
+    assert keys(strict) == ["m6"] and strict["outside"] == 0
+    result = search(reader, "bread this morning", now=NOW, widen=True)
     assert keys(result)[0] == "m6" and result["terms"] == "bread"
     assert result["time"]["phrase"] == "this morning"
     assert result["time"]["label"] == "2026-03-04 06:00 → 2026-03-04 12:00 (Europe/Paris)"
     assert result["outside"] == len(result["hits"]) - 1 == 2
     assert [h["extra"].get("outside_range", False) for h in result["hits"]] == [False, True, True]
-    assert search(reader, "bread this morning", now=NOW, limit=1)["outside"] == 0
+    assert search(reader, "bread this morning", now=NOW, limit=1, widen=True)["outside"] == 0
 
 
 def test_a_summary_matches_a_time_phrase_by_its_period(reader: Reader) -> None:
@@ -135,7 +137,9 @@ def test_the_cli_prints_text_json_and_jsonl(reader: Reader) -> None:
     text = ctl(home, "search", "bread", "2026-03-03")
     assert text.returncode == 0, text.stderr
     assert text.stdout.startswith("reading '2026-03-03' as 2026-03-03 00:00 → 2026-03-04 00:00 (Europe/Paris)")
-    assert "── 2 matches in '2026-03-03'; matches from other times follow ──" in text.stdout
+    assert "other times" not in text.stdout
+    widened = ctl(home, "search", "bread", "2026-03-03", "--widen")
+    assert "── 2 matches in '2026-03-03'; matches from other times follow ──" in widened.stdout
     hits = json.loads(ctl(home, "search", "bread", "-f", "json", "--level", "messages").stdout)
     assert sorted(h["message_key"] for h in hits) == ["m1", "m6"]
     lines = ctl(home, "search", "watchdog", "--regex", "-f", "jsonl", "--since", "2026-03-01")

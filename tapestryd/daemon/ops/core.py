@@ -33,7 +33,7 @@ def search(reader: Reader, args: dict[str, Any]) -> dict[str, Any]:
 
     args: query, agent, role, conversation, level (all|messages|summaries|L0…L4), since
     and until (ISO 8601 or a phrase such as "last week"), sort (relevance|time), regex
-    (bool), mode (fts|hybrid), limit, now (ISO 8601). See :func:`tapestryd.queries.search.search`.
+    (bool), mode (fts|hybrid), widen (bool: fill from other times, marked), limit, now (ISO 8601). See :func:`tapestryd.queries.search.search`.
     """
     now = now_of(args)
     filters = SearchFilters(
@@ -43,9 +43,9 @@ def search(reader: Reader, args: dict[str, Any]) -> dict[str, Any]:
     )
     query, limit = str(args.get("query", "")), _limit(args, 20)
     if args.get("mode") == "hybrid" and not args.get("regex"):
-        return hybrid_search(reader, query, filters, now=now, limit=limit)
+        return hybrid_search(reader, query, filters, now=now, limit=limit, widen=bool(args.get("widen")))
     return run_search(reader, query, filters, now=now, limit=limit, sort=str(args.get("sort") or "relevance"),
-                      regex=bool(args.get("regex")))
+                      regex=bool(args.get("regex")), widen=bool(args.get("widen")))
 
 
 def _when(reader: Reader, value: Any, now: Any, end: str) -> Any:
