@@ -7,10 +7,11 @@ background and registered for the ``similar`` query), the
 :class:`~tapestryd.daemon.writer.Writer` thread, the scheduler, the sources
 (:class:`~tapestryd.daemon.feeds.Feeds`: tailer over the watched roots and the inbox),
 whose first sweep catches up with every session file that changed while the daemon was
-down, and last the socket server: a client that gets an answer talks to a daemon that is
-fully up (until then the CLI answers read-only from the database).
+down, the socket server (a client that gets an answer talks to a daemon that is fully up;
+until then the CLI answers read-only from the database), and last the calendar web page
+when ``[web] enabled`` (a taken port is logged and recorded, the daemon goes on).
 
-Stop (SIGTERM): sources and scheduler first, then the socket (removed), then the writer
+Stop (SIGTERM): the calendar, sources and scheduler first, then the socket (removed), then the writer
 finishes the task in hand, then the databases close.
 
 Requests from the socket are dispatched here: read operations run on the server thread
@@ -51,6 +52,7 @@ from tapestryd.paths import paths_for
 from tapestryd.projections.tfidf import SimilarityIndex
 from tapestryd.queries.reader import Reader
 from tapestryd.queries.warm import register_warm_index, unregister_warm_index
+from tapestryd.web.server import WebServer
 
 __all__ = ["Service"]
 
@@ -74,6 +76,7 @@ class Service:
         self.scheduler: BackgroundScheduler | None = None
         self.feeds: Feeds | None = None
         self.similarity: SimilarityIndex | None = None
+        self.web: WebServer | None = None
         self._readers: queue.LifoQueue[Reader] = queue.LifoQueue()
         self._control = threading.RLock()
 
@@ -97,6 +100,7 @@ class Service:
             self.feeds.start()
             self.server = SocketServer(self.paths.socket, self.dispatch)
             self.server.start()
+            self.web = self._start_web()
         except BaseException:
             self.stop()
             raise
@@ -107,6 +111,8 @@ class Service:
     def stop(self) -> None:
         """Stop in reverse order; the databases close only if the writer finished in time."""
         self.notifier.stopping()
+        if self.web is not None:
+            self.web.stop()
         if self.feeds is not None:
             self.feeds.stop()
         if self.scheduler is not None and self.scheduler.running:
@@ -121,6 +127,19 @@ class Service:
         if self.runtime is not None and finished:
             self.runtime.close()
         log.info("daemon.stopped", clean=finished)
+
+    def _start_web(self) -> WebServer | None:
+        """The calendar when ``[web] enabled``; a taken port is logged and the daemon goes on."""
+        if not self.settings.web.enabled:
+            return None
+        web = WebServer(self.settings)
+        try:
+            web.start()
+        except TapestryError as exc:
+            log.warning("web.unavailable", error=exc.message)
+            self.state.record_error("web", exc.message)
+            return None
+        return web
 
     def healthy(self) -> bool:
         """Whether the writer thread is alive (the systemd watchdog is pinged only then)."""
@@ -181,7 +200,7 @@ class Service:
         """The daemon's state for ``status``."""
         snap = self.state.snapshot()
         snap.update(running=True, version=__version__, socket=str(self.paths.socket),
-                    config_file=str(self.settings.config_file))
+                    config_file=str(self.settings.config_file), web=self.web.url if self.web else None)
         if self.feeds is not None:
             snap["sources"] = self.feeds.describe()
         if self.writer is not None:

@@ -21,8 +21,13 @@ from tapestryd.paths import paths_for
 
 
 def write_config(home: Path, *, roots: list[Path], sweep: float = 1, extra: str = "") -> None:
-    """tapestry.toml for a test home: UTC, these watched roots, a sweep every ``sweep`` s."""
+    """tapestry.toml for a test home: UTC, these watched roots, a sweep every ``sweep`` s.
+
+    The calendar is off unless ``extra`` configures ``[web]``, so daemons never race for a port.
+    """
     listed = ", ".join(json.dumps(str(r)) for r in roots)
+    if "[web]" not in extra:
+        extra += "\n[web]\nenabled = false\n"
     (home / "tapestry.toml").write_text(
         f'[general]\ntimezone = "UTC"\n[sources]\nwatched_roots = [{listed}]\nsweep_interval = {sweep}\n{extra}')
 
