@@ -68,5 +68,5 @@ def decode(type_name: str, schema: int, payload: str) -> Event:
     while schema < cls.schema:
         data = UPCASTERS[(type_name, schema)](data)
         schema += 1
-    known = {f.name for f in dataclasses.fields(cls)}
+    known = _field_names(cls)
     return cls(**{k: v for k, v in data.items() if k in known})

@@ -27,7 +27,7 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass
 from datetime import date
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from typing import Iterable
 
 from tapestryd.clock import Period, parse_period_key, period_of
@@ -56,9 +56,9 @@ class NodeId:
     period: Period
     conversation: str = ""
 
-    @property
+    @cached_property
     def key(self) -> str:
-        """The node's key (see the module docstring)."""
+        """The node's key (see the module docstring); computed once per NodeId."""
         return node_key(self.level, self.agent, self.period, self.conversation)
 
 

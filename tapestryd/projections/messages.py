@@ -81,7 +81,8 @@ class MessagesProjection:
         """Record a message (or join a part to its message), set a conversation's title, or forget."""
         payload = event.event
         if isinstance(payload, MessageRecorded):
-            self._record(conn, event, dataclasses.replace(payload, text=outbound(payload.text)))
+            text = outbound(payload.text)
+            self._record(conn, event, payload if text == payload.text else dataclasses.replace(payload, text=text))
         elif isinstance(payload, ConversationTitled) and not forgetting.conversation_forgotten(conn, payload.conversation):
             self._ensure_conversation(conn, event, payload.conversation)
             conn.execute("UPDATE conversations SET title = ? WHERE key = ?",
