@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import threading
 import time
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Iterator
 
@@ -66,15 +66,19 @@ class LexicalQuery:
 
 @dataclass
 class _Snapshot:
-    """One fitted state: vocabulary, statistics, the fitted block and the delta block."""
+    """One fitted state: vocabulary, statistics, the fitted block and the delta block.
+
+    ``delta_corpus`` holds the delta's documents with their texts; it shares ``node_keys``
+    (the same list object), since its nodes' refs are positions in that table.
+    """
 
     vocabulary: dict[str, int]
     stats: Stats
     fitted: Block
     node_keys: list[str]
     seq: int
+    delta_corpus: Corpus
     delta: Block | None = None
-    delta_corpus: Corpus = field(default_factory=Corpus)
 
     def blocks(self) -> list[Block]:
         return [self.fitted] + ([self.delta] if self.delta is not None else [])
@@ -232,7 +236,7 @@ class SimilarityIndex:
         fitted = replace(snap.fitted, dead=_hide(snap, gone))
         corpus = snap.delta_corpus.without(gone).plus(fresh)
         delta = _delta_block(snap, corpus, self.analyzer)
-        return _Snapshot(snap.vocabulary, snap.stats, fitted, snap.node_keys, seq, delta, corpus)
+        return _Snapshot(snap.vocabulary, snap.stats, fitted, snap.node_keys, seq, corpus, delta)
 
     def _poll(self, seconds: float) -> None:
         while not self._stopping.wait(seconds):
@@ -329,7 +333,7 @@ def _snapshot(vocabulary: dict[str, int], counts: Any, lengths: list[int], corpu
     stats = Stats.of(counts, np.asarray(lengths, dtype=np.float32), messages=messages,
                      message_rows=corpus.message_rows)
     fitted = Block.build(counts, lengths, corpus.columns(), stats.idf_smooth)
-    return _Snapshot(vocabulary, stats, fitted, corpus.node_keys, seq)
+    return _Snapshot(vocabulary, stats, fitted, corpus.node_keys, seq, Corpus(node_keys=corpus.node_keys))
 
 
 def _delta_block(snap: _Snapshot, corpus: Corpus, analyzer: Analyzer) -> Block | None:

@@ -70,7 +70,11 @@ class Corpus:
         return self.values
 
     def without(self, gone: set[str]) -> Corpus:
-        """A copy (texts kept) without the documents whose identity is in ``gone``."""
+        """A copy (texts kept, same node-key table) without the documents whose identity is in ``gone``.
+
+        Raises ValueError for a corpus that did not keep its texts (one filled by :meth:`stream`).
+        """
+        self._check_texts()
         kept = Corpus(node_keys=self.node_keys, message_rows=self.message_rows)
         for i in range(len(self)):
             if self.doc(i) not in gone:
@@ -78,11 +82,22 @@ class Corpus:
         return kept
 
     def plus(self, other: Corpus) -> Corpus:
-        """This corpus followed by ``other`` (texts kept)."""
+        """This corpus followed by ``other`` (texts kept).
+
+        Raises ValueError when ``other`` refers to nodes by another node-key table or either
+        corpus did not keep its texts.
+        """
+        if other.node_keys is not self.node_keys:
+            raise ValueError("the corpora number their nodes in different node-key tables")
+        other._check_texts()
         joined = self.without(set())
         for i in range(len(other)):
             joined.add(other.row(i), other.texts[i])
         return joined
+
+    def _check_texts(self) -> None:
+        if len(self.texts) != len(self):
+            raise ValueError(f"this corpus kept {len(self.texts)} texts of its {len(self)} documents")
 
     def stream(self, conn: sqlite3.Connection, codes: Codes) -> Iterator[str]:
         """Yield every message text (id order) then every summary (key order), recording each one's values."""
