@@ -27,6 +27,7 @@ import structlog
 
 from tapestryd.db import connect
 from tapestryd.projections.analysis import Analyzer
+from tapestryd.projections.failures import Failures
 from tapestryd.projections.similarity import feed_after, feed_head
 from tapestryd.projections.termmatrix import Block, Codes, Stats, bm25, cosine
 from tapestryd.projections.warmdocs import MESSAGE, Corpus, load_changed
@@ -110,6 +111,7 @@ class SimilarityIndex:
         self._refit: threading.Thread | None = None
         self._poller: threading.Thread | None = None
         self._conn: Any = None
+        self.failures = Failures("similarity", db=str(db_path))
         self.last_fit: dict[str, Any] = {}
 
     # -- life cycle ----------------------------------------------------------------------
@@ -123,6 +125,7 @@ class SimilarityIndex:
     def build(self) -> None:
         """Fit now, in this thread (the CLI's one-off index when no daemon runs)."""
         self._install(self._fit())
+        self.refresh()
 
     def stop(self, timeout: float = 10.0) -> None:
         """Stop polling, wait for a running refit (at most ``timeout`` s), close the connection."""
@@ -141,14 +144,16 @@ class SimilarityIndex:
         return self._ready.is_set()
 
     def status(self) -> dict[str, Any]:
-        """Documents fitted and in the delta, hidden rows, feed seq, bytes, and the last fit's figures."""
-        snap = self._snap
+        """Documents fitted and in the delta, hidden rows, feed seq, bytes, the last fit's figures,
+        and ``errors`` (task → ``"Type: message"``) while a background refit or refresh keeps failing."""
+        snap, errors = self._snap, self.failures.current()
+        failing = {"errors": errors} if errors else {}
         if snap is None:
-            return {"ready": False, **self.last_fit}
+            return {"ready": False, **self.last_fit, **failing}
         hidden = sum(int(b.dead.sum()) for b in snap.blocks())
         return {"ready": True, "fitted": snap.fitted.size, "delta": snap.delta.size if snap.delta else 0,
                 "hidden": hidden, "seq": snap.seq, "refitting": self._fitting,
-                "bytes": sum(b.nbytes() for b in snap.blocks()), **self.last_fit}
+                "bytes": sum(b.nbytes() for b in snap.blocks()), **self.last_fit, **failing}
 
     # -- fitting -------------------------------------------------------------------------
 
@@ -162,18 +167,19 @@ class SimilarityIndex:
         self._fitting = True
         try:
             snap = self._fit()
-        except Exception:  # a failed refit keeps the old snapshot; the next trigger retries
-            log.exception("similarity.refit_failed", db=str(self.db_path))
+        except Exception as exc:  # a failed refit keeps the old snapshot; the next trigger retries
+            self.failures.failed("refit", exc)
             return
         finally:
             self._fitting = False
+        self.failures.succeeded("refit")
         self._install(snap)
+        self._refresh_guarded()
 
     def _install(self, snap: _Snapshot) -> None:
         with self._lock:
             self._snap = snap
         self._ready.set()
-        self.refresh()
 
     def _fit(self) -> _Snapshot:
         started = time.monotonic()
@@ -240,12 +246,20 @@ class SimilarityIndex:
 
     def _poll(self, seconds: float) -> None:
         while not self._stopping.wait(seconds):
-            try:
-                if self._snap is None:
-                    self._start_refit()  # the first fit failed: try again
-                self.refresh()
-            except Exception:  # a failed refresh is retried at the next tick
-                log.exception("similarity.refresh_failed", db=str(self.db_path))
+            if self._snap is None:
+                self._start_refit()  # the first fit failed: try again
+            self._refresh_guarded()
+
+    def _refresh_guarded(self) -> None:
+        """:meth:`refresh`, its errors logged once each (they repeat at every tick until the
+        cause goes); a new error also starts a refit, which rebuilds everything from the database."""
+        try:
+            self.refresh()
+        except Exception as exc:
+            if self.failures.failed("refresh", exc):
+                self._start_refit()
+        else:
+            self.failures.succeeded("refresh")
 
     # -- querying ------------------------------------------------------------------------
 

@@ -3,11 +3,14 @@ arriving in the delta, refreshed again and again, refitted, and a refresh that k
 
 from __future__ import annotations
 
+import sqlite3
 import time
 from datetime import datetime
+from pathlib import Path
 from typing import Callable, Iterator
 
 import pytest
+import structlog
 from query_helpers import PARIS, History
 
 from tapestryd.paths import paths_for
@@ -88,6 +91,27 @@ def test_the_index_keeps_up_across_a_refit(history: History) -> None:
     index.stop()
 
 
+def test_a_failing_refresh_is_logged_once_and_the_index_recovers(fitted: tuple[History, SimilarityIndex]) -> None:
+    """While the messages table is missing every tick fails the same way: one log line, not one a
+    tick; the poller lives on, says when it recovered, and folds in what arrived meanwhile."""
+    history, index = fitted
+    db = paths_for(history.settings).projections_db
+    history.message("chatgpt:c3", at(3), "A bowline knot lesson on the dock", agent="chatgpt")
+    history.commit()
+    _rename(db, "messages", "messages_away")
+    with structlog.testing.capture_logs() as logs:
+        index.start(poll_seconds=0.02)
+        wait_until(lambda: "refresh" in index.status().get("errors", {}))
+        time.sleep(0.5)  # some 25 more ticks, each failing alike
+        failed = [e for e in logs if e["event"] == "similarity.refresh_failed"]
+        assert len(failed) == 1 and "messages" in failed[0]["error"]
+        _rename(db, "messages_away", "messages")
+        wait_until(lambda: docs(index, "bowline knot") == {"m:2", "m:3"})
+    assert index._poller is not None and index._poller.is_alive()
+    assert [e["event"] for e in logs].count("similarity.refresh_recovered") == 1
+    assert "refresh" not in index.status().get("errors", {})
+
+
 def test_a_streamed_corpus_cannot_be_copied_for_a_delta() -> None:
     """A corpus that kept no texts, or rows numbered in another node-key table, raise a clear ValueError."""
     streamed, other = Corpus(), Corpus()
@@ -103,3 +127,12 @@ def _settled(index: SimilarityIndex, documents: int) -> bool:
     index.refresh()
     status = index.status()
     return status["fitted"] > 1 and not status["refitting"] and status["fitted"] + status["delta"] == documents
+
+
+def _rename(db: Path, old: str, new: str) -> None:
+    conn = sqlite3.connect(db)
+    try:
+        conn.execute(f"ALTER TABLE {old} RENAME TO {new}")
+        conn.commit()
+    finally:
+        conn.close()
