@@ -8,8 +8,9 @@ Tables it owns (in ``projections.db``):
   sidechain, skipped, meta)``: one row per (conversation, message_key); parts of a
   streamed reply that share a key are joined in log order with a blank line.
 * ``messages_fts``: an external-content FTS5 table over ``messages.text`` (porter stemmer
-  over unicode61), kept in step by this projection's inserts and updates and by a delete
-  trigger; ``bm25(messages_fts)`` ranks matches.
+  over unicode61), kept in step by this projection (texts stored during a batch are
+  indexed together, in id order, by :meth:`MessagesProjection.flush` before the runner
+  commits) and by a delete trigger; ``bm25(messages_fts)`` ranks matches.
 
 Timestamps (``ts``, ``first_ts``, ``last_ts``) are ISO 8601 UTC text of fixed width, so
 text order is time order.
@@ -50,7 +51,7 @@ _SCHEMA = [
         text, content='messages', content_rowid='id', tokenize='porter unicode61 remove_diacritics 2')""",
     """CREATE TRIGGER IF NOT EXISTS messages_ad AFTER DELETE ON messages BEGIN
         INSERT INTO messages_fts(messages_fts, rowid, text) VALUES ('delete', old.id, old.text); END""",
-    # Inserts and text updates reach the index through explicit statements (_insert, _join_part):
+    # Inserts and text updates reach the index through explicit statements (flush, _join_part):
     # FTS5 written from a trigger flushes its buffer on every row, which made ingest ~3x slower.
     # Files made before that still have the triggers; dropping them keeps rows from being indexed twice.
     "DROP TRIGGER IF EXISTS messages_ai",
@@ -64,6 +65,9 @@ class MessagesProjection:
     name = "messages"
     types = (MessageRecorded.type, ConversationTitled.type, Forgotten.type)
 
+    def __init__(self) -> None:
+        self._unindexed: dict[int, str] = {}  # message id → its text, stored but not yet in messages_fts
+
     def create(self, conn: sqlite3.Connection) -> None:
         """Create the tables, indexes, FTS5 table and triggers if missing."""
         for statement in _SCHEMA:
@@ -72,6 +76,7 @@ class MessagesProjection:
 
     def clear(self, conn: sqlite3.Connection) -> None:
         """Delete every conversation and message (the FTS index follows through triggers)."""
+        self._unindexed.clear()
         conn.execute("DELETE FROM messages")
         conn.execute("INSERT INTO messages_fts(messages_fts) VALUES ('delete-all')")
         conn.execute("DELETE FROM conversations")
@@ -88,10 +93,25 @@ class MessagesProjection:
             conn.execute("UPDATE conversations SET title = ? WHERE key = ?",
                          (outbound(payload.title), payload.conversation))
         elif isinstance(payload, Forgotten):
+            self.flush(conn)  # the delete trigger removes indexed texts only
             forgetting.apply_forgotten(conn, event.seq, payload)
+
+    def flush(self, conn: sqlite3.Connection) -> None:
+        """Index the texts stored since the last flush, in id order (the runner calls it before committing).
+
+        A streamed reply's parts are then indexed once, joined, instead of a delete and an
+        insert per part (an FTS5 delete after inserts writes its pending terms to disk).
+        """
+        conn.executemany("INSERT INTO messages_fts(rowid, text) VALUES (?, ?)", sorted(self._unindexed.items()))
+        self._unindexed.clear()
+
+    def discard(self) -> None:
+        """Drop the unindexed texts of a batch whose transaction was rolled back."""
+        self._unindexed.clear()
 
     def _record(self, conn: sqlite3.Connection, event: StoredEvent, msg: MessageRecorded) -> None:
         if msg.meta.get("forgotten") or forgetting.is_forgotten(conn, msg.conversation, msg.timestamp, msg.text):
+            self.flush(conn)
             forgetting.drop_message(conn, msg.conversation, msg.message)
             return
         self._ensure_conversation(conn, event, msg.conversation)
@@ -102,9 +122,8 @@ class MessagesProjection:
             self._join_part(conn, row, msg)
         self._touch_conversation(conn, msg, added=int(inserted))
 
-    @staticmethod
-    def _insert(conn: sqlite3.Connection, event: StoredEvent, msg: MessageRecorded) -> bool:
-        """Insert the message; False (nothing written) when its key is stored: a later part."""
+    def _insert(self, conn: sqlite3.Connection, event: StoredEvent, msg: MessageRecorded) -> bool:
+        """Insert the message (indexed at the next flush); False (nothing written) when its key is stored: a later part."""
         cur = conn.execute(
             "INSERT INTO messages (conversation, message_key, seq, agent, role, ts, text, model, session, sidechain,"
             " skipped, meta) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
@@ -114,19 +133,20 @@ class MessagesProjection:
         )
         if cur.rowcount != 1:
             return False
-        conn.execute("INSERT INTO messages_fts(rowid, text) VALUES (?, ?)", (cur.lastrowid, msg.text))
+        self._unindexed[cur.lastrowid] = msg.text
         return True
 
-    @staticmethod
-    def _join_part(conn: sqlite3.Connection, row: tuple[int, str, str], msg: MessageRecorded) -> None:
+    def _join_part(self, conn: sqlite3.Connection, row: tuple[int, str, str], msg: MessageRecorded) -> None:
+        """Append a later part's text to its message; the joined text is indexed at the next flush."""
         msg_id, text, skipped = row
         joined = "\n\n".join(t for t in (text, msg.text) if t)
         counts = json.loads(skipped)
         for kind, n in msg.skipped.items():
             counts[kind] = counts.get(kind, 0) + n
-        conn.execute("INSERT INTO messages_fts(messages_fts, rowid, text) VALUES ('delete', ?, ?)", (msg_id, text))
+        if msg_id not in self._unindexed:
+            conn.execute("INSERT INTO messages_fts(messages_fts, rowid, text) VALUES ('delete', ?, ?)", (msg_id, text))
         conn.execute("UPDATE messages SET text = ?, skipped = ? WHERE id = ?", (joined, _dumps(counts), msg_id))
-        conn.execute("INSERT INTO messages_fts(rowid, text) VALUES (?, ?)", (msg_id, joined))
+        self._unindexed[msg_id] = joined
 
     @staticmethod
     def _ensure_conversation(conn: sqlite3.Connection, event: StoredEvent, key: str) -> None:

@@ -4,7 +4,9 @@ Each projection keeps a checkpoint (the last seq it applied) in ``projections.db
 checkpoint is written in the same transaction as the rows the events produced, so a crash
 never applies an event twice or skips one (the tracking-record pattern of
 pyeventsourcing's ``projection.py``). ``rebuild`` is "clear, checkpoint 0, catch up": the
-incremental path and the replay path are one code path.
+incremental path and the replay path are one code path. A :class:`BufferedProjection`
+(one with ``flush``) writes what it held back during a batch when the runner flushes it,
+after the batch's last event and before the commit.
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ from tapestryd.db import connect, transaction, translate_errors
 from tapestryd.events.store import EventStore
 from tapestryd.events.types import StoredEvent
 
-__all__ = ["Projection", "Projector", "checkpoints"]
+__all__ = ["BufferedProjection", "Projection", "Projector", "checkpoints"]
 
 log = structlog.get_logger(__name__)
 
@@ -44,6 +46,16 @@ class Projection(Protocol):
 
     def apply(self, conn: sqlite3.Connection, event: StoredEvent) -> None:
         """Apply one event, inside the runner's transaction."""
+
+
+class BufferedProjection(Projection, Protocol):
+    """A projection that holds some writes of a batch in memory (the messages projection's FTS rows)."""
+
+    def flush(self, conn: sqlite3.Connection) -> None:
+        """Write what it holds; the runner calls it after a batch's last event, before committing."""
+
+    def discard(self) -> None:
+        """Drop what it holds; the runner calls it when the batch's transaction rolled back."""
 
 
 def _create_checkpoints(conn: sqlite3.Connection) -> None:
@@ -107,9 +119,17 @@ class Projector:
         events = self._read(low, batch)
         if not events:
             return 0
-        with transaction(self.conn):
-            self._apply_events(marks, events)
+        try:
+            with transaction(self.conn):
+                self._apply_events(marks, events)
+        except BaseException:
+            for projection in self._buffered():
+                projection.discard()
+            raise
         return len(events)
+
+    def _buffered(self) -> list[BufferedProjection]:
+        return [p for p in self.projections if hasattr(p, "flush")]  # type: ignore[misc]
 
     def _read(self, after: int, batch: int) -> list[StoredEvent]:
         return list(itertools.islice(self.store.read(after=after, batch=batch), batch))
@@ -124,6 +144,8 @@ class Projector:
                 types = wanted[projection.name]
                 if event.seq > marks.get(projection.name, 0) and (not types or event.type in types):
                     projection.apply(self.conn, event)
+        for buffered in self._buffered():
+            buffered.flush(self.conn)
         for projection in self.projections:
             self.conn.execute(
                 "INSERT INTO checkpoints VALUES (?, ?) ON CONFLICT(projection) DO UPDATE SET seq = excluded.seq",
