@@ -45,7 +45,7 @@ def fold(word: str) -> str:
 
 
 class Analyzer:
-    """Callable text → content stems, for scikit-learn's ``CountVectorizer(analyzer=...)``.
+    """Callable text → content stems, the analyzer of :mod:`~tapestryd.projections.termcount`.
 
     Each call also appends the text's total token count (stop words included, as FTS5
     counts a row's size) to :attr:`lengths`, in call order. Stems are memoized; the

@@ -1,7 +1,7 @@
 """The warm index: messages and summaries as term counts in memory, kept current from the feed.
 
-Fitted once (scikit-learn's ``CountVectorizer`` over :class:`~tapestryd.projections.analysis.Analyzer`
-stems, FTS5's tokens), then kept current without refitting: each :meth:`SimilarityIndex.refresh`
+Fitted once (term counts of :class:`~tapestryd.projections.analysis.Analyzer` stems, FTS5's
+tokens, by :mod:`tapestryd.projections.termcount`), then kept current without refitting: each :meth:`SimilarityIndex.refresh`
 reads the documents the similarity feed (:mod:`tapestryd.projections.similarity`) lists
 after the last seq it saw, hides their old rows and counts their new text into a small
 delta block with the fitted vocabulary. When the delta passes ``refit_fraction`` of the
@@ -29,6 +29,7 @@ from tapestryd.db import connect
 from tapestryd.projections.analysis import Analyzer
 from tapestryd.projections.failures import Failures
 from tapestryd.projections.similarity import feed_after, feed_head
+from tapestryd.projections.termcount import count, fit_counts
 from tapestryd.projections.termmatrix import Block, Codes, Stats, bm25, cosine
 from tapestryd.projections.warmdocs import MESSAGE, Corpus, load_changed
 
@@ -320,21 +321,17 @@ def _documents(conn: Any) -> int:
 def _count(texts: Iterator[str], total: int) -> tuple[dict[str, int], Any, list[int]]:
     """Vocabulary, docs × terms counts (float32) and token lengths of the ``total`` streamed ``texts``.
 
-    An empty store (or one holding only stop words) gives an empty vocabulary, and
-    scikit-learn is not even imported for a store with no text yet.
+    An empty store (or one holding only stop words) gives an empty vocabulary, and numpy
+    and scipy are not even imported for a store with no text yet.
     """
     if not total:
         return {}, None, []
-    import numpy as np
-    from sklearn.feature_extraction.text import CountVectorizer
-
     analyzer = Analyzer()
-    vectorizer = CountVectorizer(analyzer=analyzer, min_df=2 if total >= 50_000 else 1, dtype=np.float32)
     try:
-        counts = vectorizer.fit_transform(texts)
+        vocabulary, counts = fit_counts(texts, analyzer, min_df=2 if total >= 50_000 else 1)
     except ValueError:  # empty vocabulary: only stop words
         return {}, None, analyzer.lengths
-    return dict(vectorizer.vocabulary_), counts, analyzer.lengths
+    return vocabulary, counts, analyzer.lengths
 
 
 def _snapshot(vocabulary: dict[str, int], counts: Any, lengths: list[int], corpus: Corpus, seq: int) -> _Snapshot:
@@ -351,14 +348,10 @@ def _snapshot(vocabulary: dict[str, int], counts: Any, lengths: list[int], corpu
 
 
 def _delta_block(snap: _Snapshot, corpus: Corpus, analyzer: Analyzer) -> Block | None:
-    import numpy as np
-    from sklearn.feature_extraction.text import CountVectorizer
-
     if not corpus.texts:
         return None
     analyzer.lengths = []
-    counter = CountVectorizer(analyzer=analyzer, vocabulary=snap.vocabulary, dtype=np.float32)
-    counts = counter.transform(corpus.texts)
+    counts = count(corpus.texts, analyzer, snap.vocabulary)
     return Block.build(counts, analyzer.lengths, corpus.columns(), snap.stats.idf_smooth)
 
 
