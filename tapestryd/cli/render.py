@@ -72,6 +72,20 @@ def render_receipt(receipt: dict[str, Any]) -> str:
             lines.append("  skipped:       " + ", ".join(f"{k} {v}" for k, v in sorted(f["skipped"].items())))
         lines.extend(f"  error: {e}" for e in f.get("errors", []))
     t = receipt.get("totals", {})
+    lines.extend(_passed_over(receipt))
     lines.append(f"total: {t.get('messages_new', 0)} new messages, {t.get('messages_known', 0)} already known, "
                  f"{t.get('errors', 0)} errors in {t.get('files', 0)} files")
     return "\n".join(lines)
+
+
+def _passed_over(receipt: dict[str, Any]) -> list[str]:
+    """A line for the files of a folder or ZIP that were not imported at all (totals minus the files' own skips)."""
+    reasons = dict(receipt.get("totals", {}).get("skipped", {}))
+    for f in receipt.get("files", []):
+        for reason, n in f.get("skipped", {}).items():
+            reasons[reason] = reasons.get(reason, 0) - n
+    reasons = {k: v for k, v in reasons.items() if v > 0}
+    if not reasons:
+        return []
+    listed = ", ".join(f"{k} {v}" for k, v in sorted(reasons.items()))
+    return [f"passed over {sum(reasons.values())} files ({listed})"]

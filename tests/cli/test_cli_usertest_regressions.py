@@ -1,0 +1,63 @@
+"""Regressions found by trying tapestryd as a new user: a folder's receipt, same-second backups, search errors."""
+
+from __future__ import annotations
+
+import sqlite3
+import subprocess
+import sys
+from datetime import datetime, timezone
+from pathlib import Path
+from zoneinfo import ZoneInfo
+
+import pytest
+
+from tapestryd.daemon.backup import list_backups, rotate
+
+CORPUS = Path(__file__).resolve().parents[2] / ".." / "shared" / "corpus"
+
+
+def ctl(*args: str, home: Path) -> subprocess.CompletedProcess[str]:
+    """Run tapestryctl in its own process against ``home``."""
+    env = {"TAPESTRY_HOME": str(home), "PATH": "/usr/bin:/bin", "HOME": str(home), "TAPESTRY_FAST": "0"}
+    return subprocess.run([sys.executable, "-m", "tapestryd.cli", *args], capture_output=True, text=True,
+                          env=env, timeout=60, check=False)
+
+
+def test_folder_receipt_names_the_files_it_passed_over(tmp_path: Path) -> None:
+    voice = CORPUS / "claude-ai" / "echomine-voice_note.json"
+    if not voice.is_file():
+        pytest.skip(f"corpus file missing: {voice}")
+    folder = tmp_path / "downloads"
+    folder.mkdir()
+    (folder / "export.json").write_bytes(voice.read_bytes())
+    (folder / "notes.txt").write_text("shopping list\n")
+    (folder / "blank.json").write_bytes(b"")
+    out = ctl("ingest", str(folder), home=tmp_path / "home")
+    assert out.returncode == 0, out.stderr
+    assert "passed over 2 files" in out.stdout and "not-an-export 2" in out.stdout
+
+
+def test_a_second_backup_in_the_same_second_is_the_one_kept(tmp_path: Path) -> None:
+    log = tmp_path / "events.db"
+    conn = sqlite3.connect(log)
+    conn.execute("CREATE TABLE events (seq INTEGER PRIMARY KEY)")
+    conn.commit()
+    conn.close()
+    now = datetime(2026, 3, 4, 9, 30, tzinfo=timezone.utc)
+    first = rotate(log, tmp_path / "b", tz=ZoneInfo("UTC"), now=now)
+    second = rotate(log, tmp_path / "b", tz=ZoneInfo("UTC"), now=now)
+    kept = [b.path for b in list_backups(tmp_path / "b")]
+    assert kept == [Path(second["backup"]["path"])]  # type: ignore[index]
+    assert second["pruned"] == [first["backup"]["path"]]  # type: ignore[index]
+
+
+def test_a_bad_search_level_is_named_without_blaming_sort(tmp_path: Path) -> None:
+    voice = CORPUS / "claude-ai" / "echomine-voice_note.json"
+    if not voice.is_file():
+        pytest.skip(f"corpus file missing: {voice}")
+    assert ctl("ingest", str(voice), home=tmp_path).returncode == 0
+    out = ctl("search", "hello", "--level", "L9", home=tmp_path)
+    assert out.returncode == 1 and "Traceback" not in out.stderr
+    assert "level" in out.stderr and "'L9'" in out.stderr and "sort" not in out.stderr
+    out = ctl("search", "hello", "--sort", "bogus", home=tmp_path)
+    assert out.returncode == 1 and "'bogus'" in out.stderr and "level" not in out.stderr
