@@ -34,7 +34,7 @@ __all__ = ["BackupInfo", "backup_log", "check_backup", "list_backups", "prune_ba
 log = structlog.get_logger(__name__)
 
 ROTATION = "events"
-_NAME = re.compile(r"^(?P<label>events|pre-restore|pre-compact)-(?P<stamp>\d{8}T\d{6}Z)(?:-\d+)?\.db$")
+_NAME = re.compile(r"^(?P<label>events|pre-restore|pre-compact)-(?P<stamp>\d{8}T\d{6}Z)(?:-(?P<n>\d+))?\.db$")
 
 
 @dataclass(frozen=True)
@@ -59,7 +59,13 @@ def list_backups(folder: Path) -> list[BackupInfo]:
         if match:
             taken = datetime.strptime(match["stamp"], "%Y%m%dT%H%M%SZ").replace(tzinfo=timezone.utc)
             found.append(BackupInfo(path, match["label"], taken, path.stat().st_size))
-    return sorted(found, key=lambda b: (b.taken_at, b.path.name))
+    return sorted(found, key=lambda b: (b.taken_at, _copy_number(b.path.name), b.path.name))
+
+
+def _copy_number(name: str) -> int:
+    """0 for ``<stem>.db``, n for ``<stem>-n.db`` (a later copy in the same second; '-' sorts before '.')."""
+    match = _NAME.match(name)
+    return int(match["n"]) if match and match["n"] else 0
 
 
 def backup_log(events_db: Path, folder: Path, *, now: datetime | None = None, label: str = ROTATION) -> BackupInfo:
