@@ -129,8 +129,10 @@ def search(reader: Reader, query: str, filters: SearchFilters = SearchFilters(),
     discussed). Raises TapestryError
     for an unknown sort or level, or an invalid regular expression.
     """
-    if sort not in SORTS or filters.level not in LEVELS:
-        raise TapestryError(f"sort must be one of {', '.join(SORTS)} and level one of {', '.join(LEVELS)}")
+    if sort not in SORTS:
+        raise TapestryError(f"unknown sort {sort!r}; expected one of {', '.join(SORTS)}")
+    if filters.level not in LEVELS:
+        raise TapestryError(f"unknown level {filters.level!r}; expected one of {', '.join(LEVELS)}")
     found, terms = (None, query) if regex else _time_phrase(reader, query, filters, now)
     narrowed = replace(filters, since=found.since, until=found.until) if found else filters
     outside: list[SearchHit] = []
