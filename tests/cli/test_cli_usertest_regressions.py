@@ -13,6 +13,8 @@ import pytest
 
 from tapestryd.daemon.backup import list_backups, rotate
 
+from test_cli_core import seed
+
 CORPUS = Path(__file__).resolve().parents[2] / ".." / "shared" / "corpus"
 
 
@@ -61,3 +63,12 @@ def test_a_bad_search_level_is_named_without_blaming_sort(tmp_path: Path) -> Non
     assert "level" in out.stderr and "'L9'" in out.stderr and "sort" not in out.stderr
     out = ctl("search", "hello", "--sort", "bogus", home=tmp_path)
     assert out.returncode == 1 and "'bogus'" in out.stderr and "level" not in out.stderr
+
+
+def test_search_refuses_a_bad_role_limit_or_reversed_range(tmp_path: Path) -> None:
+    """Values that can only be mistakes are named in a one-line error, not answered with nothing."""
+    seed(tmp_path)
+    for args, fragment in ((["--role", "bogus"], "role must be one of"), (["-n", "0"], "limit must be between"),
+                           (["--since", "2025-01-01", "--until", "2020-01-01"], "must come after")):
+        done = ctl("search", "braid", *args, home=tmp_path)
+        assert done.returncode == 1 and fragment in done.stderr and "Traceback" not in done.stderr

@@ -20,6 +20,8 @@ from tapestryd.queries.timephrase import parse_when
 
 __all__: list[str] = []
 
+ROLES = ("user", "assistant", "system", "tool")
+
 
 @read_op("ping")
 def ping(reader: Reader, args: dict[str, Any]) -> dict[str, Any]:
@@ -33,14 +35,20 @@ def search(reader: Reader, args: dict[str, Any]) -> dict[str, Any]:
 
     args: query, agent, role, conversation, level (all|messages|summaries|L0…L4), since
     and until (ISO 8601 or a phrase such as "last week"), sort (relevance|time), regex
-    (bool), mode (fts|hybrid), widen (bool: fill from other times, marked), limit, now (ISO 8601). See :func:`tapestryd.queries.search.search`.
+    (bool), mode (fts|hybrid), widen (bool: fill from other times, marked), limit, now
+    (ISO 8601). See :func:`tapestryd.queries.search.search`. Raises TapestryError for an
+    unknown role or a range that ends before it starts.
     """
     now = now_of(args)
+    if args.get("role") and args["role"] not in ROLES:
+        raise TapestryError(f"role must be one of {', '.join(ROLES)}, got {args['role']!r}")
     filters = SearchFilters(
         agent=str(args.get("agent") or ""), role=str(args.get("role") or ""),
         conversation=str(args.get("conversation") or ""), level=str(args.get("level") or "all"),
         since=_when(reader, args.get("since"), now, "since"), until=_when(reader, args.get("until"), now, "until"),
     )
+    if filters.since and filters.until and filters.until <= filters.since:
+        raise TapestryError(f"--until ({args.get('until')}) must come after --since ({args.get('since')})")
     query, limit = str(args.get("query", "")), _limit(args, 20)
     if args.get("mode") == "hybrid" and not args.get("regex"):
         return hybrid_search(reader, query, filters, now=now, limit=limit, widen=bool(args.get("widen")))
@@ -109,7 +117,12 @@ def catch_up(runtime: Runtime, args: dict[str, Any]) -> dict[str, Any]:
 
 
 def _limit(args: dict[str, Any], default: int) -> int:
+    """The ``limit`` arg (default when absent), 1 to 10,000; raises TapestryError otherwise."""
+    value = args.get("limit")
     try:
-        return max(1, min(int(args.get("limit") or default), 10_000))
+        limit = default if value is None else int(value)
     except (TypeError, ValueError) as exc:
-        raise TapestryError(f"limit must be a number, got {args.get('limit')!r}") from exc
+        raise TapestryError(f"limit must be a number, got {value!r}") from exc
+    if not 1 <= limit <= 10_000:
+        raise TapestryError(f"limit must be between 1 and 10000, got {limit}")
+    return limit
