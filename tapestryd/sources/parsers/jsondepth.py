@@ -9,8 +9,9 @@ before the deep one is still parsed.
 
 Per chunk, without a Python loop per byte: escaped backslashes and quotes are removed
 with ``bytes.replace``, ``bytes.translate`` keeps only quotes and brackets, a split at
-the quotes drops the brackets inside strings, and the running depth of the rest is
-``itertools.accumulate`` over +1/-1. State carried between chunks: the depth, whether
+the quotes drops the brackets inside strings, and peeling matched pairs bounds the depth
+of the rest; only a chunk whose bound passes the limit gets its exact running depth
+(``itertools.accumulate`` over +1/-1). State carried between chunks: the depth, whether
 the chunk ended inside a string, and whether it ended on an unpaired backslash. Only a
 chunk that goes too deep is scanned byte by byte, to find where. Brackets count as RFC
 8259 defines them: outside strings.
@@ -52,13 +53,13 @@ class DepthGuard:
             raise ijson.JSONError(f"nesting deeper than {self.limit} levels")
         data = self.raw.read(size)
         state = (self.depth, self.in_string, self.backslash)
-        if not data or self._peak(data) <= self.limit:
+        if not data or self._deepest(data) <= self.limit:
             return data
         self.too_deep = True
         return data[:_first_too_deep(data, *state, self.limit)] or self.read(size)
 
-    def _peak(self, data: bytes) -> int:
-        """Advance the state over ``data``; the deepest level reached in it."""
+    def _deepest(self, data: bytes) -> int:
+        """Advance the state over ``data``; a bound of the deepest level in it, exact when above ``limit``."""
         text = (b'"' if self.in_string else b"") + (b"\\" if self.backslash else b"") + data
         for escaped in (b"\\\\", b'\\"'):  # a run of backslashes pairs up from its left
             if escaped in text:
@@ -66,12 +67,27 @@ class DepthGuard:
         self.backslash = text.endswith(b"\\")
         parts = text.translate(None, _NOT_STRUCTURE).split(b'"')  # odd-numbered parts are inside strings
         self.in_string = len(parts) % 2 == 0
-        brackets = b"".join(parts[::2])
-        if not brackets:
-            return self.depth
-        levels = list(accumulate(map(_STEP.__getitem__, brackets), initial=self.depth))
-        self.depth = levels[-1]
-        return max(levels)
+        brackets, start = b"".join(parts[::2]), self.depth
+        self.depth += 2 * (brackets.count(b"[") + brackets.count(b"{")) - len(brackets)
+        bound = start + _nesting_bound(brackets, self.limit)
+        if bound <= self.limit:
+            return bound
+        return max(accumulate(map(_STEP.__getitem__, brackets), initial=start))
+
+
+def _nesting_bound(brackets: bytes, limit: int) -> int:
+    """At least the deepest level ``brackets`` reach above their start, cheaply.
+
+    Adjacent ``[]`` and ``{}`` pairs are peeled, innermost first, one round per level (at
+    most ``limit + 1`` rounds); the opening brackets left were never closed in the chunk.
+    """
+    rounds = 0
+    while rounds <= limit:
+        peeled = brackets.replace(b"[]", b"").replace(b"{}", b"")
+        if len(peeled) == len(brackets):
+            break
+        brackets, rounds = peeled, rounds + 1
+    return rounds + brackets.count(b"[") + brackets.count(b"{")
 
 
 def _first_too_deep(data: bytes, depth: int, in_string: bool, escaped: bool, limit: int) -> int:
