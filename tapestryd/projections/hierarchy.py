@@ -116,12 +116,7 @@ class HierarchyProjection:
         new = conn.execute("INSERT OR IGNORE INTO node_sources VALUES (?, ?, 'message', ?)",
                            (leaf, str(message_id), first_seq)).rowcount
         digest = add_to_digest(digest, event.event_id, msg.role, msg.timestamp, msg.text)
-        conn.execute("UPDATE nodes SET digest = ?, fingerprint = ? WHERE key = ?",
-                     (digest, l0_fingerprint(digest), leaf))
-        conn.executemany(
-            "UPDATE nodes SET message_count = message_count + ?, source_chars = source_chars + ?,"
-            " first_ts = MIN(first_ts, ?), last_ts = MAX(last_ts, ?) WHERE key = ?",
-            [(new, len(msg.text), ts, ts, n.key) for n in chain])
+        _count(conn, chain, digest, (new, len(msg.text), ts, ts))
         if state != "dirty":
             refresh_state(conn, leaf)
 
@@ -185,6 +180,21 @@ class HierarchyProjection:
             " tokens_out = tokens_out + excluded.tokens_out",
             (done.provider, done.model, int(usage.get("calls", 0)), int(usage.get("tokens_in", 0)),
              int(usage.get("tokens_out", 0))))
+
+
+_COUNTS = ("message_count = message_count + ?, source_chars = source_chars + ?, first_ts = MIN(first_ts, ?),"
+           " last_ts = MAX(last_ts, ?)")
+
+
+def _count(conn: sqlite3.Connection, chain: tuple[NodeId, ...], digest: str, counts: tuple[int, int, str, str]) -> None:
+    """Store the leaf's new digest and add ``(messages, chars, ts, ts)`` to every node of the chain.
+
+    One single-row UPDATE per node: a multi-row statement opens a statement journal, at
+    which FTS5 writes every FTS table's pending terms to disk.
+    """
+    conn.execute(f"UPDATE nodes SET digest = ?, fingerprint = ?, {_COUNTS} WHERE key = ?",
+                 (digest, l0_fingerprint(digest), *counts, chain[0].key))
+    conn.executemany(f"UPDATE nodes SET {_COUNTS} WHERE key = ?", [(*counts, n.key) for n in chain[1:]])
 
 
 def _usage_json(usage: dict[str, int]) -> str:

@@ -54,8 +54,9 @@ def refresh_parent(conn: sqlite3.Connection, parent: str, level: int) -> None:
     conn.execute("UPDATE nodes SET fingerprint = ? WHERE key = ?", (parent_fingerprint(level, rows), parent))
     ordered = conn.execute("SELECT key FROM nodes WHERE parent = ? ORDER BY period_start, first_ts, key",
                            (parent,)).fetchall()
+    stored = dict(conn.execute("SELECT source, position FROM node_sources WHERE node = ? AND kind = 'node'", (parent,)))
     conn.executemany("UPDATE node_sources SET position = ? WHERE node = ? AND kind = 'node' AND source = ?",
-                     [(i, parent, k) for i, (k,) in enumerate(ordered)])
+                     [(i, parent, k) for i, (k,) in enumerate(ordered) if stored.get(k) != i])
     refresh_state(conn, parent)
 
 
