@@ -23,7 +23,8 @@ from tapestryd.daemon.backup import rotate
 from tapestryd.daemon.hierarchy_jobs import Host, repair_job, summarize_job
 from tapestryd.daemon.schedule import daily_at
 from tapestryd.daemon.storage import PROBE_INTERVAL
-from tapestryd.errors import StoreError
+from tapestryd.daemon.summary_worker import isolated
+from tapestryd.errors import StoreError, TapestryError
 
 if TYPE_CHECKING:
     from tapestryd.daemon.service import Service
@@ -75,17 +76,24 @@ def backup_nightly(service: Service) -> None:
 def summarize_hierarchy(service: Service) -> None:
     """Close the days that are due and summarize dirty closed nodes (on start, then every minute).
 
-    Provider calls run on this scheduler thread; only the appends go through the writer.
+    Provider calls run on this scheduler thread (a local provider in a child process, see
+    :mod:`tapestryd.daemon.summary_worker`); only the appends go through the writer.
     """
     if service.state.paused or service.writer is None:
         return
-    with Host.of_daemon(service.settings, service.writer) as host:
-        service.state.record_job("hierarchy", summarize_job(host, SystemClock(), max_seconds=50.0))
+    try:
+        with Host.of_daemon(service.settings, service.writer) as host, isolated(service.settings.summarize) as s:
+            service.state.record_job("hierarchy", summarize_job(host, SystemClock(), s, max_seconds=50.0))
+    except TapestryError as exc:
+        service.state.record_error("hierarchy", exc.message)
 
 
 def repair_hierarchy(service: Service) -> None:
     """The nightly repair cascade at ``schedule.repair_time`` (local)."""
     if service.state.paused or service.writer is None:
         return
-    with Host.of_daemon(service.settings, service.writer) as host:
-        service.state.record_job("repair", repair_job(host, SystemClock()))
+    try:
+        with Host.of_daemon(service.settings, service.writer) as host, isolated(service.settings.summarize) as s:
+            service.state.record_job("repair", repair_job(host, SystemClock(), s))
+    except TapestryError as exc:
+        service.state.record_error("repair", exc.message)

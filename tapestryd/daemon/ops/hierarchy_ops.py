@@ -8,20 +8,23 @@ client call ``iterate`` in slices and draw a progress bar between them.
 
 from __future__ import annotations
 
+from contextlib import contextmanager
 from datetime import date
-from typing import Any
+from typing import Any, Iterator
 
 from tapestryd.clock import SystemClock
 from tapestryd.daemon.dayclose import close_days
 from tapestryd.daemon.hierarchy_jobs import Host, record_checks, record_run, repair_job
+from tapestryd.daemon.ops.daemon_ops import DAEMON_ARG
 from tapestryd.daemon.ops.registry import read_op, write_op
 from tapestryd.daemon.runtime import Runtime
 from tapestryd.daemon.summarizer import Target, exclusive, summarize_dirty, summarize_keys
+from tapestryd.daemon.summary_worker import isolated
 from tapestryd.errors import TapestryError
 from tapestryd.projections.hierarchy_checks import run_checks
 from tapestryd.queries.reader import Reader
 from tapestryd.queries.tree import hierarchy_status, resolve_nodes, tree
-from tapestryd.summarize import Budget, make_summarizer
+from tapestryd.summarize import Budget, Summarizer, make_summarizer
 
 __all__: list[str] = []
 
@@ -37,13 +40,10 @@ def iterate(runtime: Runtime, args: dict[str, Any]) -> dict[str, Any]:
     clock = SystemClock()
     with exclusive():
         closed = close_days(runtime, clock)
-        summarizer = make_summarizer(runtime.settings.summarize)
-        try:
+        with _summarizer(runtime, args) as summarizer:
             report = summarize_dirty(Target.of(runtime), summarizer, until=_iso_date(args.get("until")),
                                      agent=str(args.get("agent") or ""), mode=mode, budget=_budget(runtime),
                                      max_seconds=_seconds(args.get("max_seconds")), progress=args.get("_progress"))
-        finally:
-            summarizer.close()
         result = {"days_closed": closed, **report.to_dict()}
         record_run(runtime.paths, clock, "iterate" if mode == "context" else "catchup", result, report)
         if report.summarized and not report.remaining:
@@ -64,12 +64,9 @@ def generate(runtime: Runtime, args: dict[str, Any]) -> dict[str, Any]:
         raise TapestryError(f"no L{level} node for {args.get('when')!r}" + _filters(args))
     keys = [k for n in nodes for k in _dirty_below(runtime, n.key)] + [n.key for n in nodes]
     with exclusive():
-        summarizer = make_summarizer(runtime.settings.summarize)
-        try:
+        with _summarizer(runtime, args) as summarizer:
             report = summarize_keys(Target.of(runtime), summarizer, keys, force=frozenset(n.key for n in nodes),
                                     budget=_budget(runtime))
-        finally:
-            summarizer.close()
         record_run(runtime.paths, clock, "generate", report.to_dict(), report)
     return {"nodes": [n.key for n in nodes], **report.to_dict()}
 
@@ -83,7 +80,8 @@ def close_days_op(runtime: Runtime, args: dict[str, Any]) -> dict[str, Any]:
 @write_op("repair")
 def repair_op(runtime: Runtime, args: dict[str, Any]) -> dict[str, Any]:
     """Run the nightly repair cascade now."""
-    return repair_job(Host.of_runtime(runtime), SystemClock())
+    with _summarizer(runtime, args) as summarizer:
+        return repair_job(Host.of_runtime(runtime), SystemClock(), summarizer)
 
 
 @read_op("tree")
@@ -97,6 +95,21 @@ def tree_op(reader: Reader, args: dict[str, Any]) -> list[dict[str, Any]]:
 def hierarchy_status_op(reader: Reader, args: dict[str, Any]) -> dict[str, Any]:
     """Counts, usage, last runs and errors, structural checks and the grade."""
     return hierarchy_status(reader, checks=bool(args.get("checks", True)))
+
+
+@contextmanager
+def _summarizer(runtime: Runtime, args: dict[str, Any]) -> Iterator[Summarizer]:
+    """The configured provider; in the daemon a local one runs in a child process, so the
+    long-lived daemon never loads scikit-learn (:mod:`tapestryd.daemon.summary_worker`)."""
+    if DAEMON_ARG in args:
+        with isolated(runtime.settings.summarize) as summarizer:
+            yield summarizer
+        return
+    summarizer = make_summarizer(runtime.settings.summarize)
+    try:
+        yield summarizer
+    finally:
+        summarizer.close()
 
 
 def _dirty_below(runtime: Runtime, key: str) -> list[str]:

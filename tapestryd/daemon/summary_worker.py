@@ -1,0 +1,86 @@
+"""Run a local summarizer in a child process, so the always-on daemon stays small.
+
+The extractive provider needs scikit-learn, which adds about 70 MB to a process that
+imports it. The daemon runs for months and summarizes for a few seconds a day, so its
+scheduled jobs summarize through :class:`IsolatedSummarizer`: a one-worker process pool
+(``spawn``: a fresh interpreter, never a fork of the threaded daemon) started at the first
+request of a job and ended with it (:func:`isolated`). Requests and summaries cross the
+pipe as pickles; the budget is checked and spent here, in the daemon.
+
+Remote providers (``openai``) hold an HTTP client and little memory; they run in process.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from contextlib import contextmanager
+from typing import Iterator
+
+from tapestryd.config import SummarizeSettings
+from tapestryd.errors import ProviderError
+from tapestryd.summarize import Budget, Summarizer, make_summarizer
+from tapestryd.summarize.base import Summary, SummaryRequest
+
+__all__ = ["IsolatedSummarizer", "isolated"]
+
+_child: Summarizer | None = None
+
+
+def _summarize_in_child(settings: SummarizeSettings, request: SummaryRequest) -> Summary:
+    """The child's side: one provider per child process, an unlimited budget (the parent keeps it)."""
+    global _child
+    if _child is None:
+        _child = make_summarizer(settings)
+    return _child.summarize(request, Budget())
+
+
+class IsolatedSummarizer:
+    """A :class:`~tapestryd.summarize.Summarizer` whose work runs in a child process.
+
+    Names, model and prompt version are the wrapped provider's, so the NodeSummarized
+    events are the same as in process. Raises ProviderError (retryable) when the child dies.
+    """
+
+    local = True
+
+    def __init__(self, settings: SummarizeSettings) -> None:
+        probe = make_summarizer(settings)
+        self.name, self.model, self.prompt_version = probe.name, probe.model, probe.prompt_version
+        probe.close()
+        self.settings = settings
+        self._pool: ProcessPoolExecutor | None = None
+
+    def summarize(self, request: SummaryRequest, budget: Budget) -> Summary:
+        """Summarize ``request`` in the child; the budget is checked before and spent after."""
+        budget.check()
+        if self._pool is None:
+            self._pool = ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn"))
+        try:
+            summary = self._pool.submit(_summarize_in_child, self.settings, request).result()
+        except BrokenProcessPool as exc:
+            self.close()
+            raise ProviderError("the summarizer's worker process died", retryable=True) from exc
+        budget.spend(summary.usage)
+        return summary
+
+    def close(self) -> None:
+        """End the child process (if one was started)."""
+        if self._pool is not None:
+            self._pool.shutdown(wait=True, cancel_futures=True)
+            self._pool = None
+
+
+@contextmanager
+def isolated(settings: SummarizeSettings) -> Iterator[Summarizer]:
+    """A summarizer for one job: the local provider in a child process, a remote one in process.
+
+    The child (if any) ends when the block does. Raises ConfigError as make_summarizer does.
+    """
+    provider: Summarizer = IsolatedSummarizer(settings) if settings.provider == "extractive" else \
+        make_summarizer(settings)
+    try:
+        yield provider
+    finally:
+        provider.close()
