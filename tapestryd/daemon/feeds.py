@@ -25,6 +25,7 @@ from tapestryd.daemon.runtime import Runtime
 from tapestryd.daemon.state import DaemonState
 from tapestryd.daemon.writer import Writer
 from tapestryd.errors import StoreError
+from tapestryd.privacy.exclusions import Exclusions
 from tapestryd.sources.screen import Screen
 from tapestryd.sources.inbox import ImportInterrupted, InboxWatcher, import_inbox_file
 from tapestryd.sources.tailer import SESSION_SUFFIX, Tailer, scan_sessions
@@ -48,6 +49,7 @@ class Feeds:
         self.settings, self.writer, self.state = settings, writer, state
         sources = settings.sources
         self.roots = [os.path.abspath(r) for r in sources.watched_roots]
+        self.exclusions = Exclusions.from_settings(settings.privacy)
         self.tailer = Tailer(writer.runtime.store, agent=settings.agent_for_parser("claude-code"),
                              screen=Screen(writer.runtime.store, settings.privacy))
         self.watcher = FolderWatcher(self._changed, accept=_is_session, debounce=sources.debounce,
@@ -83,7 +85,7 @@ class Feeds:
     def sweep(self) -> None:
         """Scan the roots here; tail on the writer every file that differs from its offset."""
         self.watcher.refresh()
-        scan = scan_sessions(Path(r) for r in self.roots)
+        scan = {p: v for p, v in scan_sessions(Path(r) for r in self.roots).items() if not self._excluded(p)}
         self.state.record_sweep(len(scan))
         self.writer.submit(lambda runtime: self._tail_all(self.tailer.changed(scan)), name="sweep")
 
@@ -95,6 +97,7 @@ class Feeds:
     def _changed(self, files: set[str], folders: set[str]) -> None:
         for folder in folders:
             files |= set(scan_sessions([Path(folder)]))
+        files = {f for f in files if not self._excluded(f)}
         if self.state.paused or self.state.storage.tripped or not files:
             return  # a sweep after resume (or after storage returns) catches up from the offsets
         with self._lock:
@@ -103,6 +106,16 @@ class Feeds:
                 return
             self._queued = True
         self.writer.submit(self._tail_pending, name="tail")
+
+    def _excluded(self, path: str) -> bool:
+        """Whether a session file lies in a project folder that ``exclude_projects`` names.
+
+        Such files are never opened: their folder name is matched, not their lines.
+        """
+        for root in self.roots:
+            if path.startswith(root + os.sep):
+                return self.exclusions.excludes_project_dir(path[len(root) + 1:].split(os.sep, 1)[0])
+        return False
 
     def _tail_pending(self, runtime: Runtime) -> None:
         with self._lock:
