@@ -64,3 +64,21 @@ def test_api_key_comes_from_dotenv_not_toml(tmp_path: Path, monkeypatch: pytest.
     (tmp_path / ".env").chmod(0o600)
     conf = load_settings(tmp_path)
     assert conf.summarize.api_key == "sk-test-123" and "sk-test-123" not in repr(conf)
+
+
+def test_a_dotenv_readable_by_others_is_warned_about_without_its_value(tmp_path: Path,
+                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    """A .env holding the key must be 0600; otherwise a warning names the file, never the key."""
+    from structlog.testing import capture_logs
+
+    monkeypatch.delenv("TAPESTRY_API_KEY", raising=False)
+    (tmp_path / ".env").write_text("TAPESTRY_API_KEY=sk-test-secret\n")
+    (tmp_path / ".env").chmod(0o644)
+    with capture_logs() as logs:
+        assert load_settings(tmp_path).summarize.api_key == "sk-test-secret"
+    warned = [entry for entry in logs if entry["event"] == "dotenv.insecure_mode"]
+    assert warned and warned[0]["path"] == str(tmp_path / ".env") and "sk-test-secret" not in repr(logs)
+    (tmp_path / ".env").chmod(0o600)
+    with capture_logs() as quiet:
+        load_settings(tmp_path)
+    assert not [entry for entry in quiet if entry["event"] == "dotenv.insecure_mode"]
