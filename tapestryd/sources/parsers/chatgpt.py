@@ -32,7 +32,7 @@ from typing import Any, BinaryIO, Iterator
 
 from tapestryd.events.types import ConversationTitled, MessageRecorded, NewEvent, event_id, format_utc
 from tapestryd.sources.parsers.base import Item, Origin, Problem, Skip
-from tapestryd.sources.parsers.jsonstream import Conversation, iter_conversations, skips_for
+from tapestryd.sources.parsers.jsonstream import each_conversation, skips_for
 
 __all__ = ["ChatGPTParser", "visible_branch"]
 
@@ -55,19 +55,10 @@ class ChatGPTParser:
 
     def parse(self, stream: BinaryIO, origin: Origin) -> Iterator[Item]:
         """Items of every conversation in file order; Problems name ``path#conversation``."""
-        for item in iter_conversations(stream, origin.path):
-            if isinstance(item, Conversation):
-                yield from _conversation(item, origin)
-            else:
-                yield item
+        return each_conversation(stream, origin, _conversation)
 
 
-def _conversation(item: Conversation, origin: Origin) -> Iterator[Item]:
-    conv = item.value
-    where = f"{origin.path}#conversation {item.index + 1}"
-    if not isinstance(conv, dict):
-        yield Problem(where, f"not a JSON object (a {type(conv).__name__})")
-        return
+def _conversation(conv: dict[str, Any], where: str, origin: Origin) -> Iterator[Item]:
     conv_id = conv.get("conversation_id") or conv.get("id")
     mapping = conv.get("mapping")
     if not isinstance(conv_id, str) or not conv_id:

@@ -27,7 +27,7 @@ from typing import Any, BinaryIO, Iterator
 
 from tapestryd.events.types import ConversationTitled, MessageRecorded, NewEvent, event_id, format_utc
 from tapestryd.sources.parsers.base import Item, Origin, Problem, Skip
-from tapestryd.sources.parsers.jsonstream import Conversation, iter_conversations, parse_iso, skips_for
+from tapestryd.sources.parsers.jsonstream import each_conversation, parse_iso, skips_for
 
 __all__ = ["ClaudeAIParser"]
 
@@ -54,19 +54,10 @@ class ClaudeAIParser:
 
     def parse(self, stream: BinaryIO, origin: Origin) -> Iterator[Item]:
         """Items of every conversation in file order; Problems name ``path#uuid/message``."""
-        for item in iter_conversations(stream, origin.path):
-            if isinstance(item, Conversation):
-                yield from _conversation(item, origin)
-            else:
-                yield item
+        return each_conversation(stream, origin, _conversation)
 
 
-def _conversation(item: Conversation, origin: Origin) -> Iterator[Item]:
-    conv = item.value
-    where = f"{origin.path}#conversation {item.index + 1}"
-    if not isinstance(conv, dict):
-        yield Problem(where, f"not a JSON object (a {type(conv).__name__})")
-        return
+def _conversation(conv: dict[str, Any], where: str, origin: Origin) -> Iterator[Item]:
     uuid = conv.get("uuid")
     if not isinstance(uuid, str) or not uuid:
         yield Problem(where, "conversation has no uuid")

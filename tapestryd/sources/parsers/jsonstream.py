@@ -19,14 +19,14 @@ from __future__ import annotations
 import codecs
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
-from typing import Any, BinaryIO, Iterator, Union
+from typing import Any, BinaryIO, Callable, Iterator, Union
 
 import ijson
 
-from tapestryd.sources.parsers.base import Problem, Skip
+from tapestryd.sources.parsers.base import Item, Origin, Problem, Skip
 from tapestryd.sources.parsers.jsondepth import DepthGuard
 
-__all__ = ["MAX_DEPTH", "Conversation", "iter_conversations", "parse_iso", "skips_for"]
+__all__ = ["MAX_DEPTH", "Conversation", "each_conversation", "iter_conversations", "parse_iso", "skips_for"]
 
 MAX_DEPTH = 512  # real exports nest a few dozen levels
 
@@ -111,6 +111,24 @@ def iter_conversations(stream: BinaryIO, path: str) -> Iterator[Union[Conversati
         yield Problem(path, f"JSON breaks after conversation {count}: {_first_line(exc)}")
         return
     yield from _drain(guard, path)
+
+
+def each_conversation(stream: BinaryIO, origin: Origin,
+                      convert: Callable[[dict[str, Any], str, Origin], Iterator[Item]]) -> Iterator[Item]:
+    """Items of every conversation object in file order: ``convert(conversation, where, origin)``.
+
+    ``where`` is ``path#conversation N`` (1-based); a conversation that is not a JSON object
+    and every stream Problem are yielded as Problems, so the rest of the file still imports.
+    """
+    for item in iter_conversations(stream, origin.path):
+        if not isinstance(item, Conversation):
+            yield item
+            continue
+        where = f"{origin.path}#conversation {item.index + 1}"
+        if isinstance(item.value, dict):
+            yield from convert(item.value, where, origin)
+        else:
+            yield Problem(where, f"not a JSON object (a {type(item.value).__name__})")
 
 
 def _items(stream: Any, *, in_list: bool) -> Iterator[Any]:
