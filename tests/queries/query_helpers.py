@@ -8,9 +8,10 @@ of its own, not conftest: test folders share the module name ``conftest``.)
 from __future__ import annotations
 
 import json
+import time
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
+from typing import Any, Callable
 from zoneinfo import ZoneInfo
 
 from tapestryd.config import Settings
@@ -69,3 +70,11 @@ def hook_json(event: str, **extra: str) -> str:
     """A hook's stdin as Claude Code writes it, for session ``sess-1`` in ``/p/tapestry``."""
     return json.dumps({"session_id": "sess-1", "transcript_path": "/tmp/t.jsonl", "cwd": "/p/tapestry",
                        "hook_event_name": event, **extra})
+
+
+def wait_until(check: Callable[[], bool], timeout: float = 20.0) -> None:
+    """Poll ``check`` every 20 ms until it is true; fail the test after ``timeout`` s."""
+    deadline = time.monotonic() + timeout
+    while not check():
+        assert time.monotonic() < deadline, "condition not met in time"
+        time.sleep(0.02)

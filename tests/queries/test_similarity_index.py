@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import time
 from datetime import datetime
-from typing import Callable, Iterator
+from typing import Iterator
 
 import pytest
-from query_helpers import NOW, PARIS, History
+from query_helpers import NOW, PARIS, History, wait_until
 
 from tapestryd.config import load_settings
 from tapestryd.daemon.runtime import Runtime
@@ -21,12 +20,6 @@ from tapestryd.queries.similar import register_warm_index, similar, unregister_w
 def at(d: int, h: int = 10) -> datetime:
     return datetime(2026, 3, d, h, 0, tzinfo=PARIS)
 
-
-def wait_until(check: Callable[[], bool], timeout: float = 20.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not check():
-        assert time.monotonic() < deadline, "condition not met in time"
-        time.sleep(0.05)
 
 
 @pytest.fixture

@@ -7,11 +7,11 @@ import sqlite3
 import time
 from datetime import datetime
 from pathlib import Path
-from typing import Callable, Iterator
+from typing import Iterator
 
 import pytest
 import structlog
-from query_helpers import PARIS, History
+from query_helpers import PARIS, History, wait_until
 
 from tapestryd.paths import paths_for
 from tapestryd.projections.tfidf import SimilarityIndex
@@ -23,12 +23,6 @@ NODE = "L1:chatgpt:2026-03-02"
 def at(d: int, h: int = 10) -> datetime:
     return datetime(2026, 3, d, h, 0, tzinfo=PARIS)
 
-
-def wait_until(check: Callable[[], bool], timeout: float = 20.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not check():
-        assert time.monotonic() < deadline, "condition not met in time"
-        time.sleep(0.02)
 
 
 def docs(index: SimilarityIndex, text: str) -> set[str]:
