@@ -31,7 +31,6 @@ import structlog
 
 from tapestryd.errors import ProviderError
 from tapestryd.privacy import outbound
-from tapestryd.privacy import outbound
 from tapestryd.summarize.base import Budget, Summary, SummaryRequest, Usage
 from tapestryd.summarize.chunking import chunk_passages
 from tapestryd.summarize.prompts import PROMPT_VERSION, answer_tokens, parse_answer, render_messages, word_budget
@@ -96,7 +95,6 @@ class OpenAISummarizer:
         messages = [{**m, "content": outbound(m["content"])} for m in messages]  # nothing private leaves
         prompt_tokens = sum(estimate_tokens(m["content"]) for m in messages)
         budget.check(prompt_tokens + max_tokens)
-        messages = [{**m, "content": outbound(m["content"])} for m in messages]  # nothing private leaves
         payload = {"model": self.model, "messages": messages, "temperature": 0.2, "max_tokens": max_tokens}
         answer = self._post(payload)
         text, usage = _read_answer(answer, self.url, prompt_tokens)
