@@ -7,7 +7,6 @@ mounting is not possible here.
 from __future__ import annotations
 
 import json
-import os
 import sqlite3
 import subprocess
 import time
