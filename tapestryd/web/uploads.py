@@ -23,7 +23,7 @@ import structlog
 
 from tapestryd.errors import TapestryError
 
-__all__ = ["ALLOWED_SUFFIXES", "Staged", "UploadJobs", "UploadTooLarge", "file_away", "receipt_failure", "stage_upload", "upload_name"]
+__all__ = ["ALLOWED_SUFFIXES", "Staged", "UploadJobs", "UploadTooLarge", "as_uploaded", "file_away", "receipt_failure", "stage_upload", "upload_name"]
 
 log = structlog.get_logger(__name__)
 
@@ -96,6 +96,19 @@ def file_away(staged: Path, inbox: Path, error: str, now: datetime) -> Path:
     return target
 
 
+def as_uploaded(receipt: dict[str, Any], staged: Staged) -> dict[str, Any]:
+    """``receipt`` with the staged file's path and name replaced by the name the browser gave.
+
+    The user chose ``export.json``; ``upload-20261129T…-ab12cd.json`` means nothing to them.
+    """
+    def named(text: str) -> str:
+        return text.replace(str(staged.path), staged.original).replace(staged.path.name, staged.original)
+
+    files = [{**f, "path": named(str(f.get("path", ""))), "errors": [named(e) for e in f.get("errors", [])]}
+             for f in receipt.get("files", [])]
+    return {**receipt, "files": files}
+
+
 def receipt_failure(receipt: dict[str, Any]) -> str:
     """Why an ingest receipt says nothing could be imported ('' when something was)."""
     if not receipt.get("failed"):
@@ -139,7 +152,7 @@ class UploadJobs:
 
     def _run(self, job: dict[str, Any], staged: Staged) -> None:
         try:
-            receipt = self._importer(staged, job["agent"], job["parser"])
+            receipt = as_uploaded(self._importer(staged, job["agent"], job["parser"]), staged)
             error = receipt_failure(receipt)
             state = "failed" if error else "done"
         except TapestryError as exc:

@@ -39,6 +39,7 @@ def test_a_chatgpt_export_is_imported_and_its_receipt_returned(app: Flask, clien
     job = wait_job(client, response.get_json()["job"]["id"])
     assert job["state"] == "done", job
     assert job["receipt"]["totals"]["messages_new"] > 0 and job["name"] == export.name
+    assert [f["path"] for f in job["receipt"]["files"]] == [export.name]
     kept = list((history.sources.inbox / "processed").rglob("upload-*.json"))
     assert len(kept) == 1 and kept[0].read_bytes() == export.read_bytes()
     assert not any((history.data_dir / "cache" / "uploads").iterdir())
@@ -49,7 +50,7 @@ def test_a_chatgpt_export_is_imported_and_its_receipt_returned(app: Flask, clien
 def test_a_file_that_is_no_export_fails_with_its_reason(app: Flask, client: FlaskClient, history: Settings) -> None:
     """Nothing importable: the job fails with the importer's reason and the file lands in failed/."""
     job = wait_job(client, post_file(app, client, b'{"hello": "world"}', "notes.json").get_json()["job"]["id"])
-    assert job["state"] == "failed" and job["error"]
+    assert job["state"] == "failed" and "notes.json" in job["error"] and "upload-" not in job["error"]
     failed = history.sources.inbox / "failed"
     assert [p.suffix for p in sorted(failed.iterdir())] == [".json", ".txt"]
     assert client.get("/api/upload/nope").status_code == 404
