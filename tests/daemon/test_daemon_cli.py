@@ -40,8 +40,15 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Daemon]:
                                        + session_line("s", "u2", "the lantern is in the shed", role="assistant", ts=now))
     daemon = Daemon(home).start()
     wait_for(lambda: len(daemon.messages()) == 2)
+    # the warm index answers search once it holds both messages; wait, so every test sees one ranking
+    wait_for(lambda: _indexed(daemon) == 2, timeout=30)
     yield daemon
     daemon.cleanup()
+
+
+def _indexed(daemon: Daemon) -> int:
+    index = daemon.call("similar", {"query": "lantern"})["index"]
+    return int(index.get("fitted", 0)) + int(index.get("delta", 0))
 
 
 def test_the_fast_path_imports_only_the_standard_library(served: Daemon) -> None:
