@@ -59,6 +59,7 @@ class Feeds:
         self._lock = threading.Lock()
         self._pending: set[str] = set()
         self._queued = False
+        self._known: set[str] = set()  # session files seen by the last sweep or since, for status
         self._inflight: set[str] = set()
 
     def start(self) -> None:
@@ -86,6 +87,8 @@ class Feeds:
         """Scan the roots here; tail on the writer every file that differs from its offset."""
         self.watcher.refresh()
         scan = {p: v for p, v in scan_sessions(Path(r) for r in self.roots).items() if not self._excluded(p)}
+        with self._lock:
+            self._known = set(scan)
         self.state.record_sweep(len(scan))
         self.writer.submit(lambda runtime: self._tail_all(self.tailer.changed(scan)), name="sweep")
 
@@ -98,6 +101,7 @@ class Feeds:
         for folder in folders:
             files |= set(scan_sessions([Path(folder)]))
         files = {f for f in files if not self._excluded(f)}
+        self._count_new(files)
         if self.state.paused or self.state.storage.tripped or not files:
             return  # a sweep after resume (or after storage returns) catches up from the offsets
         with self._lock:
@@ -106,6 +110,15 @@ class Feeds:
                 return
             self._queued = True
         self.writer.submit(self._tail_pending, name="tail")
+
+    def _count_new(self, files: set[str]) -> None:
+        """Count session files created since the last sweep, so ``status`` need not wait for the next one."""
+        with self._lock:
+            new = {f for f in files - self._known if os.path.isfile(f)}
+            self._known |= new
+            count = len(self._known)
+        if new:
+            self.state.record_files(count)
 
     def _excluded(self, path: str) -> bool:
         """Whether a session file lies in a project folder that ``exclude_projects`` names.

@@ -56,6 +56,11 @@ class DaemonState:
         with self._lock:
             self.files, self.last_sweep = files, _now()
 
+    def record_files(self, files: int) -> None:
+        """``files`` session files are known now (a new one appeared between sweeps)."""
+        with self._lock:
+            self.files = files
+
     def record_tail(self, *, lines: int, new: int, known: int, problems: int, restarted: bool) -> None:
         """One tail pass over one file."""
         with self._lock:

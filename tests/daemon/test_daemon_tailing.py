@@ -170,3 +170,15 @@ def test_many_files_share_transactions_and_each_offset_lands_with_its_events(set
         assert tailer.changed(scan) == [] and store.count() == 21
         again = tailer.tail_many(sorted(scan))
         assert sum(r.lines for r in again) == 0 and store.count() == 21
+
+
+def test_status_counts_a_new_session_file_before_the_next_sweep(daemon: Daemon, home: Path, projects: Path) -> None:
+    """A session file created while the daemon runs is counted at once, not after the hourly sweep."""
+    write_config(home, roots=[projects], sweep=3600)
+    (projects / "-home-me-a").mkdir()
+    (projects / "-home-me-a" / "one.jsonl").write_bytes(session_line("one", "u1", "the first heron"))
+    daemon.start()
+    wait_for(lambda: daemon.call("status")["daemon"]["files"] == 1)
+    (projects / "-home-me-a" / "two.jsonl").write_bytes(session_line("two", "u2", "the second egret"))
+    wait_for(lambda: daemon.call("search", {"query": "egret"})["hits"])
+    assert daemon.call("status")["daemon"]["files"] == 2
