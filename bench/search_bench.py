@@ -8,9 +8,13 @@ Then a fixed, seeded mix of queries runs through
 topic words, rare words, and queries narrowed by agent or role. Latency is wall time per
 call after a warm-up, in milliseconds, the best of three runs per query (and the first).
 
+With ``--compare`` each query is also ranked exactly (every match scored by BM25, no
+window; see :mod:`tapestryd.queries.ftsrank`) and the top 10 compared with the bounded
+ranking ``search`` uses: same order, same set, mean overlap, and the exact latency.
+
 Target (issue 2): p95 under 50 ms at 1M messages.
 
-Usage: ``python bench/search_bench.py [--sizes 100000 1000000] [--queries 300]``
+Usage: ``python bench/search_bench.py [--sizes 100000 1000000] [--queries 300] [--compare]``
 """
 
 from __future__ import annotations
@@ -122,7 +126,34 @@ def measure(home: Path, count: int, repeat: int = 3) -> dict[str, Any]:
         by_words.setdefault(len(q.split()), []).append(min(runs))
     reader.close()
     return {"queries": count, "with_hits": hits, **_stats("", best), **_stats("first_", first),
+            "median_ms_by_words": {n: _stats("", v)["median_ms"] for n, v in sorted(by_words.items())},
             "p95_ms_by_words": {n: _stats("", v)["p95_ms"] for n, v in sorted(by_words.items())}}
+
+
+def agreement(home: Path, count: int, top: int = 10) -> dict[str, Any]:
+    """How the bounded FTS5 ranking's top ``top`` compares with exact BM25 (every match ranked).
+
+    Per query: the same ids in the same order, the same ids in any order, and the overlap
+    (shared ids / ``top``). Also the exact ranking's latency (one run each), for the ratio.
+    """
+    from tapestryd.config import load_settings
+    from tapestryd.queries.reader import Reader
+    from tapestryd.queries.search import SearchFilters, fts_ranking
+
+    reader = Reader.open(load_settings(home))
+    same_order = same_set = 0
+    overlaps, exact_ms = [], []
+    for q, f in queries(count):
+        bounded = [i for i, _ in fts_ranking(reader, q, SearchFilters(**f), limit=top)]
+        t = time.perf_counter()
+        exact = [i for i, _ in fts_ranking(reader, q, SearchFilters(**f), limit=top, window=None)]
+        exact_ms.append((time.perf_counter() - t) * 1000)
+        same_order += bounded == exact
+        same_set += set(bounded) == set(exact)
+        overlaps.append(len(set(bounded) & set(exact)) / max(1, len(exact)))
+    reader.close()
+    return {"top": top, "same_order": same_order / count, "same_set": same_set / count,
+            "mean_overlap": statistics.mean(overlaps), **_stats("exact_", exact_ms)}
 
 
 def _stats(prefix: str, values: list[float]) -> dict[str, float]:
@@ -135,6 +166,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=[100_000, 1_000_000])
     parser.add_argument("--queries", type=int, default=300)
+    parser.add_argument("--compare", action="store_true",
+                        help="also rank every match (exact BM25) and report top-10 agreement and its latency")
     args = parser.parse_args()
     quiet()
     results = []
@@ -142,13 +175,23 @@ def main() -> None:
         home = OUT / f"search-{size}"
         built = None if (home / "projections.db").exists() else build(home, size)
         result = {"messages": size, "build_s": built, **measure(home, args.queries)}
-        results.append(result)
         print(f"{size:>9} messages: median {result['median_ms']:6.1f} ms  p95 {result['p95_ms']:6.1f} ms"
               f"  max {result['max_ms']:6.1f} ms  (first runs: median {result['first_median_ms']:.1f}, p95"
-              f" {result['first_p95_ms']:.1f}; p95 by words {result['p95_ms_by_words']}; {result['with_hits']}/"
-              f"{args.queries} found something" + (f"; built in {built:.0f} s" if built else "") + ")", flush=True)
+              f" {result['first_p95_ms']:.1f}; by words: median {_rounded(result['median_ms_by_words'])},"
+              f" p95 {_rounded(result['p95_ms_by_words'])}; {result['with_hits']}/{args.queries} found something"
+              + (f"; built in {built:.0f} s" if built else "") + ")", flush=True)
+        if args.compare:
+            result["agreement"] = agreed = agreement(home, args.queries)
+            print(f"{'':>9} vs exact BM25: top 10 same order {agreed['same_order']:.0%}, same set"
+                  f" {agreed['same_set']:.0%}, mean overlap {agreed['mean_overlap']:.0%}; exact ranking median"
+                  f" {agreed['exact_median_ms']:.1f} ms, p95 {agreed['exact_p95_ms']:.1f} ms", flush=True)
+        results.append(result)
     OUT.mkdir(exist_ok=True)
     (OUT / "search.json").write_text(json.dumps({"results": results}, indent=2))
+
+
+def _rounded(values: dict[int, float]) -> dict[int, float]:
+    return {n: round(v, 1) for n, v in values.items()}
 
 
 if __name__ == "__main__":

@@ -108,7 +108,13 @@ def search(ctx: typer.Context,
                                       "add matches from other times, marked as outside the range."),
            limit: int = typer.Option(20, "--limit", "-n"),
            fmt: Format = typer.Option(Format.text, "-f", "--format")) -> None:
-    """Full-text search over messages and summaries, best match first; time phrases narrow the range."""
+    """Full-text search over messages and summaries, best match first; time phrases narrow the range.
+
+    Without a running daemon, words found in over 20,000 messages rank only the 20,000 most recently stored.
+
+    With --agent, --role or a time range that window grows fourfold until --limit of it pass the filters.
+    BM25 scores are those of the whole index either way; a running daemon ranks every match.
+    """
     args = {"query": " ".join(query), "agent": agent, "role": role, "conversation": conversation, "level": level,
             "since": since, "until": until, "sort": sort, "regex": regex, "limit": limit,
             "mode": "hybrid" if hybrid else "fts", "widen": widen}

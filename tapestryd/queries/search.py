@@ -13,12 +13,15 @@
   holds fewer matches than asked for, matches from other times follow, marked as such. A
   query that is only a time phrase lists that period's messages, newest first.
 * ``regex`` mode scans message text with Python's ``re`` (case-insensitive), newest first.
-* Speed: FTS5 must score every match, which at a million messages takes hundreds of
-  milliseconds for a common word. In the daemon the warm index
+* Speed: FTS5 must score every match, which at a million messages takes 100–200 ms for a
+  word found in one message in seven. In the daemon the warm index
   (:mod:`tapestryd.projections.tfidf`) holds the same stems and computes the same BM25
-  from memory, so messages are ranked there and FTS5 only draws the snippets of the few
-  shown; without a daemon (or for a word the index never counted) FTS5 ranks, in two
-  stages (ids and scores first, then details for those alone).
+  from memory over every match, so messages are ranked there and FTS5 only draws the
+  snippets of the few shown. Without a daemon (or for a word the index never counted)
+  FTS5 ranks, and bounds its work (:mod:`tapestryd.queries.ftsrank`): when the words
+  match more than :data:`~tapestryd.queries.ftsrank.RANK_WINDOW` (20,000) messages, only
+  the 20,000 most recently stored matches are ranked (exact BM25 scores, fewer
+  contenders); with filters, that window grows fourfold until enough of it passes.
 
 Snippets mark the match with ``[`` ``]``; times are given in UTC and in the configured zone.
 """
@@ -35,6 +38,7 @@ from tapestryd.errors import TapestryError
 from tapestryd.events.types import format_utc, parse_utc
 from tapestryd.projections.tfidf import LexicalQuery
 from tapestryd.projections.warmdocs import micros
+from tapestryd.queries.ftsrank import RANK_WINDOW, message_where, ranked_ids
 from tapestryd.queries.nodes import has_nodes
 from tapestryd.queries.reader import Reader
 from tapestryd.queries.snippets import query_stems, snippet
@@ -43,8 +47,8 @@ from tapestryd.queries.timephrase import TimeRange, find_time_phrase
 from tapestryd.queries.tokens import flatten
 from tapestryd.queries.warm import warm_index
 
-__all__ = ["LEVELS", "SORTS", "SearchFilters", "SearchHit", "content_terms", "fts_expression", "list_period",
-           "message_hits", "outside_range", "rrf_merge", "search", "search_messages", "search_regex",
+__all__ = ["LEVELS", "SORTS", "SearchFilters", "SearchHit", "content_terms", "fts_expression", "fts_ranking",
+           "list_period", "message_hits", "outside_range", "rrf_merge", "search", "search_messages", "search_regex",
            "search_summaries"]
 
 LEVELS = ("all", "messages", "summaries", "L0", "L1", "L2", "L3", "L4")
@@ -200,17 +204,23 @@ def search_messages(reader: Reader, query: str, filters: SearchFilters = SearchF
     """
     ranked = _warm_ranking(reader, query, filters, limit, sort)
     if ranked is None:
-        ranked = _fts_ranking(reader, query, filters, limit, sort)
+        ranked = fts_ranking(reader, query, filters, limit=limit, sort=sort)
     return _message_details(reader, query_stems(" ".join(content_terms(query))), ranked)
 
 
-def _fts_ranking(reader: Reader, query: str, filters: SearchFilters, limit: int,
-                 sort: str) -> list[tuple[int, float]]:
+def fts_ranking(reader: Reader, query: str, filters: SearchFilters = SearchFilters(), *, limit: int = 20,
+                sort: str = "relevance", window: int | None = RANK_WINDOW) -> list[tuple[int, float]]:
+    """``(message id, bm25)`` for ``query`` from FTS5 alone: every content word, then any, to fill ``limit``.
+
+    ``window`` bounds the matches ranked for common words (:mod:`tapestryd.queries.ftsrank`);
+    None ranks every match (exact BM25).
+    """
     expr = fts_expression(query)
-    ranked = _ranked_ids(reader, expr, filters, limit, sort) if expr else []
+    ranked = ranked_ids(reader.conn, expr, filters, limit, sort, window=window) if expr else []
     if len(ranked) < limit and len(content_terms(query)) > 1:
         seen = {i for i, _ in ranked}
-        more = _ranked_ids(reader, fts_expression(query, any_term=True), filters, limit + len(ranked), sort)
+        more = ranked_ids(reader.conn, fts_expression(query, any_term=True), filters, limit + len(ranked), sort,
+                          window=window)
         ranked += [(i, score) for i, score in more if i not in seen][: limit - len(ranked)]
     return ranked
 
@@ -229,19 +239,6 @@ def _micros(moment: datetime | None) -> int | None:
     return micros(format_utc(moment)) if moment else None
 
 
-def _ranked_ids(reader: Reader, expr: str, filters: SearchFilters, limit: int, sort: str) -> list[tuple[int, float]]:
-    """``(message id, bm25)`` best first; without filters FTS5 ranks alone, never touching ``messages``."""
-    where, params = _message_where(filters)
-    if not where and sort != "time":
-        sql = "SELECT rowid, rank FROM messages_fts WHERE messages_fts MATCH ? ORDER BY rank LIMIT ?"
-    else:
-        order = "m.ts DESC, m.id DESC" if sort == "time" else "bm25(messages_fts)"
-        sql = ("SELECT m.id, bm25(messages_fts) FROM messages_fts JOIN messages m ON m.id = messages_fts.rowid"
-               f" WHERE messages_fts MATCH ?{where} ORDER BY {order} LIMIT ?")
-    with translate_errors(reader.conn):
-        return [(int(i), float(score)) for i, score in reader.conn.execute(sql, (expr, *params, limit))]
-
-
 def _message_details(reader: Reader, stems: set[str], ranked: list[tuple[int, float]]) -> list[SearchHit]:
     """The ranked messages with their details and a snippet cut from their text, in rank order."""
     if not ranked:
@@ -252,22 +249,6 @@ def _message_details(reader: Reader, stems: set[str], ranked: list[tuple[int, fl
         rows = {row[0]: row for row in reader.conn.execute(sql, [i for i, _ in ranked])}
     return [_message_hit(reader, (*rows[i][:7], snippet(rows[i][7], stems), score)) for i, score in ranked
             if i in rows]
-
-
-def _message_where(filters: SearchFilters) -> tuple[str, list[object]]:
-    clauses, params = [], []  # type: tuple[list[str], list[object]]
-    for column, value in (("m.agent", filters.agent), ("m.role", filters.role),
-                          ("m.conversation", filters.conversation)):
-        if value:
-            clauses.append(f"{column} = ?")
-            params.append(value)
-    if filters.since:
-        clauses.append("m.ts >= ?")
-        params.append(format_utc(filters.since))
-    if filters.until:
-        clauses.append("m.ts < ?")
-        params.append(format_utc(filters.until))
-    return "".join(f" AND {c}" for c in clauses), params
 
 
 def _local(reader: Reader, ts: str) -> str:
@@ -282,7 +263,7 @@ def _message_hit(reader: Reader, row: tuple[Any, ...], score: float | None = Non
 
 def list_period(reader: Reader, filters: SearchFilters, *, limit: int) -> list[SearchHit]:
     """The messages of the filters' time range, newest first (a query that is only a time phrase)."""
-    where, params = _message_where(filters)
+    where, params = message_where(filters)
     sql = (f"SELECT {_MESSAGE_COLUMNS}, substr(m.text, 1, 200), 0 FROM messages m"
            f" JOIN conversations c ON c.key = m.conversation WHERE 1 = 1{where} ORDER BY m.ts DESC, m.id DESC LIMIT ?")
     with translate_errors(reader.conn):
@@ -302,7 +283,7 @@ def search_regex(reader: Reader, pattern: str, filters: SearchFilters = SearchFi
         raise TapestryError(f"not a valid regular expression {pattern!r}: {exc}") from exc
     reader.conn.create_function("regexp", 2, lambda p, text: compiled.search(text or "") is not None,
                                 deterministic=True)
-    where, params = _message_where(filters)
+    where, params = message_where(filters)
     sql = (f"SELECT {_MESSAGE_COLUMNS}, m.text, 0 FROM messages m JOIN conversations c ON c.key = m.conversation"
            f" WHERE m.text REGEXP ?{where} ORDER BY m.ts DESC, m.id DESC LIMIT ?")
     with translate_errors(reader.conn):
