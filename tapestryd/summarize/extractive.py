@@ -1,20 +1,24 @@
 """The default provider: offline, deterministic extractive summaries.
 
-Each node's input sentences (:mod:`tapestryd.summarize.sentences`) are weighted with
-TF-IDF (scikit-learn). A sentence's score multiplies its content (the summed IDF of its
+Each node's input sentences (:mod:`tapestryd.summarize.sentences`: split into clauses
+and stripped of greetings, fillers and hedges by :mod:`tapestryd.summarize.compress`) are
+weighted with TF-IDF (scikit-learn). A sentence's score multiplies its content (the summed IDF of its
 distinct content words), its centrality (cosine with the centroid of all sentences, the
 centroid method of Radev et al., 2004, "Centroid-based summarization of multiple
 documents"), its density in specifics (names, numbers, dates, identifiers, decisions) and
 its tone (first-person statements up, and more so episodic ones: what I did, got or
 decided, my things, dated events; small talk, cheering and "you" remarks down).
-Sentences are then taken greedily by score per character (the knapsack heuristic) while
-they fit the level's length budget (:mod:`tapestryd.summarize.levels`), skipping weak
-sentences (under 30% of the best score: a short summary beats a padded one) and
-near-duplicates of sentences already taken (maximal marginal relevance, Carbonell &
-Goldstein, 1998), and printed in their original order. The title is the conversation's
-own (or, above L0, its children's titles joined) when it has one, else the three heaviest
-non-numeric terms of the kept sentences. Same input,
-same output: no randomness anywhere.
+Questions are damped too: a memory keeps what was said, not what was asked.
+Sentences are then chosen to stand for the whole input: greedy budgeted facility
+location (Lin & Bilmes, 2011), where each input sentence, weighted by its score, counts as
+covered by its most similar chosen sentence, and the sentence adding most coverage per
+character is taken next while it fits the level's length budget
+(:mod:`tapestryd.summarize.levels`). Weak sentences (under 30% of the best score: a short
+summary beats a padded one) are never taken, a near-duplicate of a chosen sentence adds
+no coverage, and the chosen ones are printed in their original order. The title is the
+conversation's own (or, above L0, its children's titles joined) when it has one, else the
+three heaviest non-numeric terms of the kept sentences. Same input, same output: no
+randomness anywhere.
 """
 
 from __future__ import annotations
@@ -31,9 +35,11 @@ from tapestryd.summarize.tokens import estimate_tokens
 
 __all__ = ["EXTRACTIVE_VERSION", "ExtractiveSummarizer"]
 
-EXTRACTIVE_VERSION = "x2"
-_REDUNDANT = 0.6
+EXTRACTIVE_VERSION = "x3"
 _WEAK = 0.3
+_POOL = 400
+_ROWS = 2000
+_QUESTION = 0.5
 _ROLE_WEIGHT = {"user": 1.15}
 _TITLE_MAX = 70
 _FIRST_PERSON = re.compile(r"\b(?:I|I'm|I've|I'd|I'll|my|me|mine|we|we're|we've|our|us)\b")
@@ -124,24 +130,49 @@ def _tone(text: str) -> float:
         factor *= _EPISODIC_WEIGHT
     if text.rstrip().endswith("!"):
         factor *= 0.8
+    if text.rstrip().endswith("?"):
+        factor *= _QUESTION
     return factor * (0.4 if _PHATIC.match(text) else 1.0)
 
 
 def _select(candidates: list[Sentence], scores: np.ndarray, matrix: Any, limit: int) -> list[int]:
+    """Greedy budgeted facility location: the sentences that best stand for all the others.
+
+    Coverage ``F(S) = sum_i w_i * max_{j in S} cos(i, j)`` over the input sentences ``i``
+    (weight ``w_i``: its score over the best), maximised greedily by gain per character
+    within ``limit`` characters (Lin & Bilmes, 2011, "A class of submodular functions for
+    document summarization"). On a huge day only the best-scoring ``_ROWS`` sentences count
+    and the best ``_POOL`` are candidates, so the cost stays bounded; weak ones (under
+    ``_WEAK`` of the best score) are never taken. A repeat of a chosen sentence gains
+    nothing. Returns indices into ``candidates``.
+    """
     lengths = np.array([len(c.text) + 1 for c in candidates], dtype=float)
-    order = sorted(range(len(candidates)), key=lambda i: (-scores[i] / lengths[i], i))
-    floor = _WEAK * float(scores.max())
-    closest = np.zeros(len(candidates))  # each sentence's highest cosine with a chosen one
+    ranked = np.argsort(-scores, kind="stable")
+    rows, pool = np.sort(ranked[:_ROWS]), np.sort(ranked[:_POOL])
+    pool = pool[(scores[pool] >= _WEAK * scores.max()) & (lengths[pool] <= limit)]
+    if matrix is None or not len(pool):
+        return [int(np.argmax(scores))]
+    sims = (matrix[rows] @ matrix[pool].T).tocsc()
+    picks = _cover(sims, scores[rows] / scores.max(), lengths[pool], limit)
+    return [int(pool[p]) for p in picks] or [int(np.argmax(scores))]
+
+
+def _cover(sims: Any, weights: np.ndarray, lengths: np.ndarray, limit: int) -> list[int]:
+    """Columns of ``sims`` (CSC, covered sentences x candidates) picked greedily by coverage gain per character."""
+    rows, cols = sims.indices, np.repeat(np.arange(sims.shape[1]), np.diff(sims.indptr))
+    covered = np.zeros(sims.shape[0])
     chosen: list[int] = []
-    used = 0
-    for i in order:
-        if scores[i] < floor or used + lengths[i] > limit or closest[i] >= _REDUNDANT:
-            continue
-        chosen.append(i)
-        used += int(lengths[i])
-        if matrix is not None:
-            closest = np.maximum(closest, matrix @ matrix.getrow(i).toarray().ravel())
-    return chosen or [int(np.argmax(scores))]
+    used = 0.0
+    while True:
+        gain = np.bincount(cols, weights[rows] * np.maximum(sims.data - covered[rows], 0.0), sims.shape[1])
+        ratio = np.where(used + lengths <= limit, gain / lengths, 0.0)
+        best = int(np.argmax(ratio))
+        if ratio[best] <= 0:
+            return chosen
+        chosen.append(best)
+        used += lengths[best]
+        span = slice(sims.indptr[best], sims.indptr[best + 1])
+        covered[rows[span]] = np.maximum(covered[rows[span]], sims.data[span])
 
 
 def _keyword_title(candidates: list[Sentence], chosen: list[int], matrix: Any, terms: list[str]) -> str:

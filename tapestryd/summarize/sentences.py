@@ -2,7 +2,10 @@
 
 Code blocks, markdown furniture and lines that are mostly symbols are dropped; what is
 left is split into sentences at ``.``/``!``/``?`` followed by a capital, a digit or a quote,
-and at line breaks. A sentence's *specificity* counts what a reader would want kept:
+and at line breaks; lines wholly in square brackets (attachment notes such as
+"[shared an image: ...]") are metadata, not something said, and are dropped too. Each
+sentence is split into its stand-alone clauses and compressed
+(:mod:`tapestryd.summarize.compress`). A sentence's *specificity* counts what a reader would want kept:
 numbers, dates and times, names (capitalised words not opening the sentence),
 identifiers (``file.py``, ``a/b``, ``snake_case``), quoted terms and decision words.
 """
@@ -11,6 +14,8 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+
+from tapestryd.summarize.compress import clauses, compress
 
 __all__ = ["Sentence", "specificity", "split_sentences"]
 
@@ -29,6 +34,7 @@ _SPECIFIC = re.compile(
     r"launch|adopt|deploy|release|migrat|replac|remov|added|renam|booked|signed|join|quit|won|lost|learn|"
     r"because)\w*))"
     r"|(?<=[\s(\"'])(?P<name>[A-Z][a-z]+(?:[A-Z][a-z]+)*|[A-Z]{2,})\b")
+_BRACKETED = re.compile(r"^\[[^\]]*\]$")
 _NOT_PROSE = re.compile(r"[\d_]|[^\w\s]")
 _WEIGHTS = {"number": 1.5, "ident": 1.0, "quoted": 1.0, "calendar": 1.5, "decision": 0.75, "name": 1.0}
 _MIN_WORDS, _MIN_CHARS, _MAX_CHARS = 4, 20, 360
@@ -50,9 +56,10 @@ def split_sentences(text: str) -> list[str]:
     out: list[str] = []
     for line in _FENCE.sub("\n", text).splitlines():
         line = _FURNITURE.sub("", line).strip()
-        if not line or _symbolic(line):
+        if not line or _symbolic(line) or _BRACKETED.match(line):
             continue
-        out.extend(s for s in (_clip(p.strip()) for p in _SPLIT.split(line)) if _keep(s))
+        pieces = (compress(c) for p in _SPLIT.split(line) for c in clauses(p.strip()))
+        out.extend(s for s in map(_clip, pieces) if _keep(s))
     return out
 
 

@@ -1,0 +1,68 @@
+"""Sentence compression for extractive summaries: the same statement in fewer characters.
+
+Chat sentences carry conversational wrapping a memory does not need: an opening
+interjection or greeting, often with the name of the person addressed ("Hey Mel!",
+"Yeah John, ..."), discourse markers ("By the way, ...", "Honestly, ..."), hedges before a clause ("I think
+it's ..."), intensifiers ("really", "super", "kinda"), trailing tags (", you know?", "haha") and emoticons.
+:func:`compress` deletes only those, by rule, so the content words, numbers and names
+stay in their order and the sentence still reads as written. It is the deletion-based
+compression of Knight & Marcu (2002, "Summarization beyond sentence extraction"), with
+hand-written rules in place of a learned model. :func:`clauses` splits a sentence at
+clause boundaries that stand alone (a spaced dash, a semicolon, a comma and "and", "but"
+or "so" before a new subject: "I was busy, but last week I ..." reads as two sentences), so a summary can keep
+the clause that states something without the one that chats.
+"""
+
+from __future__ import annotations
+
+import re
+
+__all__ = ["clauses", "compress"]
+
+_OPENERS = (r"wow|whoa|hey|hi|hello|oh|ooh|ah|aw+|yeah|yes|yep|yup|ok|okay|well|so|haha|hah|lol|omg|hmm+|um+|"
+            r"uh|thanks|thank you|great|awesome|cool|nice|sure|absolutely|definitely|totally|honestly|actually|"
+            r"anyway|anyways|by the way|btw|you know|i mean|to be honest|oh my|gosh|man|dude|right|true|indeed|"
+            r"exactly|of course|no way|aww+|yay|woah|really|sounds good|that's great|that's awesome|that's cool")
+# A run of openers, each optionally naming the person addressed, each closed by , ! . : or a dash.
+_LEAD = re.compile(rf"^(?:(?i:{_OPENERS})(?:\s+(?-i:[A-Z][a-z]+))?\s*(?:[,!.:;]+|\s[-–—])\s*)+")
+_SUBJECT = r"(?:I|I'm|I've|I'd|I'll|it|it's|we|we're|you|you're|he|she|they|this|that|there|my|our)\b"
+# A hedge before a clause with its own subject: "I think it's ..." says "It's ...".
+_HEDGE = re.compile(rf"^(?:I think|I guess|I feel like|I'd say|I mean|I believe)\s+(?:that\s+)?(?={_SUBJECT})")
+# Intensifiers before a word; not after a determiner, where the word names a thing ("the super block").
+_FILLER = re.compile(r"(?<![Tt]he )(?<![ \"][Aa] )(?<![Aa]n )(?<![Mm]y )(?<![Oo]ur )(?<![Tt]his )(?<![Ii]ts )"
+                     r"\b(?:really|super|totally|actually|basically|literally|honestly|truly|kinda|sorta)\s+"
+                     r"(?=[a-z])")
+_TAIL = re.compile(r"(?:[,;]?\s+(?i:you know|right|haha+|hah|lol|though|i guess|for sure|and stuff)|\s*[:;]-?[()DP])"
+                   r"\s*(?=[.!?]*$)")
+# A spaced dash, a semicolon, or ", and/but/so" before a new subject: each side stands alone.
+_CLAUSE = re.compile(r"\s+[-–—]\s+|;\s+|,\s+(?:and|but|so)\s+(?=(?:I|I'm|I've|I'd|I'll|we|we're|we've|he|she|they|"
+                     r"it's|it|my|our|their|his|her|there)\b)")
+_END = re.compile(r"[.!?…]$")
+
+
+def compress(sentence: str) -> str:
+    """``sentence`` without its opening interjections, fillers and trailing tags, first letter raised.
+
+    Returns the sentence unchanged when the deletions would leave fewer than three words.
+    """
+    out = _HEDGE.sub("", _LEAD.sub("", sentence))
+    out = _FILLER.sub("", out)
+    out, tags = _TAIL.subn("", out)
+    out = out.strip()
+    if tags and out.endswith("?"):  # "..., you know?" asked nothing
+        out = out.rstrip("?") + "."
+    if len(out.split()) < 3:
+        return sentence
+    return out[0].upper() + out[1:]
+
+
+def clauses(sentence: str) -> list[str]:
+    """``sentence`` split at spaced dashes and semicolons, each piece ending in punctuation."""
+    pieces = [p.strip() for p in _CLAUSE.split(sentence) if p.strip()]
+    if len(pieces) < 2:
+        return [sentence]
+    return [_sentence_case(p if _END.search(p) else p.rstrip(",:") + ".") for p in pieces]
+
+
+def _sentence_case(piece: str) -> str:
+    return piece[0].upper() + piece[1:]

@@ -1,0 +1,60 @@
+"""Sentence compression: the chat wrapping goes, the statement stays readable and whole."""
+
+from __future__ import annotations
+
+import pytest
+
+from tapestryd.summarize import Budget, ExtractiveSummarizer, Passage, SummaryRequest
+from tapestryd.summarize.compress import clauses, compress
+from tapestryd.summarize.sentences import split_sentences
+
+
+@pytest.mark.parametrize(("sentence", "expected"), [
+    ("Hey Mel, we moved the standup to 9:30 on Mondays.", "We moved the standup to 9:30 on Mondays."),
+    ("Yeah John, it's super important to pin the numpy version.", "It's important to pin the numpy version."),
+    ("Wow, thanks! I really love the new Rust parser.", "I love the new Rust parser."),
+    ("By the way, the invoice for March is 240 euros.", "The invoice for March is 240 euros."),
+    ("I think it's time to drop Python 3.9 support.", "It's time to drop Python 3.9 support."),
+    ("The backup runs at night, you know?", "The backup runs at night."),
+    ("Honestly, the build takes 14 minutes :)", "The build takes 14 minutes"),
+])
+def test_openers_fillers_hedges_and_tags_are_cut(sentence: str, expected: str) -> None:
+    """Only the wrapping is deleted; names, numbers and content words stay in their order."""
+    assert compress(sentence) == expected
+
+
+@pytest.mark.parametrize("sentence", [
+    "Yesterday, I flew to Paris, France.",
+    "I feel like a new person after the trip to Kyoto.",
+    "I believe in the plan we wrote on Friday.",
+    "Thanks, Melanie!",
+    "The super block of the ext4 volume is damaged.",
+])
+def test_statements_without_wrapping_are_left_alone(sentence: str) -> None:
+    """A time word, a hedge before a noun, a capitalised first word or a too-short rest are kept."""
+    assert compress(sentence) == sentence
+
+
+def test_stand_alone_clauses_become_sentences() -> None:
+    """A spaced dash, a semicolon and ", but <subject>" split; a plain list comma does not."""
+    assert clauses("A lot happened - I joined a climbing gym last Tuesday") == [
+        "A lot happened.", "I joined a climbing gym last Tuesday."]
+    assert clauses("I was busy with work, but I finished the thesis draft.") == [
+        "I was busy with work.", "I finished the thesis draft."]
+    assert clauses("We bought apples, pears and plums.") == ["We bought apples, pears and plums."]
+
+
+def test_attachment_notes_are_not_sentences() -> None:
+    """A line wholly in square brackets is metadata about the message, not something said."""
+    text = "I finished the oak bookshelf for the hall.\n[shared an image: a photo of a wooden bookshelf]"
+    assert split_sentences(text) == ["I finished the oak bookshelf for the hall."]
+
+
+def test_a_summary_keeps_the_statement_without_its_greeting() -> None:
+    """The day's summary quotes the compressed statement, not the greeting around it."""
+    texts = ["Hey Sam! Long time no talk.", "Hi Ana! Great to hear from you, what's new?",
+             "Oh wow, so much! I adopted a grey cat called Miso from the shelter on Saturday."]
+    inputs = tuple(Passage("10:00 me", t, "user" if i % 2 == 0 else "assistant") for i, t in enumerate(texts))
+    request = SummaryRequest("L1:x:2026-03-07", 1, "Saturday 07 March 2026", inputs, source_chars=2400)
+    summary = ExtractiveSummarizer().summarize(request, Budget())
+    assert summary.text == "I adopted a grey cat called Miso from the shelter on Saturday."
