@@ -41,6 +41,7 @@ from __future__ import annotations
 import json
 import sqlite3
 from datetime import date
+from typing import Sequence
 
 import structlog
 
@@ -84,11 +85,34 @@ class HierarchyProjection:
             conn.execute(f"DELETE FROM {table}")
         conn.execute("INSERT INTO nodes_fts(nodes_fts) VALUES ('delete-all')")
 
+    def batch_safe(self, conn: sqlite3.Connection, events: Sequence[StoredEvent]) -> bool:
+        """Always: no other projection reads the hierarchy's rows."""
+        return True
+
+    def apply_batch(self, conn: sqlite3.Connection, events: Sequence[StoredEvent]) -> None:
+        """Apply ``events`` in order, the rows equal to ``apply``'s one by one.
+
+        Message counts are summed per node in memory and each node written once: before a
+        node is inserted (child positions are ordered by the siblings' first message),
+        before any other event, and at the end.
+        """
+        counts = _Counts()
+        for event in events:
+            payload = event.event
+            if isinstance(payload, MessageRecorded):
+                self._record(conn, event, payload, counts)
+            else:
+                counts.write(conn)
+                self.apply(conn, event)
+        counts.write(conn)
+
     def apply(self, conn: sqlite3.Connection, event: StoredEvent) -> None:
         """Apply a message, a closed day or a summary."""
         payload = event.event
         if isinstance(payload, MessageRecorded):
-            self._record(conn, event, payload)
+            counts = _Counts()
+            self._record(conn, event, payload, counts)
+            counts.write(conn)
         elif isinstance(payload, DayClosed):
             self._close(conn, payload)
         elif isinstance(payload, NodeSummarized):
@@ -96,7 +120,8 @@ class HierarchyProjection:
         elif isinstance(payload, Forgotten):
             forget_sources(conn, event)  # nodes that held forgotten messages become dirty
 
-    def _record(self, conn: sqlite3.Connection, event: StoredEvent, msg: MessageRecorded) -> None:
+    def _record(self, conn: sqlite3.Connection, event: StoredEvent, msg: MessageRecorded, counts: _Counts) -> None:
+        """File the message under its L0 (created with its chain when new); its counts go to ``counts``."""
         row = conn.execute("SELECT id, ts, seq FROM messages WHERE conversation = ? AND message_key = ?",
                            (msg.conversation, msg.message)).fetchone()
         if row is None:
@@ -109,15 +134,18 @@ class HierarchyProjection:
             return
         chain = chain_of(event.agent, day, msg.conversation, self.first_day_of_week)
         leaf = chain[0].key
-        found = conn.execute("SELECT digest, state FROM nodes WHERE key = ?", (leaf,)).fetchone()
+        found = counts.leaves.get(leaf) or conn.execute("SELECT digest, state FROM nodes WHERE key = ?",
+                                                        (leaf,)).fetchone()
         if found is None:
+            counts.write(conn)
             self._ensure_chain(conn, chain, ts)
         digest, state = found or ("", "dirty")
         new = conn.execute("INSERT OR IGNORE INTO node_sources VALUES (?, ?, 'message', ?)",
                            (leaf, str(message_id), first_seq)).rowcount
         digest = add_to_digest(digest, event.event_id, msg.role, msg.timestamp, msg.text)
-        _count(conn, chain, digest, (new, len(msg.text), ts, ts))
+        counts.add(chain, digest, state, new, len(msg.text), ts)
         if state != "dirty":
+            counts.write(conn)
             refresh_state(conn, leaf)
 
     def _ensure_chain(self, conn: sqlite3.Connection, chain: tuple[NodeId, ...], ts: str) -> None:
@@ -186,15 +214,42 @@ _COUNTS = ("message_count = message_count + ?, source_chars = source_chars + ?, 
            " last_ts = MAX(last_ts, ?)")
 
 
-def _count(conn: sqlite3.Connection, chain: tuple[NodeId, ...], digest: str, counts: tuple[int, int, str, str]) -> None:
-    """Store the leaf's new digest and add ``(messages, chars, ts, ts)`` to every node of the chain.
+class _Counts:
+    """Message counts not yet written: ``nodes`` maps a node key to ``[messages, chars, first_ts, last_ts]``
+    to add, ``leaves`` an L0 key to its new ``(digest, state)`` (state as read before the counts)."""
 
-    One single-row UPDATE per node: a multi-row statement opens a statement journal, at
-    which FTS5 writes every FTS table's pending terms to disk.
-    """
-    conn.execute(f"UPDATE nodes SET digest = ?, fingerprint = ?, {_COUNTS} WHERE key = ?",
-                 (digest, l0_fingerprint(digest), *counts, chain[0].key))
-    conn.executemany(f"UPDATE nodes SET {_COUNTS} WHERE key = ?", [(*counts, n.key) for n in chain[1:]])
+    __slots__ = ("nodes", "leaves")
+
+    def __init__(self) -> None:
+        self.nodes: dict[str, list[int | str]] = {}
+        self.leaves: dict[str, tuple[str, str]] = {}
+
+    def add(self, chain: tuple[NodeId, ...], digest: str, state: str, new: int, chars: int, ts: str) -> None:
+        """Add one message (``new``: 1 when it was filed now, 0 for a later part) to every node of ``chain``."""
+        self.leaves[chain[0].key] = (digest, state)
+        for node in chain:
+            held = self.nodes.get(node.key)
+            if held is None:
+                self.nodes[node.key] = [new, chars, ts, ts]
+            else:
+                held[0] += new  # type: ignore[operator]
+                held[1] += chars  # type: ignore[operator]
+                held[2], held[3] = min(held[2], ts), max(held[3], ts)  # type: ignore[type-var]
+
+    def write(self, conn: sqlite3.Connection) -> None:
+        """Write every held node's counts (an L0's digest and fingerprint with them) and forget them.
+
+        One single-row UPDATE per node: a multi-row statement opens a statement journal, at
+        which FTS5 writes every FTS table's pending terms to disk.
+        """
+        if not self.nodes:
+            return
+        conn.executemany(f"UPDATE nodes SET digest = ?, fingerprint = ?, {_COUNTS} WHERE key = ?",
+                         [(digest, l0_fingerprint(digest), *self.nodes.pop(key), key)
+                          for key, (digest, _) in self.leaves.items()])
+        conn.executemany(f"UPDATE nodes SET {_COUNTS} WHERE key = ?", [(*held, key) for key, held in self.nodes.items()])
+        self.nodes.clear()
+        self.leaves.clear()
 
 
 def _usage_json(usage: dict[str, int]) -> str:

@@ -27,6 +27,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import sqlite3
+from typing import Sequence
 
 from tapestryd.events.types import ConversationTitled, Forgotten, MessageRecorded, StoredEvent
 from tapestryd.privacy import outbound
@@ -96,6 +97,40 @@ class MessagesProjection:
             self.flush(conn)  # the delete trigger removes indexed texts only
             forgetting.apply_forgotten(conn, event.seq, payload)
 
+    def batch_safe(self, conn: sqlite3.Connection, events: Sequence[StoredEvent]) -> bool:
+        """True when the batch deletes no message: no Forgotten event, no compacted message, no forget rule yet."""
+        for event in events:
+            payload = event.event
+            if isinstance(payload, Forgotten) or (isinstance(payload, MessageRecorded) and payload.meta.get("forgotten")):
+                return False
+        return not forgetting.rules(conn)
+
+    def apply_batch(self, conn: sqlite3.Connection, events: Sequence[StoredEvent]) -> None:
+        """Apply ``events`` in order, the rows equal to ``apply``'s one by one.
+
+        When nothing in the batch is forgotten (:meth:`batch_safe`), each conversation's
+        span, count and session fields are updated once per batch, not once per message.
+        """
+        if not self.batch_safe(conn, events):
+            for event in events:
+                self.apply(conn, event)
+            return
+        spans: dict[str, _Span] = {}
+        for event in events:
+            payload = event.event
+            if not isinstance(payload, MessageRecorded):
+                self.apply(conn, event)
+                continue
+            text = outbound(payload.text)
+            msg = payload if text == payload.text else dataclasses.replace(payload, text=text)
+            span = spans.get(msg.conversation)
+            if span is None:
+                self._ensure_conversation(conn, event, msg.conversation)
+                span = spans[msg.conversation] = _Span(msg.timestamp)
+            span.add(msg, self._store(conn, event, msg))
+        for key, span in spans.items():
+            _touch(conn, key, span)
+
     def flush(self, conn: sqlite3.Connection) -> None:
         """Index the texts stored since the last flush, in id order (the runner calls it before committing).
 
@@ -115,12 +150,18 @@ class MessagesProjection:
             forgetting.drop_message(conn, msg.conversation, msg.message)
             return
         self._ensure_conversation(conn, event, msg.conversation)
-        inserted = self._insert(conn, event, msg)
-        if not inserted:
-            row = conn.execute("SELECT id, text, skipped FROM messages WHERE conversation = ? AND message_key = ?",
-                               (msg.conversation, msg.message)).fetchone()
-            self._join_part(conn, row, msg)
-        self._touch_conversation(conn, msg, added=int(inserted))
+        span = _Span(msg.timestamp)
+        span.add(msg, self._store(conn, event, msg))
+        _touch(conn, msg.conversation, span)
+
+    def _store(self, conn: sqlite3.Connection, event: StoredEvent, msg: MessageRecorded) -> bool:
+        """Insert the message, or join it to the stored one of its key; True when it was inserted."""
+        if self._insert(conn, event, msg):
+            return True
+        row = conn.execute("SELECT id, text, skipped FROM messages WHERE conversation = ? AND message_key = ?",
+                           (msg.conversation, msg.message)).fetchone()
+        self._join_part(conn, row, msg)
+        return False
 
     def _insert(self, conn: sqlite3.Connection, event: StoredEvent, msg: MessageRecorded) -> bool:
         """Insert the message (indexed at the next flush); False (nothing written) when its key is stored: a later part."""
@@ -153,19 +194,47 @@ class MessagesProjection:
         conn.execute("INSERT OR IGNORE INTO conversations (key, agent, source) VALUES (?, ?, ?)",
                      (key, event.agent, event.source))
 
-    @staticmethod
-    def _touch_conversation(conn: sqlite3.Connection, msg: MessageRecorded, *, added: int) -> None:
-        """Widen the time span, fill session/cwd/branch, and count ``added`` (0 or 1) messages."""
-        conn.execute(
-            "UPDATE conversations SET first_ts = MIN(COALESCE(first_ts, ?), ?), last_ts = MAX(COALESCE(last_ts, ?), ?),"
-            " session = CASE WHEN session = '' THEN ? ELSE session END,"
-            " cwd = CASE WHEN cwd = '' THEN ? ELSE cwd END,"
-            " git_branch = CASE WHEN ? != '' THEN ? ELSE git_branch END,"
-            " message_count = message_count + ? WHERE key = ?",
-            (msg.timestamp, msg.timestamp, msg.timestamp, msg.timestamp, msg.session, str(msg.meta.get("cwd") or ""),
-             str(msg.meta.get("git_branch") or ""), str(msg.meta.get("git_branch") or ""), added, msg.conversation),
-        )
+
+class _Span:
+    """What a run of one conversation's messages adds to its row: time span, count, session fields.
+
+    Folded in log order as ``_touch`` would apply them one by one: session and cwd keep
+    the first non-empty value, the git branch the last one.
+    """
+
+    __slots__ = ("first", "last", "session", "cwd", "branch", "added")
+
+    def __init__(self, ts: str) -> None:
+        self.first = self.last = ts
+        self.session = self.cwd = self.branch = ""
+        self.added = 0
+
+    def add(self, msg: MessageRecorded, inserted: bool) -> None:
+        """Fold one message in (``inserted``: it was new, not a later part)."""
+        ts = msg.timestamp
+        self.first, self.last = min(self.first, ts), max(self.last, ts)
+        self.session = self.session or msg.session
+        self.cwd = self.cwd or str(msg.meta.get("cwd") or "")
+        self.branch = str(msg.meta.get("git_branch") or "") or self.branch
+        self.added += inserted
 
 
-def _dumps(value: object) -> str:
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"), sort_keys=True)
+def _touch(conn: sqlite3.Connection, key: str, span: _Span) -> None:
+    """Widen conversation ``key``'s time span, fill session/cwd/branch, and count the span's new messages."""
+    conn.execute(
+        "UPDATE conversations SET first_ts = MIN(COALESCE(first_ts, ?), ?), last_ts = MAX(COALESCE(last_ts, ?), ?),"
+        " session = CASE WHEN session = '' THEN ? ELSE session END,"
+        " cwd = CASE WHEN cwd = '' THEN ? ELSE cwd END,"
+        " git_branch = CASE WHEN ? != '' THEN ? ELSE git_branch END,"
+        " message_count = message_count + ? WHERE key = ?",
+        (span.first, span.first, span.last, span.last, span.session, span.cwd, span.branch, span.branch, span.added,
+         key),
+    )
+
+
+_ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), sort_keys=True)
+
+
+def _dumps(value: dict[str, object]) -> str:
+    """Compact, key-sorted JSON (one shared encoder: ``json.dumps`` with options builds one per call)."""
+    return _ENCODER.encode(value) if value else "{}"

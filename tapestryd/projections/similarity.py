@@ -15,6 +15,7 @@ It must run after the messages projection (it reads message ids), as
 from __future__ import annotations
 
 import sqlite3
+from typing import Sequence
 
 from tapestryd.db import translate_errors
 from tapestryd.events.types import Forgotten, MessageRecorded, NodeSummarized, StoredEvent
@@ -42,23 +43,35 @@ class SimilarityFeed:
         """Forget every row (a rebuild replays them)."""
         conn.execute("DELETE FROM similarity_feed")
 
+    def batch_safe(self, conn: sqlite3.Connection, events: Sequence[StoredEvent]) -> bool:
+        """Always: no other projection reads the feed."""
+        return True
+
     def apply(self, conn: sqlite3.Connection, event: StoredEvent) -> None:
         """Note the document the event changed, at the event's seq."""
-        payload = event.event
-        if isinstance(payload, MessageRecorded):
-            row = conn.execute("SELECT id FROM messages WHERE conversation = ? AND message_key = ?",
-                               (payload.conversation, payload.message)).fetchone()
-            if row is not None:
-                self._note(conn, f"m:{row[0]}", event.seq)
-        elif isinstance(payload, NodeSummarized):
-            self._note(conn, f"n:{payload.node}", event.seq)
-        elif isinstance(payload, Forgotten):
-            self._note(conn, "reset", event.seq)
+        self.apply_batch(conn, [event])
 
-    @staticmethod
-    def _note(conn: sqlite3.Connection, doc: str, seq: int) -> None:
-        conn.execute("INSERT INTO similarity_feed VALUES (?, ?) ON CONFLICT(doc) DO UPDATE SET seq = excluded.seq",
-                     (doc, seq))
+    def apply_batch(self, conn: sqlite3.Connection, events: Sequence[StoredEvent]) -> None:
+        """Note the documents the events changed, each once at the seq of its latest change."""
+        docs: dict[str, int] = {}
+        for event in events:
+            doc = _doc(conn, event)
+            if doc:
+                docs[doc] = event.seq
+        conn.executemany("INSERT INTO similarity_feed VALUES (?, ?) ON CONFLICT(doc) DO UPDATE SET seq = excluded.seq",
+                         docs.items())
+
+
+def _doc(conn: sqlite3.Connection, event: StoredEvent) -> str:
+    """The document ``event`` changed (``''`` for none: a message that is not stored)."""
+    payload = event.event
+    if isinstance(payload, MessageRecorded):
+        row = conn.execute("SELECT id FROM messages WHERE conversation = ? AND message_key = ?",
+                           (payload.conversation, payload.message)).fetchone()
+        return f"m:{row[0]}" if row is not None else ""
+    if isinstance(payload, NodeSummarized):
+        return f"n:{payload.node}"
+    return "reset" if isinstance(payload, Forgotten) else ""
 
 
 def feed_head(conn: sqlite3.Connection) -> int:

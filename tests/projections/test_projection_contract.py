@@ -86,16 +86,13 @@ def test_checkpoints_only_rise_and_reach_the_last_seq(store: EventStore, tmp_pat
 def test_a_crash_mid_batch_applies_nothing_of_it(store: EventStore, tmp_path: Path) -> None:
     """Checkpoint and rows share a transaction: a failing apply rolls both back."""
     p = projector(store, tmp_path / "p.db")
-    original = p.projections[0].apply
-    calls = {"n": 0}
+    original = p.projections[0].apply_batch  # type: ignore[attr-defined]
 
-    def failing(conn: sqlite3.Connection, event: object) -> None:
-        calls["n"] += 1
-        if calls["n"] == 3:
-            raise RuntimeError("power cut")
-        original(conn, event)  # type: ignore[arg-type]
+    def failing(conn: sqlite3.Connection, events: list[object]) -> None:
+        original(conn, events[:2])
+        raise RuntimeError("power cut")
 
-    p.projections[0].apply = failing  # type: ignore[method-assign]
+    p.projections[0].apply_batch = failing  # type: ignore[attr-defined]
     with pytest.raises(RuntimeError):
         p.catch_up(batch=10)
     assert checkpoints(p.conn) == {} and dump(p.conn)["messages"] == []
