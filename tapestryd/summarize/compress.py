@@ -2,15 +2,16 @@
 
 Chat sentences carry conversational wrapping a memory does not need: an opening
 interjection or greeting, often with the name of the person addressed ("Hey Mel!",
-"Yeah John, ..."), discourse markers ("By the way, ...", "Honestly, ..."), hedges before a clause ("I think
-it's ..."), intensifiers ("really", "super", "kinda"), trailing tags (", you know?", "haha") and emoticons.
-:func:`compress` deletes only those, by rule, so the content words, numbers and names
-stay in their order and the sentence still reads as written. It is the deletion-based
-compression of Knight & Marcu (2002, "Summarization beyond sentence extraction"), with
-hand-written rules in place of a learned model. :func:`clauses` splits a sentence at
-clause boundaries that stand alone (a spaced dash, a semicolon, a comma and "and", "but"
-or "so" before a new subject: "I was busy, but last week I ..." reads as two sentences), so a summary can keep
-the clause that states something without the one that chats.
+"Yeah John, ..."), discourse markers ("By the way, ..."), hedges before a clause ("I think
+it's ..."), intensifiers ("really", "super", "kinda"), trailing tags (", you know?",
+"haha") and emoticons. :func:`compress` deletes only those, by rule, so the content words,
+numbers and names stay in their order and the sentence still reads as written. It is the
+deletion-based compression of Knight & Marcu (2002, "Summarization beyond sentence
+extraction"), with hand-written rules in place of a learned model. :func:`clauses` splits
+a sentence where each side stands alone (a semicolon, a spaced dash, or a comma and "and",
+"but" or "so", before a new subject: "I was busy, but last week I ..." reads as two
+sentences), so a summary can keep the clause that states something without the one that
+chats.
 """
 
 from __future__ import annotations
@@ -25,19 +26,21 @@ _OPENERS = (r"wow|whoa|hey|hi|hello|oh|ooh|ah|aw+|yeah|yes|yep|yup|ok|okay|well|
             r"exactly|of course|no way|aww+|yay|woah|really|sounds good|that's great|that's awesome|that's cool")
 # A run of openers, each optionally naming the person addressed, each closed by , ! . : or a dash.
 _LEAD = re.compile(rf"^(?:(?i:{_OPENERS})(?:\s+(?-i:[A-Z][a-z]+))?\s*(?:[,!.:;]+|\s[-–—])\s*)+")
-_SUBJECT = r"(?:I|I'm|I've|I'd|I'll|it|it's|we|we're|you|you're|he|she|they|this|that|there|my|our)\b"
+# The subject opening a clause of its own.
+_SUBJECT = (r"(?:I|I'm|I've|I'd|I'll|(?i:it|it's|we|we're|we've|you|you're|he|she|they|this|that|there|my|our|"
+            r"their|his|her))\b")
 # A hedge before a clause with its own subject: "I think it's ..." says "It's ...".
 _HEDGE = re.compile(rf"^(?:I think|I guess|I feel like|I'd say|I mean|I believe)\s+(?:that\s+)?(?={_SUBJECT})")
 # Intensifiers before a word; not after a determiner, where the word names a thing ("the super block").
 _FILLER = re.compile(r"(?<![Tt]he )(?<![ \"][Aa] )(?<![Aa]n )(?<![Mm]y )(?<![Oo]ur )(?<![Tt]his )(?<![Ii]ts )"
                      r"\b(?:really|super|totally|actually|basically|literally|honestly|truly|kinda|sorta)\s+"
                      r"(?=[a-z])")
-_TAIL = re.compile(r"(?:[,;]?\s+(?i:you know|right|haha+|hah|lol|though|i guess|for sure|and stuff)|\s*[:;]-?[()DP])"
+_TAIL = re.compile(r"(?:[,;]?\s+(?i:you know|haha+|hah|lol|though|i guess|for sure|and stuff)|\s*[:;]-?[()DP])"
                    r"\s*(?=[.!?]*$)")
-# A spaced dash, a semicolon, or ", and/but/so" before a new subject: each side stands alone.
-_CLAUSE = re.compile(r"\s+[-–—]\s+|;\s+|,\s+(?:and|but|so)\s+(?=(?:I|I'm|I've|I'd|I'll|we|we're|we've|he|she|they|"
-                     r"it's|it|my|our|their|his|her|there)\b)")
-_END = re.compile(r"[.!?…]$")
+# A semicolon, a spaced dash or ", and/but/so" before a new subject: each side stands alone.
+_CLAUSE = re.compile(rf"(?:\s+[-–—]|;|,\s+(?:and|but|so))\s+(?={_SUBJECT})")
+_MIN_CLAUSE_WORDS = 3
+_END = re.compile(r"[.!?…][\"'”’)\]]*$")
 
 
 def compress(sentence: str) -> str:
@@ -46,6 +49,7 @@ def compress(sentence: str) -> str:
     Returns the sentence unchanged when the deletions would leave fewer than three words.
     """
     out = _HEDGE.sub("", _LEAD.sub("", sentence))
+    opened = out != sentence
     out = _FILLER.sub("", out)
     out, tags = _TAIL.subn("", out)
     out = out.strip()
@@ -53,13 +57,17 @@ def compress(sentence: str) -> str:
         out = out.rstrip("?") + "."
     if len(out.split()) < 3:
         return sentence
-    return out[0].upper() + out[1:]
+    return _sentence_case(out) if opened else out
 
 
 def clauses(sentence: str) -> list[str]:
-    """``sentence`` split at spaced dashes and semicolons, each piece ending in punctuation."""
+    """``sentence`` split into stand-alone clauses, each ending in punctuation and opening in capitals.
+
+    The sentence stays whole when a piece would have fewer than three words (a list item's
+    head, "Yes - ..."): such a piece is not a statement of its own.
+    """
     pieces = [p.strip() for p in _CLAUSE.split(sentence) if p.strip()]
-    if len(pieces) < 2:
+    if len(pieces) < 2 or min(len(p.split()) for p in pieces) < _MIN_CLAUSE_WORDS:
         return [sentence]
     return [_sentence_case(p if _END.search(p) else p.rstrip(",:") + ".") for p in pieces]
 

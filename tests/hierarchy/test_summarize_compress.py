@@ -29,9 +29,10 @@ def test_openers_fillers_hedges_and_tags_are_cut(sentence: str, expected: str) -
     "I believe in the plan we wrote on Friday.",
     "Thanks, Melanie!",
     "The super block of the ext4 volume is damaged.",
+    'print("Something before the function")',
 ])
 def test_statements_without_wrapping_are_left_alone(sentence: str) -> None:
-    """A time word, a hedge before a noun, a capitalised first word or a too-short rest are kept."""
+    """A time word, a hedge before a noun, a noun after a determiner, a too-short rest, code: all kept."""
     assert compress(sentence) == sentence
 
 
@@ -42,6 +43,16 @@ def test_stand_alone_clauses_become_sentences() -> None:
     assert clauses("I was busy with work, but I finished the thesis draft.") == [
         "I was busy with work.", "I finished the thesis draft."]
     assert clauses("We bought apples, pears and plums.") == ["We bought apples, pears and plums."]
+
+
+@pytest.mark.parametrize("sentence", [
+    "Indigenous ancestry is very high — often 70% or more.",
+    "2. **`decorator(func)`** - This is the actual decorator that gets returned",
+    "Yes — what she said is very much on point.",
+])
+def test_a_fragment_is_not_split_off(sentence: str) -> None:
+    """A dash before a phrase without a subject, or after a list item's head, keeps the sentence whole."""
+    assert clauses(sentence) == [sentence]
 
 
 def test_attachment_notes_are_not_sentences() -> None:
