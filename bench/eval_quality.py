@@ -20,12 +20,14 @@ What it does, through the same code paths a user's commands take:
 
 Besides the evaluation it prints three references: retention at other thresholds (how
 much the figure leans on 0.30); the *ceiling*, the retention when the "summary" is the raw
-source itself (facts the method can find at all); and an *oracle* extractive L1: for each
-day, raw sentences picked greedily by annotated facts newly covered per character, within
-the length of the day's actual L1 summary. It reads the answer key: an estimate of the
-most that choosing whole sentences can score at that length (greedy, so an estimate, not a
-proof of the bound). The issue's target (L1, extractive: score above 10.3 at 20:1 or more) is checked
-against the measured figures, never assumed.
+source itself (facts the method can find at all); and an *oracle* extractive L1 (and L0):
+for each day (conversation-day), raw sentences picked greedily by annotated facts newly
+covered per character, within the length of its actual summary. It reads the answer key:
+an estimate of the most that choosing whole sentences can score at that length (greedy,
+so an estimate, not a proof of the bound). The issue's target (L1, extractive: score
+above 10.3 at 20:1 or more) is checked against the measured figures, never assumed.
+``--examples N`` prints N L1 summaries (evenly over the days) to read beside the figures;
+they go to the terminal only, never to the JSON (the data's licence: no copies).
 Writes ``bench/out/eval_quality_<provider>[_embedding].json``.
 """
 
@@ -79,6 +81,7 @@ def parse_args() -> argparse.Namespace:
     ap.add_argument("--api-key-env", default="TAPESTRY_API_KEY", help="environment variable holding the API key")
     ap.add_argument("--method", default="tfidf", help="similarity: tfidf or embedding")
     ap.add_argument("--yield-sample", type=int, default=5, help="nodes per level for Recall Yield (0: skip)")
+    ap.add_argument("--examples", type=int, default=3, help="L1 summaries to print, evenly over the days (0: none)")
     ap.add_argument("--home", type=Path, default=None, help="build in this folder and keep it (default: a temp dir)")
     return ap.parse_args()
 
@@ -113,8 +116,8 @@ def build(home: Path, data: Path) -> dict[str, Any]:
             "summarize_seconds": time.perf_counter() - imported, "run": report.to_dict()}
 
 
-def evaluate(home: Path, data: Path, args: argparse.Namespace) -> dict[str, Any]:
-    """The ``tapestryctl eval`` figures, with Recall Yield through the same provider."""
+def evaluate(home: Path, data: Path, args: argparse.Namespace) -> tuple[dict[str, Any], list[str]]:
+    """The ``tapestryctl eval`` figures, with Recall Yield through the same provider, and example L1s."""
     settings = load_settings(home)
     options = EvalOptions(facts_file=data / "facts.jsonl", method=args.method, sample=args.yield_sample)
     with Runtime.open(settings) as rt:
@@ -125,8 +128,19 @@ def evaluate(home: Path, data: Path, args: argparse.Namespace) -> dict[str, Any]
         finally:
             summarizer.close()
         result["provider"] = {"name": summarizer.name, "model": summarizer.model}
-        result["references"] = references(load_tree(rt.projector.conn), data, args.method)
-    return result
+        tree = load_tree(rt.projector.conn)
+        result["references"] = references(tree, data, args.method)
+    return result, examples(tree, args.examples)
+
+
+def examples(tree: Tree, count: int) -> list[str]:
+    """``count`` L1 summaries, evenly spaced over the days, with their lengths (for the terminal only)."""
+    days = [n for n in tree.at_level(1) if n.summary]
+    picks = sorted({days[i * len(days) // count].key for i in range(count)}) if days and count > 0 else []
+    leaves = tree.leaves_by_ancestor(1)
+    sources = {key: sum(len(t) for leaf in leaves.get(key, []) for t in tree.messages[leaf]) for key in picks}
+    return [f"{key} ({sources[key]} -> {len(tree.nodes[key].summary)} characters):\n  {tree.nodes[key].summary}"
+            for key in picks]
 
 
 def references(tree: Tree, data: Path, method: str) -> dict[str, Any]:
@@ -143,20 +157,20 @@ def references(tree: Tree, data: Path, method: str) -> dict[str, Any]:
                tree.messages)
     ceiling = evaluate_levels(raw, homed, similarity, levels=(0,))[0].to_dict()
     return {"retention_by_threshold": sweep, "ceiling_retention_L0": ceiling["retention"],
-            "oracle_L1": oracle(tree, homed, similarity)}
+            "oracle_L0": oracle(tree, homed, similarity, 0), "oracle_L1": oracle(tree, homed, similarity, 1)}
 
 
-def oracle(tree: Tree, homed: list[Homed], similarity: Similarity) -> dict[str, Any]:
-    """Greedy max-coverage sentence extraction with the facts known, per L1, at its summary's length."""
-    similarity.fit(fit_corpus(tree, homed, (1,)))
+def oracle(tree: Tree, homed: list[Homed], similarity: Similarity, level: int = 1) -> dict[str, Any]:
+    """Greedy max-coverage sentence extraction with the facts known, per node of ``level`` (0 or 1), at its length."""
+    similarity.fit(fit_corpus(tree, homed, (level,)))
     covered = total = chars = source = 0
-    for day, leaves in tree.leaves_by_ancestor(1).items():
+    for node, leaves in tree.leaves_by_ancestor(level).items():
         units = [s for leaf in leaves for text in tree.messages[leaf] for s in split_sentences(text)]
-        facts = [h.text for h in homed if any(tree.ancestor(home, 1) == day for home in h.homes)]
-        if not tree.nodes[day].summary or not units or not facts:
+        facts = [h.text for h in homed if any(tree.ancestor(home, level) == node for home in h.homes)]
+        if not tree.nodes[node].summary or not units or not facts:
             continue
         hits = contained(similarity.matrix(facts, units), similarity.threshold)
-        got, used = _cover(hits, [len(u) + 1 for u in units], len(tree.nodes[day].summary))
+        got, used = _cover(hits, [len(u) + 1 for u in units], len(tree.nodes[node].summary))
         covered, total, chars = covered + got, total + len(facts), chars + used
         source += sum(len(t) for leaf in leaves for t in tree.messages[leaf])
     retention, compression = covered / total, source / chars
@@ -209,9 +223,10 @@ def print_report(result: dict[str, Any], built: dict[str, Any]) -> None:
     print(render_eval(result))
     refs = result["references"]
     print(f"\nceiling (raw source as summary), L0 retention: {refs['ceiling_retention_L0']:.1%}")
-    o = refs["oracle_L1"]
-    print(f"oracle extraction at each day's L1 length (knows the facts): retention {o['retention']:.1%} at "
-          f"{o['compression_chars']:.1f}:1, score {o['tapestry_score']:.2f}")
+    for level, what in ((0, "conversation-day's L0"), (1, "day's L1")):
+        o = refs[f"oracle_L{level}"]
+        print(f"oracle extraction at each {what} length (knows the facts): retention {o['retention']:.1%} at "
+              f"{o['compression_chars']:.1f}:1, score {o['tapestry_score']:.2f}")
     for threshold, levels in refs["retention_by_threshold"].items():
         cells = "  ".join(f"{lv} {'-' if v is None else f'{v:.1%}'}" for lv, v in levels.items())
         print(f"retention at threshold {threshold}: {cells}")
@@ -249,10 +264,11 @@ def main() -> int:
         write_config(home, args)
         os.environ["TAPESTRY_HOME"] = str(home)
         built = build(home, args.data)
-        result = evaluate(home, args.data, args)
+        result, shown = evaluate(home, args.data, args)
         result["late_message"] = late_message_drift(home, args.method)
     result["build"] = built
     print_report(result, built)
+    print("".join(f"\nexample L1 {text}" for text in shown))
     OUT.mkdir(parents=True, exist_ok=True)
     out = OUT / f"eval_quality_{args.provider}{'' if args.method == 'tfidf' else '_' + args.method}.json"
     out.write_text(json.dumps(result, indent=2))
