@@ -24,8 +24,9 @@ _OPENERS = (r"wow|whoa|hey|hi|hello|oh|ooh|ah|aw+|yeah|yes|yep|yup|ok|okay|well|
             r"uh|thanks|thank you|great|awesome|cool|nice|sure|absolutely|definitely|totally|honestly|actually|"
             r"anyway|anyways|by the way|btw|you know|i mean|to be honest|oh my|gosh|man|dude|right|true|indeed|"
             r"exactly|of course|no way|aww+|yay|woah|really|sounds good|that's great|that's awesome|that's cool")
-# A run of openers, each optionally naming the person addressed, each closed by , ! . : or a dash.
-_LEAD = re.compile(rf"^(?:(?i:{_OPENERS})(?:\s+(?-i:[A-Z][a-z]+))?\s*(?:[,!.:;]+|\s[-–—])\s*)+")
+# A run of openers ("Oh, and BTW, ..."), each optionally naming the person addressed, each closed by
+# , ! . : or a dash.
+_LEAD = re.compile(rf"^(?:(?i:(?:and\s+|but\s+)?(?:{_OPENERS}))(?:\s+(?-i:[A-Z][a-z]+))?\s*(?:[,!.:;]+|\s[-–—])\s*)+")
 # The subject opening a clause of its own.
 _SUBJECT = (r"(?:I|I'm|I've|I'd|I'll|(?i:it|it's|we|we're|we've|you|you're|he|she|they|this|that|there|my|our|"
             r"their|his|her))\b")
@@ -35,7 +36,11 @@ _HEDGE = re.compile(rf"^(?:I think|I guess|I feel like|I'd say|I mean|I believe)
 _FILLER = re.compile(r"(?<![Tt]he )(?<![ \"][Aa] )(?<![Aa]n )(?<![Mm]y )(?<![Oo]ur )(?<![Tt]his )(?<![Ii]ts )"
                      r"\b(?:really|super|totally|actually|basically|literally|honestly|truly|kinda|sorta)\s+"
                      r"(?=[a-z])")
-_TAIL = re.compile(r"(?:[,;]?\s+(?i:you know|haha+|hah|lol|though|i guess|for sure|and stuff)|\s*[:;]-?[()DP])"
+# Trailing tags, emoticons and a dash's or comma's closing verdict ("... - pretty cool, huh?").
+_TAIL = re.compile(r"(?:[,;]?\s+(?i:you know|huh|eh|haha+|hah|lol|though|i guess|for sure|and stuff)"
+                   r"|\s*[:;]-?[()DP]"
+                   r"|(?:,|\s[-–—])\s*(?i:(?:pretty|so|very|really|super|quite|kinda)\s+)?"
+                   r"(?i:cool|great|awesome|nice|fun|amazing|exciting|crazy|wild))"
                    r"\s*(?=[.!?]*$)")
 # A semicolon, a spaced dash or ", and/but/so" before a new subject: each side stands alone.
 _CLAUSE = re.compile(rf"(?:\s+[-–—]|;|,\s+(?:and|but|so))\s+(?={_SUBJECT})")
@@ -51,13 +56,22 @@ def compress(sentence: str) -> str:
     out = _HEDGE.sub("", _LEAD.sub("", sentence))
     opened = out != sentence
     out = _FILLER.sub("", out)
-    out, tags = _TAIL.subn("", out)
-    out = out.strip()
+    out, tags = _untail(out)
     if tags and out.endswith("?"):  # "..., you know?" asked nothing
         out = out.rstrip("?") + "."
     if len(out.split()) < 3:
         return sentence
     return _sentence_case(out) if opened else out
+
+
+def _untail(text: str) -> tuple[str, int]:
+    """``text`` without its trailing tags, innermost last ("cool, huh?" loses both), and how many went."""
+    total = 0
+    while True:
+        text, count = _TAIL.subn("", text)
+        total += count
+        if not count:
+            return text.strip(), total
 
 
 def clauses(sentence: str) -> list[str]:

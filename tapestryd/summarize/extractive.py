@@ -35,7 +35,7 @@ from tapestryd.summarize.tokens import estimate_tokens
 
 __all__ = ["EXTRACTIVE_VERSION", "ExtractiveSummarizer"]
 
-EXTRACTIVE_VERSION = "x3"
+EXTRACTIVE_VERSION = "x4"
 _WEAK = 0.3
 _POOL = 400
 _ROWS = 2000

@@ -17,6 +17,7 @@ from tapestryd.summarize.sentences import split_sentences
     ("I think it's time to drop Python 3.9 support.", "It's time to drop Python 3.9 support."),
     ("The backup runs at night, you know?", "The backup runs at night."),
     ("Honestly, the build takes 14 minutes :)", "The build takes 14 minutes"),
+    ("Oh, and BTW, I opened an online store in May - pretty cool, huh?", "I opened an online store in May."),
 ])
 def test_openers_fillers_hedges_and_tags_are_cut(sentence: str, expected: str) -> None:
     """Only the wrapping is deleted; names, numbers and content words stay in their order."""
@@ -28,6 +29,7 @@ def test_openers_fillers_hedges_and_tags_are_cut(sentence: str, expected: str) -
     "I feel like a new person after the trip to Kyoto.",
     "I believe in the plan we wrote on Friday.",
     "Thanks, Melanie!",
+    "We deploy on Friday, right?",
     "The super block of the ext4 volume is damaged.",
     'print("Something before the function")',
 ])
