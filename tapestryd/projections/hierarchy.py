@@ -134,8 +134,7 @@ class HierarchyProjection:
             return
         chain = chain_of(event.agent, day, msg.conversation, self.first_day_of_week)
         leaf = chain[0].key
-        found = counts.leaves.get(leaf) or conn.execute("SELECT digest, state FROM nodes WHERE key = ?",
-                                                        (leaf,)).fetchone()
+        found = counts.held(leaf) or conn.execute("SELECT digest, state FROM nodes WHERE key = ?", (leaf,)).fetchone()
         if found is None:
             counts.write(conn)
             self._ensure_chain(conn, chain, ts)
@@ -149,7 +148,11 @@ class HierarchyProjection:
             refresh_state(conn, leaf)
 
     def _ensure_chain(self, conn: sqlite3.Connection, chain: tuple[NodeId, ...], ts: str) -> None:
-        for index in range(len(chain) - 1, -1, -1):
+        """Insert the chain's missing nodes top down, each linked to its parent (whose positions it changes)."""
+        above = [node.key for node in chain[1:]]
+        found = conn.execute(f"SELECT COUNT(*) FROM nodes WHERE key IN ({', '.join('?' * len(above))})",
+                             above).fetchone()[0]
+        for index in range(0 if found == len(above) else len(chain) - 1, -1, -1):  # all above there: the L0 alone
             node = chain[index]
             parent = chain[index + 1] if index + 1 < len(chain) else None
             if self._insert(conn, node, parent.key if parent else "", ts) and parent is not None:
@@ -215,41 +218,58 @@ _COUNTS = ("message_count = message_count + ?, source_chars = source_chars + ?, 
 
 
 class _Counts:
-    """Message counts not yet written: ``nodes`` maps a node key to ``[messages, chars, first_ts, last_ts]``
-    to add, ``leaves`` an L0 key to its new ``(digest, state)`` (state as read before the counts)."""
+    """Message counts not yet written, held per L0: ``leaves`` maps an L0 key to its new digest,
+    its state as read before these counts, its chain (L0 → L4) and ``[messages, chars, first_ts,
+    last_ts]`` to add to every node of the chain."""
 
-    __slots__ = ("nodes", "leaves")
+    __slots__ = ("leaves",)
 
     def __init__(self) -> None:
-        self.nodes: dict[str, list[int | str]] = {}
-        self.leaves: dict[str, tuple[str, str]] = {}
+        self.leaves: dict[str, tuple[str, str, tuple[NodeId, ...], list[int | str]]] = {}
+
+    def held(self, leaf: str) -> tuple[str, str] | None:
+        """``(digest, state)`` of L0 ``leaf`` when counts are held for it (its row is behind), else None."""
+        held = self.leaves.get(leaf)
+        return (held[0], held[1]) if held is not None else None
 
     def add(self, chain: tuple[NodeId, ...], digest: str, state: str, new: int, chars: int, ts: str) -> None:
-        """Add one message (``new``: 1 when it was filed now, 0 for a later part) to every node of ``chain``."""
-        self.leaves[chain[0].key] = (digest, state)
-        for node in chain:
-            held = self.nodes.get(node.key)
-            if held is None:
-                self.nodes[node.key] = [new, chars, ts, ts]
-            else:
-                held[0] += new  # type: ignore[operator]
-                held[1] += chars  # type: ignore[operator]
-                held[2], held[3] = min(held[2], ts), max(held[3], ts)  # type: ignore[type-var]
+        """Add one message (``new``: 1 when it was filed now, 0 for a later part) under ``chain``'s L0."""
+        held = self.leaves.get(chain[0].key)
+        if held is None:
+            self.leaves[chain[0].key] = (digest, state, chain, [new, chars, ts, ts])
+            return
+        sums = held[3]
+        self.leaves[chain[0].key] = (digest, state, chain, sums)
+        _fold(sums, new, chars, ts, ts)
 
     def write(self, conn: sqlite3.Connection) -> None:
-        """Write every held node's counts (an L0's digest and fingerprint with them) and forget them.
+        """Write every held count (an L0's digest and fingerprint with them), one row per node, and forget them.
 
         One single-row UPDATE per node: a multi-row statement opens a statement journal, at
         which FTS5 writes every FTS table's pending terms to disk.
         """
-        if not self.nodes:
+        if not self.leaves:
             return
+        above: dict[str, list[int | str]] = {}
+        for _, _, chain, sums in self.leaves.values():
+            for node in chain[1:]:
+                held = above.get(node.key)
+                if held is None:
+                    above[node.key] = list(sums)
+                else:
+                    _fold(held, *sums)  # type: ignore[arg-type]
         conn.executemany(f"UPDATE nodes SET digest = ?, fingerprint = ?, {_COUNTS} WHERE key = ?",
-                         [(digest, l0_fingerprint(digest), *self.nodes.pop(key), key)
-                          for key, (digest, _) in self.leaves.items()])
-        conn.executemany(f"UPDATE nodes SET {_COUNTS} WHERE key = ?", [(*held, key) for key, held in self.nodes.items()])
-        self.nodes.clear()
+                         [(digest, l0_fingerprint(digest), *sums, key)
+                          for key, (digest, _, _, sums) in self.leaves.items()])
+        conn.executemany(f"UPDATE nodes SET {_COUNTS} WHERE key = ?", [(*sums, key) for key, sums in above.items()])
         self.leaves.clear()
+
+
+def _fold(sums: list[int | str], new: int, chars: int, first: str, last: str) -> None:
+    """Add ``new`` messages and ``chars`` characters to ``sums`` and widen its time span to ``first``..``last``."""
+    sums[0] += new  # type: ignore[operator]
+    sums[1] += chars  # type: ignore[operator]
+    sums[2], sums[3] = min(sums[2], first), max(sums[3], last)  # type: ignore[type-var]
 
 
 def _usage_json(usage: dict[str, int]) -> str:

@@ -33,8 +33,9 @@ __all__ = ["BatchProjection", "BufferedProjection", "Projection", "Projector", "
 
 log = structlog.get_logger(__name__)
 
-BATCH = 2000
-"""Events per transaction of a catch-up (about 2 MB of message text at ChatGPT export sizes)."""
+BATCH = 5000
+"""Events per transaction of a catch-up: about 5 MB of message text at ChatGPT export sizes; fewer,
+larger FTS5 segments to write and merge than 2,000 (200 MB export: commits 2.1 s -> 1.6 s of CPU)."""
 
 
 class Projection(Protocol):
