@@ -9,6 +9,11 @@
    fused messages lends ``NEIGHBOUR_WEIGHT`` of its RRF score to its neighbours in the same
    conversation, which may then enter the ranking.
 
+3. The answer also ranks conversations (sessions): the whole fused pool, before the cut at
+   ``limit``, is grouped by conversation and fused again at that level
+   (:mod:`tapestryd.queries.sessions`), so a session that several turns answer, or whose
+   turns hold the question's words between them, is not ranked by its best turn alone.
+
 The time phrase read by the search arm narrows both arms; inside-range results come
 first and other times only fill up behind them, as in :func:`search`.
 """
@@ -24,21 +29,25 @@ from tapestryd.db import translate_errors
 from tapestryd.events.types import parse_utc
 from tapestryd.queries.reader import Reader
 from tapestryd.queries.search import RRF_K, SearchFilters, message_hits, search
+from tapestryd.queries.sessions import rank_conversations
 from tapestryd.queries.similar import similar
 
 __all__ = ["NEIGHBOUR_WEIGHT", "hybrid_search"]
 
 NEIGHBOUR_WEIGHT = 0.5
 Hit = dict[str, Any]
+Scored = list[tuple[Hit, float]]
 
 
 def hybrid_search(reader: Reader, query: str, filters: SearchFilters = SearchFilters(), *, now: datetime,
                   limit: int = 20, pool: int = 100, widen: bool = False) -> dict[str, Any]:
     """The fused ranking of ``pool`` candidates from each arm (and their neighbours), best ``limit`` first.
 
-    Returns the search answer's shape (``query``, ``terms``, ``time``, ``outside`` …) with
-    ``mode`` ``hybrid``; ``widen`` as in :func:`search`. Raises TapestryError as
-    :func:`search` and :func:`similar` do.
+    Returns the search answer's shape (``query``, ``terms``, ``time``, ``outside``, ``hits``
+    …) with ``mode`` ``hybrid`` and ``conversations``: the best ``limit`` conversations of
+    the fused pool (rows of :func:`rank_conversations`; those inside the time range first).
+    ``widen`` as in :func:`search`. Raises TapestryError as :func:`search` and
+    :func:`similar` do.
     """
     depth = max(pool, limit)
     lexical = search(reader, query, filters, now=now, limit=depth, widen=widen)
@@ -48,19 +57,32 @@ def hybrid_search(reader: Reader, query: str, filters: SearchFilters = SearchFil
     close = [h for h in similar(reader, lexical["terms"] or query, top=depth * 3, level=filters.level)["hits"]
              if _passes(h, filters, reader.tz)]
     inside = _fuse(reader, [h for h in lexical["hits"] if not h["extra"].get("outside_range")],
-                   [h for h in close if _passes(h, window, reader.tz)][:depth], window, limit)
-    outside: list[Hit] = []
+                   [h for h in close if _passes(h, window, reader.tz)][:depth], window)
+    outside: Scored = []
     if lexical["time"] and widen and len(inside) < limit:
-        seen = {_ident(h) for h in inside}
+        seen = {_ident(h) for h, _ in inside}
         rest = _fuse(reader, [h for h in lexical["hits"] if h["extra"].get("outside_range")],
-                     [h for h in close if not _passes(h, window, reader.tz)][:depth], filters, limit)
-        outside = [{**h, "extra": {**h["extra"], "outside_range": True}} for h in rest
-                   if _ident(h) not in seen][: limit - len(inside)]
-    return {**lexical, "mode": "hybrid", "outside": len(outside), "hits": inside + outside}
+                     [h for h in close if not _passes(h, window, reader.tz)][:depth], filters)
+        outside = [({**h, "extra": {**h["extra"], "outside_range": True}}, score) for h, score in rest
+                   if _ident(h) not in seen]
+    hits = [h for h, _ in inside[:limit]] + [h for h, _ in outside[: max(0, limit - len(inside))]]
+    return {**lexical, "mode": "hybrid", "outside": len(hits) - min(limit, len(inside)), "hits": hits,
+            "conversations": _conversations(reader, inside, outside, lexical["terms"] or query, limit)}
 
 
-def _fuse(reader: Reader, lexical: list[Hit], close: list[Hit], window: SearchFilters, limit: int) -> list[Hit]:
-    """RRF of the two lists, then neighbour turns; best ``limit`` first."""
+def _conversations(reader: Reader, inside: Scored, outside: Scored, terms: str, limit: int) -> list[dict[str, Any]]:
+    """The conversations of the inside pool, then those found only outside the time range (marked so)."""
+    first = rank_conversations(reader, inside, terms, limit=limit)
+    if not outside or len(first) >= limit:
+        return first
+    seen = {row["conversation"] for row in first}
+    more = [{**row, "outside_range": True} for row in rank_conversations(reader, outside, terms, limit=limit)
+            if row["conversation"] not in seen]
+    return first + more[: limit - len(first)]
+
+
+def _fuse(reader: Reader, lexical: list[Hit], close: list[Hit], window: SearchFilters) -> Scored:
+    """RRF of the two lists, then neighbour turns: every candidate with its fused score, best first."""
     scores: dict[tuple[Any, ...], float] = {}
     hits: dict[tuple[Any, ...], Hit] = {}
     for ranking in (lexical, close):
@@ -75,7 +97,7 @@ def _fuse(reader: Reader, lexical: list[Hit], close: list[Hit], window: SearchFi
             hits.setdefault(_ident(neighbour), neighbour)
             scores[_ident(neighbour)] = (scores.get(_ident(neighbour), 0.0)
                                          + NEIGHBOUR_WEIGHT * fused_scores[_ident(giver)])
-    return [hits[i] for i in sorted(scores, key=lambda ident: -scores[ident])[:limit]]
+    return [(hits[i], scores[i]) for i in sorted(scores, key=lambda ident: -scores[ident])]
 
 
 def _neighbours(reader: Reader, givers: list[Hit]) -> list[tuple[Hit, Hit]]:

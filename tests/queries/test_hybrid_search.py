@@ -61,3 +61,48 @@ def test_filters_apply_to_both_arms_and_to_neighbours(reader: Reader) -> None:
     """--agent and --role keep every fused hit inside the filters."""
     fused = hybrid_search(reader, "flaky observer", SearchFilters(agent="claude-code", role="user"), now=NOW)
     assert {(h["agent"], h["role"]) for h in fused["hits"]} == {("claude-code", "user")}
+
+
+@pytest.fixture
+def sessions(history: History) -> Reader:
+    """Two conversations: one turn of c2 holds two query words; c1's turns hold all three between them."""
+    h = history
+    turns = ["Deploy to staging first", "Okay", "Done", "Something expired overnight", "Okay", "Done",
+             "Then renew the certificate"]
+    for i, text in enumerate(turns):
+        h.message("claude-code:c1", at(3, 10, i), text, role=("user", "assistant")[i % 2], session="c1")
+    h.message("claude-code:c2", at(3, 11), "A staging certificate", session="c2")
+    h.message("claude-code:c2", at(3, 11, 1), "Noted", role="assistant", session="c2")
+    for day in (1, 2):
+        h.message(f"chatgpt:x{day}", at(day, 9), f"Recipe {day}: bread, flour and a weak starter", agent="chatgpt")
+    h.commit()
+    return Reader.open(load_settings(h.settings.home))
+
+
+def test_conversations_are_ranked_by_all_their_turns(sessions: Reader) -> None:
+    """c2 holds the best single turn, but c1's turns answer every word between them: c1 ranks first."""
+    fused = hybrid_search(sessions, "staging certificate expired", SearchFilters(level="messages"), now=NOW)
+    assert ids(fused)[0] == "m8" and fused["hits"][0]["conversation"] == "claude-code:c2"
+    rows = fused["conversations"]
+    assert [r["conversation"] for r in rows][:2] == ["claude-code:c1", "claude-code:c2"]
+    assert rows[0]["terms"] == 3 and rows[1]["terms"] == 2 and rows[1]["top"] == "m8"
+    assert rows[0]["sum"] > rows[1]["sum"] and rows[1]["best"] > rows[0]["best"]
+
+
+def test_conversations_outside_the_time_range_come_last_and_marked(reader: Reader) -> None:
+    """'flaky this morning' widened: this morning's conversation first, the others after it, marked outside."""
+    fused = hybrid_search(reader, "flaky this morning", SearchFilters(level="messages"), now=NOW, limit=5, widen=True)
+    rows = fused["conversations"]
+    assert rows[0]["conversation"] == "chatgpt:c1" and not rows[0].get("outside_range")
+    assert "claude-code:s1" in {r["conversation"] for r in rows[1:]}
+    assert all(r["outside_range"] for r in rows[1:])
+
+
+def test_summaries_of_days_are_left_out_of_the_conversations(history: History) -> None:
+    """A day summary (no conversation) may be a hit, but only conversations are ranked as sessions."""
+    history.message("claude-code:s9", at(3, 9), "We moved the backups to restic", session="s9")
+    history.summary("L1:claude-code:2026-03-03", "Backups", "Moved the backups to restic and pruned old snapshots")
+    history.commit()
+    fused = hybrid_search(Reader.open(load_settings(history.settings.home)), "restic backups", now=NOW)
+    assert any(h["kind"] == "summary" for h in fused["hits"])
+    assert [r["conversation"] for r in fused["conversations"]] == ["claude-code:s9"]

@@ -1,0 +1,93 @@
+"""Conversations ranked from a fused pool of hits: session-level fusion for the hybrid search.
+
+A conversation answers a question when several of its turns do, or when its turns hold
+the question's words between them although no single turn holds them all. Ranking
+conversations by their best hit alone (the order in which they first appear in the hit
+list) sees neither, so the hybrid's whole candidate pool (both arms and neighbour turns,
+before the cut at ``limit``) is grouped by conversation and two session-level rankings are
+fused by reciprocal rank (Cormack, Clarke and Büttcher, SIGIR 2009):
+
+1. CombSUM (Fox and Shaw, TREC-2 1994): the sum of the fused scores of the conversation's
+   candidates;
+2. coordination level (Salton and McGill 1983, ch. 4; the session-level form of search's
+   "every word first, then any word"): how many distinct query stems the conversation's
+   candidate messages hold between them, ties broken by the best candidate's score (CombMAX).
+
+Summaries of one conversation (L0 nodes carry it) add to its sum and its best score;
+summaries of days, weeks … (no conversation) are left out. Stems are FTS5's
+(:class:`~tapestryd.projections.analysis.Analyzer`), read from the first :data:`SCAN`
+characters of each message, as snippets are.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from typing import Any
+
+from tapestryd.db import translate_errors
+from tapestryd.projections.analysis import TOKEN, Analyzer
+from tapestryd.queries.reader import Reader
+from tapestryd.queries.search import RRF_K
+
+__all__ = ["SCAN", "rank_conversations"]
+
+SCAN = 4000  # characters of a message read for its stems (snippets read as many)
+Hit = dict[str, Any]
+_ANALYZER = Analyzer()
+
+
+def rank_conversations(reader: Reader, pool: list[tuple[Hit, float]], terms: str, *,
+                       limit: int) -> list[dict[str, Any]]:
+    """The conversations of ``pool`` (hits with their fused scores), best ``limit`` first.
+
+    Each row: ``conversation`` (key), ``title``, ``score`` (the RRF of the two rankings),
+    ``sum`` (CombSUM), ``best`` (CombMAX), ``terms`` (distinct query stems held), ``hits``
+    (candidates in the pool) and ``top`` (the best candidate's message key, or node key).
+    ``terms`` is the query text the stems come from. Raises TapestryError on a database error.
+    """
+    groups: dict[str, list[tuple[Hit, float]]] = defaultdict(list)
+    for hit, score in pool:
+        if hit["conversation"]:
+            groups[hit["conversation"]].append((hit, score))
+    if not groups:
+        return []
+    held = _stems_held(reader, pool, set(_ANALYZER.terms(terms)))
+    rows = {conv: _row(conv, members, held) for conv, members in groups.items()}
+    by_sum = sorted(rows, key=lambda c: -rows[c]["sum"])
+    by_terms = sorted(rows, key=lambda c: (-rows[c]["terms"], -rows[c]["best"]))
+    for ranking in (by_sum, by_terms):
+        for rank, conv in enumerate(ranking, start=1):
+            rows[conv]["score"] += 1.0 / (RRF_K + rank)
+    best = sorted(rows, key=lambda c: (-rows[c]["score"], -rows[c]["best"]))[:limit]
+    titles = _titles(reader, best)
+    return [{**rows[c], "score": round(rows[c]["score"], 6), "title": titles.get(c, "")} for c in best]
+
+
+def _row(conversation: str, members: list[tuple[Hit, float]], held: dict[int, set[str]]) -> dict[str, Any]:
+    top, best = max(members, key=lambda member: member[1])
+    stems = set().union(*(held.get(h["id"], set()) for h, _ in members if h["kind"] == "message"))
+    return {"conversation": conversation, "title": "", "score": 0.0, "sum": round(sum(s for _, s in members), 6),
+            "best": round(best, 6), "terms": len(stems), "hits": len(members),
+            "top": top["message_key"] if top["kind"] == "message" else top["key"]}
+
+
+def _stems_held(reader: Reader, pool: list[tuple[Hit, float]], wanted: set[str]) -> dict[int, set[str]]:
+    """Message id → the ``wanted`` stems among the first :data:`SCAN` characters of its text."""
+    ids = sorted({h["id"] for h, _ in pool if h["kind"] == "message"})
+    if not ids or not wanted:
+        return {}
+    sql = f"SELECT id, substr(text, 1, ?) FROM messages WHERE id IN ({','.join('?' * len(ids))})"
+    with translate_errors(reader.conn):
+        rows = reader.conn.execute(sql, (SCAN, *ids)).fetchall()
+    held = {}
+    for mid, text in rows:
+        words = list(set(TOKEN.findall(str(text).lower())))
+        held[int(mid)] = wanted.intersection(_ANALYZER.stems(words))
+    return held
+
+
+def _titles(reader: Reader, conversations: list[str]) -> dict[str, str]:
+    sql = f"SELECT key, title FROM conversations WHERE key IN ({','.join('?' * len(conversations))})"
+    with translate_errors(reader.conn):
+        rows = reader.conn.execute(sql, conversations).fetchall()
+    return {str(key): str(title or "") for key, title in rows}
