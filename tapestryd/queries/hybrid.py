@@ -1,14 +1,13 @@
 """Hybrid retrieval: BM25 search and TF-IDF similarity fused by reciprocal rank, with turns.
 
-1. The two arms fail differently (BM25 needs shared stemmed words and rewards rare ones;
-   TF-IDF cosine over unstemmed words favours short documents close to the whole
+1. The two arms fail differently (BM25 saturates each word's count and rewards rare words;
+   TF-IDF cosine, over the same stems, favours short documents close to the whole
    question), so their rankings are fused by reciprocal rank (RRF, Cormack, Clarke and
    Büttcher, SIGIR 2009): ``sum(1 / (60 + rank))``.
 2. Conversations answer in turns: the message just before or after a good match (the
    question it answers, the reply it got) often holds the fact itself. Each of the top
    fused messages lends ``NEIGHBOUR_WEIGHT`` of its RRF score to its neighbours in the same
    conversation, which may then enter the ranking.
-
 3. The answer also ranks conversations (sessions): the whole fused pool, before the cut at
    ``limit``, is grouped by conversation and fused again at that level
    (:mod:`tapestryd.queries.sessions`), so a session that several turns answer, or whose

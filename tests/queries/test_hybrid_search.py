@@ -8,6 +8,7 @@ import pytest
 from query_helpers import NOW, PARIS, History
 
 from tapestryd.config import load_settings
+from tapestryd.events import ConversationTitled, NewEvent, event_id
 from tapestryd.queries.hybrid import hybrid_search
 from tapestryd.queries.reader import Reader
 from tapestryd.queries.search import SearchFilters, search
@@ -106,3 +107,17 @@ def test_summaries_of_days_are_left_out_of_the_conversations(history: History) -
     fused = hybrid_search(Reader.open(load_settings(history.settings.home)), "restic backups", now=NOW)
     assert any(h["kind"] == "summary" for h in fused["hits"])
     assert [r["conversation"] for r in fused["conversations"]] == ["claude-code:s9"]
+
+
+def test_a_conversation_whose_title_names_the_subject_ranks_first(history: History) -> None:
+    """Two sessions mention the migration alike; the one titled after it ranks first, the other follows."""
+    for conv, hour in (("claude-ai:a", 9), ("claude-ai:b", 10)):
+        history.message(conv, at(3, hour), "How far along is the migration?", agent="claude-ai")
+        history.message(conv, at(3, hour, 1), "Halfway there", role="assistant", agent="claude-ai")
+    history.pending.append(NewEvent(event_id("test", "title"), ConversationTitled("claude-ai:b", "Postgres migration"),
+                                    at(3, 10), "claude-ai", "test#title"))
+    history.commit()
+    fused = hybrid_search(Reader.open(load_settings(history.settings.home)), "postgres migration", now=NOW)
+    rows = fused["conversations"]
+    assert [r["conversation"] for r in rows] == ["claude-ai:b", "claude-ai:a"]
+    assert rows[0]["title"] == "Postgres migration" and rows[0]["terms"] == rows[1]["terms"] == 1
