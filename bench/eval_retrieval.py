@@ -21,8 +21,9 @@ at k, against ``evidence_conversation_uuids`` (for the hybrid, the order of the 
 ``conversations`` ranking; for the others, the order in which sessions first appear among the
 hits); recall@k is the share of a question's evidence found, averaged per category; ``any``
 and ``all`` count questions with at least one and with every item found. The verdict asks
-whether the hybrid beats BM25 at recall@10 in every category at both levels. With ``--summaries`` the hierarchy is summarized first (extractive
-provider) and the systems may return L0 segment summaries, which count at session level.
+whether the hybrid beats BM25 at recall@10 in every category at both levels. With
+``--summaries`` the hierarchy is summarized first (extractive provider) and the systems may
+return L0 segment summaries, which count at session level.
 Prints tables and writes ``bench/out/eval_retrieval.json``.
 """
 
