@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import json
 from datetime import datetime
 
 import pytest
 from query_helpers import NOW, PARIS, History
 
 from tapestryd.config import load_settings
+from tapestryd.daemon.local import call_local
 from tapestryd.events import ConversationTitled, NewEvent, event_id
 from tapestryd.queries.hybrid import hybrid_search
 from tapestryd.queries.reader import Reader
@@ -121,3 +123,12 @@ def test_a_conversation_whose_title_names_the_subject_ranks_first(history: Histo
     rows = fused["conversations"]
     assert [r["conversation"] for r in rows] == ["claude-ai:b", "claude-ai:a"]
     assert rows[0]["title"] == "Postgres migration" and rows[0]["terms"] == rows[1]["terms"] == 1
+
+
+def test_the_search_op_serves_the_conversations_as_json(reader: Reader, history: History) -> None:
+    """mode=hybrid through the op registry: hits and the conversation ranking survive a JSON round trip."""
+    answer = json.loads(json.dumps(call_local(history.settings, "search", {
+        "query": "flaky observer", "mode": "hybrid", "level": "messages", "now": NOW.isoformat()})))
+    assert answer["mode"] == "hybrid" and answer["hits"][0]["conversation"] == "claude-code:s1"
+    assert answer["conversations"][0]["conversation"] == "claude-code:s1"
+    assert answer["conversations"][0]["hits"] >= 2
