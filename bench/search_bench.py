@@ -134,26 +134,31 @@ def agreement(home: Path, count: int, top: int = 10) -> dict[str, Any]:
     """How the bounded FTS5 ranking's top ``top`` compares with exact BM25 (every match ranked).
 
     Per query: the same ids in the same order, the same ids in any order, and the overlap
-    (shared ids / ``top``). Also the exact ranking's latency (one run each), for the ratio.
+    (shared ids / ``top``), overall and by number of words. Also the exact ranking's
+    latency (one run each), for the ratio.
     """
     from tapestryd.config import load_settings
     from tapestryd.queries.reader import Reader
     from tapestryd.queries.search import SearchFilters, fts_ranking
 
     reader = Reader.open(load_settings(home))
-    same_order = same_set = 0
-    overlaps, exact_ms = [], []
+    rows: dict[int, list[tuple[bool, bool, float]]] = {}
+    exact_ms = []
     for q, f in queries(count):
         bounded = [i for i, _ in fts_ranking(reader, q, SearchFilters(**f), limit=top)]
         t = time.perf_counter()
         exact = [i for i, _ in fts_ranking(reader, q, SearchFilters(**f), limit=top, window=None)]
         exact_ms.append((time.perf_counter() - t) * 1000)
-        same_order += bounded == exact
-        same_set += set(bounded) == set(exact)
-        overlaps.append(len(set(bounded) & set(exact)) / max(1, len(exact)))
+        shared = len(set(bounded) & set(exact)) / max(1, len(exact))
+        rows.setdefault(len(q.split()), []).append((bounded == exact, set(bounded) == set(exact), shared))
     reader.close()
-    return {"top": top, "same_order": same_order / count, "same_set": same_set / count,
-            "mean_overlap": statistics.mean(overlaps), **_stats("exact_", exact_ms)}
+    return {"top": top, **_agreed([r for rs in rows.values() for r in rs]),
+            "by_words": {n: _agreed(rs) for n, rs in sorted(rows.items())}, **_stats("exact_", exact_ms)}
+
+
+def _agreed(rows: list[tuple[bool, bool, float]]) -> dict[str, float]:
+    return {"same_order": statistics.mean(r[0] for r in rows), "same_set": statistics.mean(r[1] for r in rows),
+            "mean_overlap": statistics.mean(r[2] for r in rows)}
 
 
 def _stats(prefix: str, values: list[float]) -> dict[str, float]:
@@ -182,9 +187,12 @@ def main() -> None:
               + (f"; built in {built:.0f} s" if built else "") + ")", flush=True)
         if args.compare:
             result["agreement"] = agreed = agreement(home, args.queries)
+            words = ", ".join(f"{n} words {a['same_order']:.0%}/{a['mean_overlap']:.0%}"
+                              for n, a in agreed["by_words"].items())
             print(f"{'':>9} vs exact BM25: top 10 same order {agreed['same_order']:.0%}, same set"
-                  f" {agreed['same_set']:.0%}, mean overlap {agreed['mean_overlap']:.0%}; exact ranking median"
-                  f" {agreed['exact_median_ms']:.1f} ms, p95 {agreed['exact_p95_ms']:.1f} ms", flush=True)
+                  f" {agreed['same_set']:.0%}, mean overlap {agreed['mean_overlap']:.0%} (same order/overlap by"
+                  f" words: {words}); exact ranking median {agreed['exact_median_ms']:.1f} ms, p95"
+                  f" {agreed['exact_p95_ms']:.1f} ms", flush=True)
         results.append(result)
     OUT.mkdir(exist_ok=True)
     (OUT / "search.json").write_text(json.dumps({"results": results}, indent=2))
