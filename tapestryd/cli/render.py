@@ -23,7 +23,18 @@ def render_hits(result: dict[str, Any]) -> str:
         head_line = f"{h['local_time']}  {h['agent']}  {who}  {h.get('title') or h['conversation'] or h.get('key', '')}"
         where = h.get("key") or h["conversation"]
         blocks.append(f"{head_line}\n  {where}\n  {' '.join(str(h['snippet']).split())}")
+    if result.get("conversations"):
+        blocks.append(_ranked_conversations(result["conversations"]))
     return "\n\n".join(["\n".join(head)] + blocks if head else blocks)
+
+
+def _ranked_conversations(rows: list[dict[str, Any]]) -> str:
+    """Hybrid search's conversation ranking: title, key, candidates found, outside-range mark."""
+    lines = ["conversations, best first:"]
+    for n, r in enumerate(rows, start=1):
+        outside = "  (outside the range)" if r.get("outside_range") else ""
+        lines.append(f"{n:>3}. {r.get('title') or '(untitled)'}  [{r['conversation']}]  {r['hits']} hits{outside}")
+    return "\n".join(lines)
 
 
 def render_conversations(rows: list[dict[str, Any]]) -> str:

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from datetime import datetime
 
 import pytest
@@ -132,3 +135,13 @@ def test_the_search_op_serves_the_conversations_as_json(reader: Reader, history:
     assert answer["mode"] == "hybrid" and answer["hits"][0]["conversation"] == "claude-code:s1"
     assert answer["conversations"][0]["conversation"] == "claude-code:s1"
     assert answer["conversations"][0]["hits"] >= 2
+
+
+def test_tapestryctl_search_hybrid_prints_the_conversation_ranking(reader: Reader, history: History) -> None:
+    """The text output ends with the conversations, best first, as a user reads them."""
+    env = {**os.environ, "TAPESTRY_HOME": str(history.settings.home)}
+    done = subprocess.run([sys.executable, "-m", "tapestryd.cli", "search", "--hybrid", "--level", "messages",
+                           "flaky", "observer"], capture_output=True, text=True, env=env, timeout=60)
+    assert done.returncode == 0, done.stderr[-2000:]
+    ranking = done.stdout.split("conversations, best first:\n", 1)[1].splitlines()
+    assert ranking[0].startswith("  1. ") and "[claude-code:s1]" in ranking[0]
