@@ -22,7 +22,10 @@ Three rules keep the work bounded, in this order:
   pass the filters, the window grows fourfold (:data:`WIDEN_FACTOR`) until enough pass or
   it covers every match.
 
-``sort=time`` never uses the window: it returns the newest matches by timestamp.
+``sort=time`` never uses the window: it returns the newest matches by timestamp, exactly.
+A common word (more than :data:`TIME_JOIN` matches) is found by walking the messages
+newest first (the ``messages(ts)`` index) and asking FTS5 for the matches in each walked
+chunk's id range, instead of looking every match up to read its timestamp.
 """
 
 from __future__ import annotations
@@ -35,11 +38,13 @@ from typing import Protocol
 from tapestryd.db import translate_errors
 from tapestryd.events.types import format_utc
 
-__all__ = ["BOUNDS_SCAN", "RANK_WINDOW", "WIDEN_FACTOR", "IdBounds", "id_bounds", "message_where", "ranked_ids"]
+__all__ = ["BOUNDS_SCAN", "RANK_WINDOW", "TIME_JOIN", "TIME_WALK", "WIDEN_FACTOR", "IdBounds", "id_bounds", "message_where", "ranked_ids"]
 
 RANK_WINDOW = 20_000
 WIDEN_FACTOR = 4
 BOUNDS_SCAN = 50_000
+TIME_JOIN = 1_000
+TIME_WALK = 100_000
 _NO_ID = 2**63 - 1
 _CHUNK_MAX = 8192  # ids per IN (...) lookup, under SQLite's 32,766 bound parameters
 
@@ -85,7 +90,7 @@ def ranked_ids(conn: sqlite3.Connection, expr: str, filters: MessageFilters, lim
         if bounds.empty:
             return []
         if sort == "time":
-            return _score(conn, expr, filters, bounds, limit, "m.ts DESC, m.id DESC")
+            return _newest(conn, expr, filters, bounds, limit)
         size = None if window is None else max(window, limit)
         while True:
             start = _window_start(conn, expr, bounds, size)
@@ -93,6 +98,49 @@ def ranked_ids(conn: sqlite3.Connection, expr: str, filters: MessageFilters, lim
             if start <= bounds.low or len(ranked) >= limit or size is None:
                 return ranked
             size *= WIDEN_FACTOR
+
+
+def _newest(conn: sqlite3.Connection, expr: str, filters: MessageFilters, bounds: IdBounds,
+            limit: int) -> list[tuple[int, float]]:
+    """The ``limit`` newest matches by timestamp (ties: higher id first), exactly.
+
+    A query matching at most :data:`TIME_JOIN` messages looks each match up; a commoner
+    one walks the messages newest first, a growing chunk at a time, keeping those FTS5
+    finds in the chunk's id range, and gives up for the lookups after :data:`TIME_WALK`.
+    """
+    order = "m.ts DESC, m.id DESC"
+    if _window_start(conn, expr, bounds, TIME_JOIN + 1):
+        kept = _walk(conn, expr, filters, limit)
+        if kept is not None:
+            return _scores(conn, expr, kept)
+    return _score(conn, expr, filters, bounds, limit, order)
+
+
+def _walk(conn: sqlite3.Connection, expr: str, filters: MessageFilters, limit: int) -> list[int] | None:
+    """Ids of the ``limit`` newest matches found by walking ``messages`` by time, or None past TIME_WALK."""
+    where, params = message_where(filters)
+    walk = conn.execute(f"SELECT m.id FROM messages m WHERE 1 = 1{where} ORDER BY m.ts DESC, m.id DESC", params)
+    kept: list[int] = []
+    size, walked = 4 * limit, 0
+    while len(kept) < limit and walked < TIME_WALK:
+        chunk = [int(i) for (i,) in walk.fetchmany(size)]
+        if not chunk:
+            return kept
+        found = {i for (i,) in conn.execute("SELECT rowid FROM messages_fts WHERE messages_fts MATCH ?"
+                                            " AND rowid BETWEEN ? AND ?", (expr, min(chunk), max(chunk)))}
+        kept += [i for i in chunk if i in found]
+        walked += len(chunk)
+        size = min(size * WIDEN_FACTOR, _CHUNK_MAX)
+    return kept[:limit] if len(kept) >= limit else None
+
+
+def _scores(conn: sqlite3.Connection, expr: str, ids: list[int]) -> list[tuple[int, float]]:
+    """``(id, bm25)`` of ``ids`` (matches of ``expr``), in their order."""
+    if not ids:
+        return []
+    scores = dict(conn.execute("SELECT rowid, bm25(messages_fts) FROM messages_fts WHERE messages_fts MATCH ?"
+                               " AND rowid BETWEEN ? AND ?", (expr, min(ids), max(ids))).fetchall())
+    return [(i, float(scores[i])) for i in ids]
 
 
 def _window_start(conn: sqlite3.Connection, expr: str, bounds: IdBounds, size: int | None) -> int:

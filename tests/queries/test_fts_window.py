@@ -97,3 +97,22 @@ def test_search_messages_ranks_a_small_store_exactly(reader: Reader) -> None:
     hits = search_messages(reader, "tide", limit=3)
     exact = ranked_ids(reader.conn, '"tide"', SearchFilters(), 3, "relevance", window=None)
     assert [h.id for h in hits] == ids(exact) and hits[0].snippet.count("[tide]") == 4
+
+
+def test_newest_first_walks_by_time_even_when_ids_do_not_follow_time(history: History,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """An old export ingested last: ids 7..12 are older than ids 1..6; walking, lookups and a cut-short walk agree."""
+    for n in range(12):
+        day = n if n < 6 else n - 20
+        history.message(f"chatgpt:c{n % 3}", START + timedelta(days=day), f"tide log {n}", agent="chatgpt",
+                        role="user" if n % 2 == 0 else "assistant")
+    history.commit()
+    conn = Reader.open(load_settings(history.settings.home)).conn
+    cases = [SearchFilters(), SearchFilters(role="assistant"), SearchFilters(conversation="chatgpt:c1"),
+             SearchFilters(until=START + timedelta(days=-10))]
+    looked_up = [ranked_ids(conn, '"tide"', f, 8, "time") for f in cases]
+    assert ids(looked_up[0]) == [6, 5, 4, 3, 2, 1, 12, 11]
+    monkeypatch.setattr(ftsrank, "TIME_JOIN", 2)
+    assert [ranked_ids(conn, '"tide"', f, 8, "time") for f in cases] == looked_up
+    monkeypatch.setattr(ftsrank, "TIME_WALK", 1)
+    assert [ranked_ids(conn, '"tide"', f, 8, "time") for f in cases] == looked_up
