@@ -20,12 +20,15 @@ Three rules keep the work bounded, in this order:
 * **Widening for filters.** The window counts matches of the words, before the agent,
   role, conversation and time filters. When fewer than ``limit`` of the window's matches
   pass the filters, the window grows fourfold (:data:`WIDEN_FACTOR`) until enough pass or
-  it covers every match.
+  it covers every match. The window is ranked first and the filters are checked on its
+  best matches only, a growing chunk at a time (each check reads a row of the wide
+  ``messages`` table, which costs more than scoring).
 
 ``sort=time`` never uses the window: it returns the newest matches by timestamp, exactly.
 A common word (more than :data:`TIME_JOIN` matches) is found by walking the messages
 newest first (the ``messages(ts)`` index) and asking FTS5 for the matches in each walked
-chunk's id range, instead of looking every match up to read its timestamp.
+chunk's id range, instead of looking every match up to read its timestamp; past
+:data:`TIME_WALK` walked messages it looks the matches up after all.
 """
 
 from __future__ import annotations
@@ -38,7 +41,8 @@ from typing import Protocol
 from tapestryd.db import translate_errors
 from tapestryd.events.types import format_utc
 
-__all__ = ["BOUNDS_SCAN", "RANK_WINDOW", "TIME_JOIN", "TIME_WALK", "WIDEN_FACTOR", "IdBounds", "id_bounds", "message_where", "ranked_ids"]
+__all__ = ["BOUNDS_SCAN", "RANK_WINDOW", "TIME_JOIN", "TIME_WALK", "WIDEN_FACTOR", "IdBounds", "id_bounds",
+           "message_where", "ranked_ids"]
 
 RANK_WINDOW = 20_000
 WIDEN_FACTOR = 4
