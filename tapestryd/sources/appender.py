@@ -24,7 +24,7 @@ __all__ = ["BATCH", "BatchAppender", "FileRun"]
 
 log = structlog.get_logger(__name__)
 
-BATCH = 2000
+BATCH = 5000
 
 
 @dataclass

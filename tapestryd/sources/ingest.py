@@ -45,6 +45,9 @@ __all__ = ["BATCH", "FileReceipt", "Progress", "Receipt", "ingest_file", "ingest
 
 Progress = Callable[[int, int, str], None]
 
+KEEP_BYTES = 8 << 20
+"""A source up to this size (bytes) is read from disk once and kept in memory for its later passes."""
+
 
 @dataclass(frozen=True)
 class _Source:
@@ -138,7 +141,7 @@ def _archive_sources(path: Path, stack: ExitStack, receipt: Receipt) -> Iterator
 def _ingest_source(store: EventStore, src: _Source, ctx: _Context) -> FileReceipt | str:
     """The receipt of one source, or the reason it was passed over (not an export...)."""
     try:
-        sha, head = _fingerprint(src)
+        sha, head, data = _fingerprint(src)
     except (ArchiveError, OSError, EOFError, zipfile.BadZipFile, zlib.error) as exc:
         return _failed(src.display, _read_error(src, exc))
     try:
@@ -148,6 +151,8 @@ def _ingest_source(store: EventStore, src: _Source, ctx: _Context) -> FileReceip
     if name in ("metadata", "zip"):
         reason = "export-metadata" if name == "metadata" else "nested-archive"
         return FileReceipt(src.display, sha, skipped={reason: 1}) if src.explicit else reason
+    if data is not None:  # read once: the marker scan and the parser take the bytes from memory
+        src = _Source(src.display, src.size, lambda: io.BytesIO(data), src.explicit)
     return _import(store, src, sha, name, ctx)
 
 
@@ -250,15 +255,19 @@ class _CountingRaw(io.RawIOBase):
         return len(data)
 
 
-def _fingerprint(src: _Source) -> tuple[str, bytes]:
-    """sha256 (hex) of the whole source and its first HEAD_SIZE bytes."""
-    digest, head = hashlib.sha256(), b""
+def _fingerprint(src: _Source) -> tuple[str, bytes, bytes | None]:
+    """sha256 (hex) of the whole source, its first HEAD_SIZE bytes, and all its bytes when they
+    are at most :data:`KEEP_BYTES` (else None: the source is read again from disk)."""
+    digest, head, kept, size = hashlib.sha256(), b"", bytearray(), 0
     with src.open() as fh:
         while chunk := fh.read(1 << 20):
             if len(head) < HEAD_SIZE:
                 head += chunk[: HEAD_SIZE - len(head)]
             digest.update(chunk)
-    return digest.hexdigest(), head
+            size += len(chunk)
+            if size <= KEEP_BYTES:
+                kept += chunk
+    return digest.hexdigest(), head, bytes(kept) if size <= KEEP_BYTES else None
 
 
 def _sha256_of(path: Path) -> str:
