@@ -207,11 +207,11 @@ def id_bounds(conn: sqlite3.Connection, filters: MessageFilters) -> IdBounds:
 def _time_bounds(conn: sqlite3.Connection, since: datetime | None, until: datetime | None) -> IdBounds:
     """Id range of the messages in [since, until), or no bound when more than BOUNDS_SCAN fall in it."""
     lo, hi = format_utc(since) if since else "", format_utc(until) if until else "\uffff"
-    ids = [i for (i,) in conn.execute("SELECT id FROM messages WHERE ts >= ? AND ts < ?"
-                                      " LIMIT ?", (lo, hi, BOUNDS_SCAN + 1))]
-    if len(ids) > BOUNDS_SCAN:
+    low, high, count = conn.execute("SELECT min(id), max(id), count(*) FROM (SELECT id FROM messages"
+                                    " WHERE ts >= ? AND ts < ? LIMIT ?)", (lo, hi, BOUNDS_SCAN + 1)).fetchone()
+    if count > BOUNDS_SCAN:
         return IdBounds()
-    return IdBounds(min(ids), max(ids)) if ids else IdBounds(1, 0)
+    return IdBounds(int(low), int(high)) if count else IdBounds(1, 0)
 
 
 def _intersect(a: IdBounds, b: IdBounds) -> IdBounds:
