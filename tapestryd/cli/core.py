@@ -113,7 +113,7 @@ def search(ctx: typer.Context,
     Without a running daemon, words found in over 20,000 messages rank only the 20,000 most recently stored.
 
     With --agent, --role or a time range that window grows fourfold until --limit of it pass the filters.
-    BM25 scores are those of the whole index either way; a running daemon ranks every match.
+    BM25 scores are those of the whole index either way; a running daemon's warm index ranks every match.
     """
     args = {"query": " ".join(query), "agent": agent, "role": role, "conversation": conversation, "level": level,
             "since": since, "until": until, "sort": sort, "regex": regex, "limit": limit,

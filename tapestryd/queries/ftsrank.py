@@ -50,6 +50,7 @@ BOUNDS_SCAN = 50_000
 TIME_JOIN = 1_000
 TIME_WALK = 100_000
 _NO_ID = 2**63 - 1
+_BY_SCORE = "2, 1"  # ORDER BY bm25, then id
 _CHUNK_MAX = 8192  # ids per IN (...) lookup, under SQLite's 32,766 bound parameters
 
 
@@ -98,7 +99,7 @@ def ranked_ids(conn: sqlite3.Connection, expr: str, filters: MessageFilters, lim
         size = None if window is None else max(window, limit)
         while True:
             start = _window_start(conn, expr, bounds, size)
-            ranked = _score(conn, expr, filters, IdBounds(max(bounds.low, start), bounds.high), limit, "2, 1")
+            ranked = _score(conn, expr, filters, IdBounds(max(bounds.low, start), bounds.high), limit, _BY_SCORE)
             if start <= bounds.low or len(ranked) >= limit or size is None:
                 return ranked
             size *= WIDEN_FACTOR
@@ -160,12 +161,12 @@ def _score(conn: sqlite3.Connection, expr: str, filters: MessageFilters, bounds:
            order: str) -> list[tuple[int, float]]:
     """Matches within ``bounds`` passing ``filters``, in ``order``; without filters ``messages`` is never read."""
     where, params = message_where(filters)
-    if order != "2, 1":
+    if order != _BY_SCORE:
         sql = ("SELECT m.id, bm25(messages_fts) FROM messages_fts JOIN messages m ON m.id = messages_fts.rowid"
                f" WHERE messages_fts MATCH ? AND messages_fts.rowid BETWEEN ? AND ?{where} ORDER BY {order} LIMIT ?")
         return [(int(i), float(s)) for i, s in conn.execute(sql, (expr, bounds.low, bounds.high, *params, limit))]
     sql = ("SELECT rowid, bm25(messages_fts) FROM messages_fts WHERE messages_fts MATCH ? AND rowid BETWEEN ? AND ?"
-           " ORDER BY 2, 1" + ("" if where else " LIMIT ?"))
+           f" ORDER BY {_BY_SCORE}" + ("" if where else " LIMIT ?"))
     rows = conn.execute(sql, (expr, bounds.low, bounds.high) + (() if where else (limit,)))
     if not where:
         return [(int(i), float(s)) for i, s in rows]
