@@ -4,12 +4,22 @@ A payload is the dataclass's fields as a JSON object. Decoding looks the type na
 :data:`EVENT_TYPES`; an upcaster registered for ``(type, schema)`` turns an old payload into
 the next version's shape before construction, so history is never rewritten. A type this
 version does not know decodes to :class:`~tapestryd.events.types.UnknownEvent`.
+
+JSON goes through orjson (several times faster than the stdlib both ways); whatever orjson
+refuses or would write differently falls back to the stdlib, so the stored values are the
+ones the stdlib codec stored: lone surrogates and integers beyond 64 bits (orjson refuses
+them), NaN and infinities (orjson would write ``null``; any payload holding ``null`` is
+re-encoded by the stdlib); when decoding, ``NaN`` literals (orjson refuses them) and any
+payload holding a float of magnitude 2**63 or more (orjson reads an integer beyond 64 bits
+as a float; such a payload is read again by the stdlib).
 """
 
 from __future__ import annotations
 
 import dataclasses
 import json
+
+import orjson
 from typing import Any, Callable
 
 from tapestryd.events.types import (
@@ -39,13 +49,42 @@ UPCASTERS: dict[tuple[str, int], Upcaster] = {}
 def encode(event: Event) -> tuple[str, int, str]:
     """``(type, schema, payload JSON)`` of an event; compact JSON, non-ASCII kept as is."""
     if isinstance(event, UnknownEvent):
-        return event.name, 0, _JSON.encode(event.payload)
+        return event.name, 0, _dumps(event.payload)
     payload = {name: getattr(event, name) for name in _field_names(type(event))}
-    return event.type, event.schema, _JSON.encode(payload)
+    return event.type, event.schema, _dumps(payload)
+
+
+def _dumps(payload: dict[str, Any]) -> str:
+    try:
+        out = orjson.dumps(payload)
+    except orjson.JSONEncodeError:
+        return _JSON.encode(payload)
+    return _JSON.encode(payload) if b"null" in out else out.decode()
+
+
+def _loads(payload: str) -> Any:
+    try:
+        data = orjson.loads(payload)
+    except orjson.JSONDecodeError:
+        return json.loads(payload)
+    return json.loads(payload) if _has_huge_float(data) else data
+
+
+def _has_huge_float(value: Any) -> bool:
+    """Whether a float of magnitude 2**63 or more is anywhere in ``value`` (strings are skipped unvisited)."""
+    kind = type(value)
+    if kind is float:
+        return abs(value) >= _HUGE
+    if kind is dict:
+        return any(_has_huge_float(v) for v in value.values() if type(v) is not str)
+    if kind is list:
+        return any(_has_huge_float(v) for v in value if type(v) is not str)
+    return False
 
 
 _JSON = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))  # one encoder: dumps() builds one per call
 _FIELDS: dict[type[Event], tuple[str, ...]] = {}
+_HUGE = 2.0 ** 63
 
 
 def _field_names(cls: type[Event]) -> tuple[str, ...]:
@@ -59,7 +98,7 @@ def decode(type_name: str, schema: int, payload: str) -> Event:
 
     Raises ValueError when the payload is not a JSON object or lacks required fields.
     """
-    data = json.loads(payload)
+    data = _loads(payload)
     if not isinstance(data, dict):
         raise ValueError(f"{type_name} payload is not a JSON object")
     cls = EVENT_TYPES.get(type_name)

@@ -82,6 +82,17 @@ def _create_source_offsets(conn: sqlite3.Connection) -> None:
 
 MIGRATIONS = [_create_events, _create_source_offsets]
 
+_INSERT = ("INSERT OR IGNORE INTO events (event_id, type, schema, occurred_at, recorded_at, agent, source, payload)"
+           " VALUES (?, ?, ?, ?, ?, ?, ?, ?)")
+_ID_CHUNK = 500
+"""Event ids per ``IN (...)`` lookup (SQLite allows 32,766 variables; smaller chunks plan as fast)."""
+
+
+def _row(new: NewEvent, recorded: str) -> tuple[object, ...]:
+    type_name, schema, payload = encode(new.event)
+    return (new.event_id, type_name, schema, format_utc(new.occurred_at), recorded, new.agent, new.source, payload)
+
+
 _COLUMNS = "seq, event_id, type, schema, occurred_at, recorded_at, agent, source, payload"
 
 
@@ -112,24 +123,58 @@ class EventStore:
     def append(self, events: Sequence[NewEvent], offsets: Iterable[SourceOffset] = ()) -> AppendResult:
         """Append a batch and record source offsets, all in one transaction.
 
-        Events whose event_id is already stored are skipped (their seq is None). Raises
-        StoreError (nothing of the batch is stored) when the write fails.
+        Events whose event_id is already stored, or came earlier in the batch, are skipped
+        (their seq is None). Raises StoreError (nothing of the batch is stored) when the
+        write fails.
         """
         recorded = format_utc(datetime.now(timezone.utc))
         with transaction(self.conn):
-            seqs = tuple(self._insert(e, recorded) for e in events)
+            seqs = self._insert_many(events, recorded)
             for off in offsets:
                 self._save_offset(off, recorded)
         return AppendResult(seqs)
 
-    def _insert(self, new: NewEvent, recorded: str) -> int | None:
-        type_name, schema, payload = encode(new.event)
-        cur = self.conn.execute(
-            "INSERT OR IGNORE INTO events (event_id, type, schema, occurred_at, recorded_at, agent, source, payload)"
-            " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-            (new.event_id, type_name, schema, format_utc(new.occurred_at), recorded, new.agent, new.source, payload),
-        )
-        return cur.lastrowid if cur.rowcount == 1 else None
+    def _insert_many(self, events: Sequence[NewEvent], recorded: str) -> tuple[int | None, ...]:
+        """Insert the events not stored yet with one ``executemany``, inside the caller's transaction.
+
+        The known ids are looked up first; the rest get consecutive seqs after the table's
+        AUTOINCREMENT counter (``sqlite_sequence``), which the insert count and the new
+        maximum confirm (StoreError otherwise, rolling the batch back).
+        """
+        known = self._known_ids([e.event_id for e in events])
+        fresh = [False] * len(events)
+        for i, new in enumerate(events):
+            if new.event_id not in known:
+                known.add(new.event_id)
+                fresh[i] = True
+        rows = [_row(new, recorded) for new, is_new in zip(events, fresh) if is_new]
+        base = self._sequence()
+        before = self.conn.total_changes
+        with translate_errors(self.conn):
+            self.conn.executemany(_INSERT, rows)
+        stored = self.conn.total_changes - before
+        if stored != len(rows) or (rows and self._sequence() != base + len(rows)):
+            raise StoreError(f"{self.path}: an append stored {stored} of {len(rows)} new events; nothing of the batch"
+                             " was kept")
+        seq = iter(range(base + 1, base + len(rows) + 1))
+        return tuple(next(seq) if is_new else None for is_new in fresh)
+
+    def _known_ids(self, ids: list[str]) -> set[str]:
+        """Which of ``ids`` are stored, asked in chunks below SQLite's variable limit."""
+        known: set[str] = set()
+        with translate_errors(self.conn):
+            for start in range(0, len(ids), _ID_CHUNK):
+                chunk = ids[start:start + _ID_CHUNK]
+                rows = self.conn.execute(f"SELECT event_id FROM events WHERE event_id IN ({','.join('?' * len(chunk))})",
+                                         chunk)
+                known.update(r[0] for r in rows)
+        return known
+
+    def _sequence(self) -> int:
+        """The last seq AUTOINCREMENT handed out (0 before the first insert)."""
+        with translate_errors(self.conn):
+            row = self.conn.execute("SELECT seq FROM sqlite_sequence WHERE name = 'events'").fetchone()
+        return int(row[0]) if row else 0
 
     def _save_offset(self, off: SourceOffset, recorded: str) -> None:
         self.conn.execute(
