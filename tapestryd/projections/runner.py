@@ -21,17 +21,23 @@ import itertools
 import sqlite3
 import time
 from pathlib import Path
-from typing import Protocol, Sequence
+from typing import Callable, Protocol, Sequence, TypeVar
 
 import structlog
 
 from tapestryd.db import connect, transaction, translate_errors
 from tapestryd.events.store import EventStore
 from tapestryd.events.types import StoredEvent
+from tapestryd.projections.follower import Follower
 
 __all__ = ["BatchProjection", "BufferedProjection", "Projection", "Projector", "checkpoints"]
 
 log = structlog.get_logger(__name__)
+
+T = TypeVar("T")
+
+FOLLOW_AFTER = 2.0
+"""Seconds an import runs before a child process starts applying its events alongside."""
 
 BATCH = 5000
 """Events per transaction of a catch-up: about 5 MB of message text at ChatGPT export sizes; fewer,
@@ -98,6 +104,7 @@ class Projector:
 
     def __init__(self, store: EventStore, db_path: Path, projections: Sequence[Projection]) -> None:
         self.store = store
+        self.db_path = db_path
         self.projections = list(projections)
         self.conn = connect(db_path, durable=False)
         with transaction(self.conn):
@@ -134,20 +141,51 @@ class Projector:
             log.debug("projection.caught_up", events=total, seconds=round(time.monotonic() - started, 3))
         return total
 
+    def alongside(self, work: Callable[[], T], *, delay: float = FOLLOW_AFTER) -> T:
+        """Run ``work`` (which appends to the log) while a child process applies what it appends,
+        then catch up here; returns what ``work`` returned.
+
+        On two cores an import's two halves (parse and append; apply to the projections)
+        then overlap. The child (:mod:`tapestryd.projections.follower`) starts only when
+        ``work`` still runs after ``delay`` seconds, so a small import costs no process. This
+        projector's connection must stay unused until ``work`` returns. When ``work`` raises,
+        the child is still stopped and waited for, and the error propagates without a final
+        catch-up (the next one applies what was appended).
+        """
+        follower = Follower(self.store.path, self.db_path, self.projections, delay)
+        try:
+            result = work()
+        finally:
+            follower.stop()
+        self.catch_up()
+        return result
+
     def _apply_batch(self, batch: int) -> int:
+        """Apply up to ``batch`` events in one transaction; how many were read (0: caught up).
+
+        The checkpoints are read again once the write lock is held: another projector over
+        the same file (a :class:`~tapestryd.projections.follower.Follower` child) may have
+        applied events since, and they must not be applied twice.
+        """
         marks = checkpoints(self.conn)
-        low = min((marks.get(p.name, 0) for p in self.projections), default=0)
-        events = self._read(low, batch)
+        events = self._read(self._low(marks), batch)
         if not events:
             return 0
         try:
             with transaction(self.conn):
-                self._apply_events(marks, events)
+                fresh = checkpoints(self.conn)
+                if fresh != marks:
+                    marks, events = fresh, self._read(self._low(fresh), batch)
+                if events:
+                    self._apply_events(marks, events)
         except BaseException:
             for projection in self._buffered():
                 projection.discard()
             raise
         return len(events)
+
+    def _low(self, marks: dict[str, int]) -> int:
+        return min((marks.get(p.name, 0) for p in self.projections), default=0)
 
     def _buffered(self) -> list[BufferedProjection]:
         return [p for p in self.projections if hasattr(p, "flush")]  # type: ignore[misc]

@@ -91,16 +91,20 @@ def stats_op(reader: Reader, args: dict[str, Any]) -> dict[str, Any]:
 
 @write_op("ingest")
 def ingest(runtime: Runtime, args: dict[str, Any]) -> dict[str, Any]:
-    """Import files, folders or ZIPs; args: paths, agent, parser. Returns the receipt."""
+    """Import files, folders or ZIPs; args: paths, agent, parser. Returns the receipt.
+
+    The projections are caught up before it returns; an import that runs longer than
+    :data:`~tapestryd.projections.runner.FOLLOW_AFTER` seconds has them applied alongside
+    by a child process (:meth:`~tapestryd.projections.runner.Projector.alongside`).
+    """
     from tapestryd.daemon.peer import PEER_ARG, check_readable
     from tapestryd.sources.ingest import ingest_paths
 
     paths = [Path(p) for p in args.get("paths", [])]
     check_readable(paths, args.get(PEER_ARG))  # over the socket: only what the requesting uid can read
-    receipt = ingest_paths(runtime.store, paths, settings=runtime.settings,
-                           agent=args.get("agent") or None, parser=str(args.get("parser") or "auto"),
-                           progress=args.get("_progress"))
-    runtime.projector.catch_up()
+    receipt = runtime.projector.alongside(lambda: ingest_paths(
+        runtime.store, paths, settings=runtime.settings, agent=args.get("agent") or None,
+        parser=str(args.get("parser") or "auto"), progress=args.get("_progress")))
     return receipt.to_dict()
 
 

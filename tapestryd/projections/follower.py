@@ -1,0 +1,99 @@
+"""A child process that applies events to the projections while the parent appends them.
+
+An import spends its time in two halves that share nothing but the log: parsing and
+appending (``events.db``), and applying to the projections (``projections.db``). Both are
+mostly single-threaded Python, so on two cores they overlap only in two processes.
+:meth:`tapestryd.projections.runner.Projector.alongside` runs the parent's work (an
+ingest) and, once it has run for ``delay`` seconds, starts a :class:`Follower`: a
+``spawn``-ed interpreter (never a fork of a threaded daemon) with its own read-only
+connection to the log and its own projector over the same projections, which catches up
+in a loop until told to stop, then once more. Every batch it applies is committed with its
+checkpoint as usual, so whatever it leaves undone (it failed, it was stopped) the parent's
+own catch-up afterwards applies; the two never write the projections at once, since the
+parent waits for the child before it catches up (and the projector reads its checkpoints
+again under the write lock, so even a stray child could not apply an event twice). The
+child ends by itself when its parent is gone (killed mid-import), within :data:`POLL`
+seconds or one batch.
+"""
+
+from __future__ import annotations
+
+import logging
+import multiprocessing
+import sys
+import threading
+from pathlib import Path
+from typing import Any, Sequence
+
+import structlog
+
+__all__ = ["Follower", "follow"]
+
+log = structlog.get_logger(__name__)
+
+POLL = 0.05
+"""Seconds the child waits for new events when it has caught up."""
+
+
+class Follower:
+    """Starts the child after ``delay`` seconds unless stopped before; ``stop`` waits for it.
+
+    ``events_db`` and ``projections_db`` are the two files; ``projections`` the projection
+    objects (pickled to the child, so it builds the same rows).
+    """
+
+    def __init__(self, events_db: Path, projections_db: Path, projections: Sequence[Any], delay: float) -> None:
+        context = multiprocessing.get_context("spawn")
+        self._stop = context.Event()
+        self._process = context.Process(target=follow, args=(events_db, projections_db, list(projections), self._stop),
+                                        name="tapestry-projector", daemon=True)
+        self._lock = threading.Lock()
+        self._started = False
+        self._timer = threading.Timer(delay, self._start)
+        self._timer.daemon = True
+        self._timer.start()
+
+    def _start(self) -> None:
+        with self._lock:
+            if self._stop.is_set():
+                return
+            try:
+                self._process.start()
+                self._started = True
+            except Exception as exc:  # an unpicklable projection: the parent catches up alone afterwards
+                log.warning("projection.follower_not_started", error=str(exc))
+
+    def stop(self) -> None:
+        """Tell the child to finish (one last catch-up) and wait for it; a no-op when it never started."""
+        self._timer.cancel()
+        with self._lock:
+            self._stop.set()
+            started = self._started
+        if started:
+            self._process.join()
+            if self._process.exitcode:
+                log.warning("projection.follower_failed", exitcode=self._process.exitcode)
+
+
+def follow(events_db: Path, projections_db: Path, projections: list[Any], stop: Any) -> None:
+    """The child's loop: catch up a batch at a time, wait ``POLL`` seconds when nothing was new;
+    once ``stop`` is set, finish what the log holds and return. Returns at once when the parent died."""
+    from tapestryd.events.store import EventStore
+    from tapestryd.projections.runner import BATCH, Projector
+
+    structlog.configure(logger_factory=structlog.PrintLoggerFactory(sys.stderr),
+                        wrapper_class=structlog.make_filtering_bound_logger(logging.WARNING))
+    parent = multiprocessing.parent_process()
+    store = EventStore(events_db, readonly=True)
+    projector = Projector(store, projections_db, projections)
+    try:
+        while parent is None or parent.is_alive():
+            last = stop.is_set()  # read before the pass: that pass then sees every event appended
+            applied = projector.catch_up(max_events=BATCH)
+            if last and not applied:
+                return
+            if not applied:
+                stop.wait(POLL)
+    finally:
+        projector.close()
+        store.close()
