@@ -6,9 +6,9 @@ the next version's shape before construction, so history is never rewritten. A t
 version does not know decodes to :class:`~tapestryd.events.types.UnknownEvent`.
 
 JSON goes through orjson (several times faster than the stdlib both ways); whatever orjson
-refuses or would write differently falls back to the stdlib, so the stored values are the
-ones the stdlib codec stored: lone surrogates and integers beyond 64 bits (orjson refuses
-them), NaN and infinities (orjson would write ``null``; any payload holding ``null`` is
+refuses or would write differently falls back to the stdlib (and so does a long text, see
+:data:`ORJSON_MAX`), so the stored values are the ones the stdlib codec stored: lone
+surrogates and integers beyond 64 bits (orjson refuses them), NaN and infinities (orjson would write ``null``; any payload holding ``null`` is
 re-encoded by the stdlib); when decoding, ``NaN`` literals (orjson refuses them) and any
 payload holding a float of magnitude 2**63 or more (orjson reads an integer beyond 64 bits
 as a float; such a payload is read again by the stdlib).
@@ -34,13 +34,17 @@ from tapestryd.events.types import (
     UnknownEvent,
 )
 
-__all__ = ["EVENT_TYPES", "UPCASTERS", "decode", "encode"]
+__all__ = ["EVENT_TYPES", "UPCASTERS", "decode", "encode", "loads"]
 
 EVENT_TYPES: dict[str, type[Event]] = {
     cls.type: cls
     for cls in (MessageRecorded, ConversationTitled, ImportReceived, ImportFinished, DayClosed,
                 NodeSummarized, Forgotten)
 }
+
+ORJSON_MAX = 1 << 20
+"""Characters of JSON text (or of one string value, encoding) above which the stdlib is used:
+orjson peaks at about 13 times a long string's size, the stdlib at 1 to 2 times."""
 
 Upcaster = Callable[[dict[str, Any]], dict[str, Any]]
 UPCASTERS: dict[tuple[str, int], Upcaster] = {}
@@ -55,6 +59,8 @@ def encode(event: Event) -> tuple[str, int, str]:
 
 
 def _dumps(payload: dict[str, Any]) -> str:
+    if any(type(v) is str and len(v) > ORJSON_MAX for v in payload.values()):
+        return _JSON.encode(payload)
     try:
         out = orjson.dumps(payload)
     except orjson.JSONEncodeError:
@@ -62,7 +68,16 @@ def _dumps(payload: dict[str, Any]) -> str:
     return _JSON.encode(payload) if b"null" in out else out.decode()
 
 
-def _loads(payload: str) -> Any:
+def loads(payload: str) -> Any:
+    """``json.loads(payload)``, the same values and the same errors, mostly at orjson's speed.
+
+    orjson reads it first; what orjson refuses (NaN, lone surrogate escapes, broken JSON)
+    or reads differently (an integer beyond 64 bits becomes a float) is read by the stdlib,
+    which raises its own ``json.JSONDecodeError`` (a ValueError) or RecursionError. Text
+    longer than :data:`ORJSON_MAX` goes to the stdlib directly (bounded memory).
+    """
+    if len(payload) > ORJSON_MAX:
+        return json.loads(payload)
     try:
         data = orjson.loads(payload)
     except orjson.JSONDecodeError:
@@ -98,7 +113,7 @@ def decode(type_name: str, schema: int, payload: str) -> Event:
 
     Raises ValueError when the payload is not a JSON object or lacks required fields.
     """
-    data = _loads(payload)
+    data = loads(payload)
     if not isinstance(data, dict):
         raise ValueError(f"{type_name} payload is not a JSON object")
     cls = EVENT_TYPES.get(type_name)

@@ -108,3 +108,54 @@ def test_failed_batch_stores_nothing(tmp_path: Path) -> None:
         with pytest.raises(StoreError, match="stored 1 of 2"):
             store.append([NewEvent("ok", message({}), at), NewEvent("bad", message({}), at)])
         assert store.count() == 0
+
+
+CORPUS = Path(__file__).resolve().parents[2] / ".." / "shared" / "corpus"
+
+
+@pytest.mark.parametrize("text", [
+    '{"a":1}', ' {"a": [1, 2.5, -0, 1e-05]} ', '"\\ud800"', '[NaN, Infinity]', '1e400', '{"a":1,"a":2}',
+    '{"id":123456789012345678901234}', '[-9223372036854775809]', '[18446744073709551615]', '"\\u0000"',
+    '{"a":"\x01"}', '[1,]', '{"a":1}x', '01', '', '{', '"\t"', '[' * 3000 + ']' * 3000,
+])
+def test_loads_gives_the_stdlib_values_and_errors(text: str) -> None:
+    from tapestryd.events.codec import loads
+
+    def outcome(fn: Any) -> tuple[str, Any]:
+        try:
+            value = fn(text)
+        except (ValueError, RecursionError) as exc:
+            return type(exc).__name__, str(exc)
+        return "ok", repr(value)
+
+    assert outcome(loads) == outcome(json.loads)
+
+
+def test_loads_equals_stdlib_on_every_corpus_line() -> None:
+    from tapestryd.events.codec import loads
+
+    files = sorted(CORPUS.rglob("*.jsonl")) if CORPUS.exists() else []
+    if not files:
+        pytest.skip(f"no .jsonl files in the shared corpus at {CORPUS}")
+    for path in files:
+        for line in path.read_bytes().splitlines():
+            if line.strip():
+                text = line.decode("utf-8", "replace")
+                try:
+                    expected = json.loads(text)
+                except ValueError:
+                    continue
+                assert loads(text) == expected
+
+
+def test_long_text_is_coded_in_bounded_memory() -> None:
+    """A 4 MB message costs a few copies of itself (orjson alone would peak near 13)."""
+    import tracemalloc
+
+    event = message({}, text="lorem ipsum " * (4_000_000 // 12))
+    tracemalloc.start()
+    type_name, schema, payload = encode(event)
+    assert decode(type_name, schema, payload) == event
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert peak < 5 * len(event.text)

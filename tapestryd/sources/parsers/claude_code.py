@@ -26,13 +26,13 @@ gives the same ids.
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import PurePath
 from typing import Any, BinaryIO, Iterable, Iterator
 
+from tapestryd.events.codec import loads
 from tapestryd.events.types import ConversationTitled, MessageRecorded, NewEvent, event_id, format_utc
 from tapestryd.sources.parsers.base import Item, Origin, Problem, Skip
 from tapestryd.sources.parsers.jsonstream import parse_iso, skips_for
@@ -98,7 +98,7 @@ class ClaudeCodeParser:
         if not raw.strip():
             return
         try:
-            record = json.loads(raw.decode("utf-8").lstrip("\ufeff"))  # decoding here skips json's encoding sniff
+            record = loads(raw.decode("utf-8").lstrip("\ufeff"))  # json.loads's values and errors, faster
         except (ValueError, RecursionError) as exc:
             yield Skip("unfinished-line", where) if not raw.endswith(b"\n") else Problem(where, _json_error(exc))
             return
