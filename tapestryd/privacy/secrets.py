@@ -129,21 +129,41 @@ _KEYWORDS = frozenset(k for rule in _RULES for k in rule.keywords)
 # Keywords grouped by a character that chat prose rarely holds ("" for the rest): when the
 # character is absent no keyword of its group can be, so one memchr stands in for the
 # group's substring scans (about 2.5x faster on 1 KB messages than scanning all 39).
+# Within a group, keywords that hold one of the _SHARED substrings are scanned only when
+# it occurs (absent from the text, it is absent from every keyword holding it): the same
+# keywords found with 6 to 12 fewer substring scans (find_secrets 15.0 -> 14.0 us on 1 KB
+# bench messages; the 12 keywords scanned in every text are most of what is left).
 _RARE_CHARS = "_-=:.3j"
+_SHARED = ("sk-", "gh", "k_", "pw", "key")
 
 
 def _rare_char(keyword: str) -> str:
     return next((c for c in _RARE_CHARS if c in keyword), "")
 
 
-_KEYWORD_GROUPS = tuple((char, tuple(sorted(k for k in _KEYWORDS if _rare_char(k) == char)))
+def _shared(keyword: str) -> str:
+    return next((s for s in _SHARED if s in keyword), "")
+
+
+def _buckets(keywords: list[str]) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    return tuple((shared, tuple(sorted(k for k in keywords if _shared(k) == shared)))
+                 for shared in sorted({_shared(k) for k in keywords}))
+
+
+_KEYWORD_GROUPS = tuple((char, _buckets([k for k in _KEYWORDS if _rare_char(k) == char]))
                         for char in sorted({_rare_char(k) for k in _KEYWORDS}))
 KINDS = tuple(dict.fromkeys(r.kind for r in _VENDOR_RULES + _CONTEXT_RULES)) + ("password", "credential")
 
 
+def _present(lowered: str) -> set[str]:
+    """The rule keywords that occur in ``lowered`` (exactly ``{k for k in _KEYWORDS if k in lowered}``)."""
+    return {k for char, buckets in _KEYWORD_GROUPS if char in lowered
+            for shared, group in buckets if shared in lowered for k in group if k in lowered}
+
+
 def _candidates(text: str) -> Iterator[Finding]:
     lowered = text.lower()
-    present = {k for char, group in _KEYWORD_GROUPS if char in lowered for k in group if k in lowered}
+    present = _present(lowered)
     gates: dict[Callable[[str], bool], bool] = {}
     for rank, rule in enumerate(_RULES):
         if present.isdisjoint(rule.keywords):
