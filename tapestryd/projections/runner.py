@@ -36,7 +36,7 @@ log = structlog.get_logger(__name__)
 
 T = TypeVar("T")
 
-FOLLOW_AFTER = 1.0
+FOLLOW_AFTER = 0.5
 """Seconds an import runs before a child process starts applying its events alongside."""
 
 BATCH = 5000
