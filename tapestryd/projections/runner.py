@@ -141,18 +141,20 @@ class Projector:
             log.debug("projection.caught_up", events=total, seconds=round(time.monotonic() - started, 3))
         return total
 
-    def alongside(self, work: Callable[[], T], *, delay: float = FOLLOW_AFTER) -> T:
+    def alongside(self, work: Callable[[], T], *, delay: float | None = None) -> T:
         """Run ``work`` (which appends to the log) while a child process applies what it appends,
         then catch up here; returns what ``work`` returned.
 
         On two cores an import's two halves (parse and append; apply to the projections)
         then overlap. The child (:mod:`tapestryd.projections.follower`) starts only when
-        ``work`` still runs after ``delay`` seconds, so a small import costs no process. This
+        ``work`` still runs after ``delay`` seconds (default :data:`FOLLOW_AFTER`, read at each
+        call), so a small import costs no process. This
         projector's connection must stay unused until ``work`` returns. When ``work`` raises,
         the child is still stopped and waited for, and the error propagates without a final
         catch-up (the next one applies what was appended).
         """
-        follower = Follower(self.store.path, self.db_path, self.projections, delay)
+        follower = Follower(self.store.path, self.db_path, self.projections,
+                            FOLLOW_AFTER if delay is None else delay)
         try:
             result = work()
         finally:

@@ -146,3 +146,30 @@ def _running(pid: int) -> bool:
     except FileNotFoundError:
         return False
     return state != "Z"
+
+
+CORPUS = Path(__file__).resolve().parents[2] / ".." / "shared" / "corpus"
+
+
+def _ingest_op(home: Path, monkeypatch: pytest.MonkeyPatch, follow_after: float) -> tuple[dict, dict]:  # type: ignore[type-arg]
+    """The ingest operation (as the CLI without a daemon runs it) on the whole corpus: receipt and rows."""
+    from tapestryd.config import load_settings
+    from tapestryd.daemon.ops.core import ingest
+    from tapestryd.daemon.runtime import Runtime
+    from tapestryd.projections import runner
+
+    monkeypatch.setenv("TAPESTRY_HOME", str(home))
+    monkeypatch.setattr(runner, "FOLLOW_AFTER", follow_after)
+    with Runtime.open(load_settings(home)) as rt:
+        receipt = ingest(rt, {"paths": [str(CORPUS)]})
+        assert not any(rt.projector.lag().values())
+        return receipt, dump(rt.projector.conn)
+
+
+def test_ingest_op_with_a_follower_equals_without(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    if not CORPUS.exists():
+        pytest.skip(f"shared corpus missing at {CORPUS}")
+    followed = _ingest_op(tmp_path / "followed", monkeypatch, 0.0)
+    alone = _ingest_op(tmp_path / "alone", monkeypatch, 3600.0)
+    assert followed[0] == alone[0] and followed[0]["totals"]["messages_new"] > 0
+    assert followed[1] == alone[1]
