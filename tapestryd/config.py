@@ -206,6 +206,8 @@ def _read_toml(path: Path) -> dict[str, Any]:
             return tomllib.load(fh)
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{path}: not valid TOML: {exc}") from exc
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"{path}: not UTF-8 (byte {exc.start}): TOML files must be UTF-8") from exc
     except OSError as exc:
         raise ConfigError(f"{path}: cannot read: {exc.strerror}") from exc
 
@@ -231,8 +233,8 @@ def _build(raw: dict[str, Any], root: Path | None, path: Path) -> Settings:
         web=WebSettings(
             enabled=reader.bool("web", "enabled", True),
             host=reader.str("web", "host", "127.0.0.1"),
-            port=int(reader.num("web", "port", 5008)),
-            max_upload_mb=int(reader.num("web", "max_upload_mb", 512)),
+            port=int(reader.num("web", "port", 5008, high=65535)),
+            max_upload_mb=int(reader.num("web", "max_upload_mb", 512, low=1)),
         ),
         privacy=PrivacySettings(
             exclude_projects=reader.strs("privacy", "exclude_projects"),
@@ -250,7 +252,7 @@ def _sources(reader: _Reader, data_dir: Path) -> SourceSettings:
         watched_roots=tuple(Path(r).expanduser() for r in roots) if roots else default_watched_roots(),
         inbox=reader.path("sources", "inbox") or data_dir / "inbox",
         polling=reader.bool("sources", "polling", False),
-        sweep_interval=reader.num("sources", "sweep_interval", 60.0),
+        sweep_interval=reader.num("sources", "sweep_interval", 60.0, low=0.1),
         debounce=reader.num("sources", "debounce", 0.05),
     )
 
@@ -341,8 +343,13 @@ class _Reader:
     def str(self, section: str, key: str, default: str) -> str:
         return str(self._typed(section, key, default, (str,), "a string"))
 
-    def num(self, section: str, key: str, default: float) -> float:
-        return float(self._typed(section, key, default, (int, float), "a number"))
+    def num(self, section: str, key: str, default: float, low: float = 0.0, high: float = float("inf")) -> float:
+        """A number in ``[low, high]`` (by default not negative); ConfigError naming the key otherwise."""
+        value = float(self._typed(section, key, default, (int, float), "a number"))
+        if not low <= value <= high:
+            bounds = f"at least {low:g}" if high == float("inf") else f"between {low:g} and {high:g}"
+            raise ConfigError(f"{self.file}: {section}.{key} = {value:g}; expected a number {bounds}")
+        return value
 
     def bool(self, section: str, key: str, default: bool) -> bool:
         return bool(self._typed(section, key, default, (bool,), "true or false"))

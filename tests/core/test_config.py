@@ -48,6 +48,9 @@ def test_claude_config_dir_moves_the_watched_root(tmp_path: Path, monkeypatch: p
     ('[agents.work]\nparser = "word"', "agents.work.parser"),
     ('[schedule]\nrepair_time = "25:00"', "25:00"),
     ("[general\n", "not valid TOML"),
+    ("[web]\nport = 99999", "web.port = 99999; expected a number between 0 and 65535"),
+    ("[schedule]\nclose_grace_hours = -5", "schedule.close_grace_hours = -5; expected a number at least 0"),
+    ("[sources]\nsweep_interval = 0", "sources.sweep_interval"),
 ])
 def test_bad_values_name_the_file_and_key(tmp_path: Path, toml: str, fragment: str) -> None:
     """A mistake in tapestry.toml is a ConfigError naming the file and the key."""
@@ -55,6 +58,14 @@ def test_bad_values_name_the_file_and_key(tmp_path: Path, toml: str, fragment: s
     with pytest.raises(ConfigError) as info:
         load_settings(tmp_path)
     assert fragment in info.value.message and "tapestry.toml" in info.value.message
+
+
+def test_a_config_that_is_not_utf8_names_the_file_and_byte(tmp_path: Path) -> None:
+    """A Latin-1 byte in tapestry.toml is a ConfigError, not a UnicodeDecodeError traceback."""
+    (tmp_path / "tapestry.toml").write_bytes(b'[general]\n# caf\xe9\ntimezone = "UTC"\n')
+    with pytest.raises(ConfigError) as info:
+        load_settings(tmp_path)
+    assert "tapestry.toml: not UTF-8 (byte 15)" in info.value.message
 
 
 def test_api_key_comes_from_dotenv_not_toml(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
