@@ -7,13 +7,16 @@ mostly single-threaded Python, so on two cores they overlap only in two processe
 ingest) and, once it has run for ``delay`` seconds, starts a :class:`Follower`: a
 ``spawn``-ed interpreter (never a fork of a threaded daemon) with its own read-only
 connection to the log and its own projector over the same projections, which catches up
-in a loop until told to stop, then once more. Every batch it applies is committed with its
+in a loop until told to stop, then until nothing is left. Every batch it applies is committed with its
 checkpoint as usual, so whatever it leaves undone (it failed, it was stopped) the parent's
 own catch-up afterwards applies; the two never write the projections at once, since the
 parent waits for the child before it catches up (and the projector reads its checkpoints
 again under the write lock, so even a stray child could not apply an event twice). The
 child ends by itself when its parent is gone (killed mid-import), within :data:`POLL`
-seconds or one batch.
+seconds or one batch. ``spawn`` imports the parent's main module again (as
+``__mp_main__``), so a program that imports must guard its entry point with
+``if __name__ == "__main__"`` (tapestryd, tapestryctl and the bench do); a child that fails
+to start or dies only costs the overlap, never a row.
 """
 
 from __future__ import annotations
