@@ -101,6 +101,9 @@ def emit_lines(items: Any) -> None:
 def run() -> int:
     """Run the CLI; returns the exit code (1 for a TapestryError, printed without traceback).
 
+    An OSError about a named file (permission denied, read-only file system) is printed the
+    same way: it is the machine's state, not a bug.
+
     Usage errors and ``typer.Exit`` are handled by typer itself (it exits the process).
     """
     _quiet_logs()
@@ -108,6 +111,11 @@ def run() -> int:
         app()
     except TapestryError as exc:
         warn(f"error: {exc.message}")
+        return 1
+    except OSError as exc:  # the environment, not the code: a read-only or foreign folder, a full disk
+        if exc.filename is None:
+            raise
+        warn(f"error: {exc.filename}: {exc.strerror}")
         return 1
     return 0
 

@@ -11,7 +11,7 @@ import fcntl
 import os
 from pathlib import Path
 
-from tapestryd.errors import StoreLockedError
+from tapestryd.errors import StoreError, StoreLockedError
 
 __all__ = ["WriterLock", "lock_holder"]
 
@@ -20,13 +20,18 @@ class WriterLock:
     """Holds the writer lock of one data dir until :meth:`release` (or process exit).
 
     ``role`` (``daemon`` or ``cli``) is written beside the pid so a refusal can say who
-    holds it. Raises StoreLockedError naming the holder's pid when the lock is taken.
+    holds it. Raises StoreLockedError naming the holder's pid when the lock is taken, and
+    StoreError when the lock file cannot be created (a read-only or foreign data dir).
     """
 
     def __init__(self, path: Path, role: str) -> None:
-        path.parent.mkdir(parents=True, exist_ok=True)
         self.path = path
-        self.fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            self.fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+        except OSError as exc:  # a read-only or foreign data dir: say so, never a traceback
+            raise StoreError(f"{path}: cannot open the writer lock: {exc.strerror} "
+                             "(the data dir must be writable by this user)") from exc
         try:
             fcntl.flock(self.fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError as exc:

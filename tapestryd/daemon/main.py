@@ -100,6 +100,12 @@ def run(settings: Settings, *, notifier: Notifier | None = None) -> int:
     except TapestryError as exc:
         print(f"tapestryd: {exc.message}", file=sys.stderr)
         return 1
+    except OSError as exc:  # a read-only or foreign data dir: the machine's state, not a bug
+        if exc.filename is None:
+            raise
+        print(f"tapestryd: {exc.filename}: {exc.strerror}", file=sys.stderr)
+        service.stop()
+        return 1
     notifier.ready(f"serving on {service.paths.socket}")
     _serve(service, signals, notifier)
     service.stop()

@@ -72,3 +72,15 @@ def test_search_refuses_a_bad_role_limit_or_reversed_range(tmp_path: Path) -> No
                            (["--since", "2025-01-01", "--until", "2020-01-01"], "must come after")):
         done = ctl("search", "braid", *args, home=tmp_path)
         assert done.returncode == 1 and fragment in done.stderr and "Traceback" not in done.stderr
+
+
+@pytest.mark.parametrize("command", [["ingest", "."], ["init"]])
+def test_a_data_dir_that_cannot_be_written_is_one_line_not_a_traceback(tmp_path: Path, command: list[str]) -> None:
+    """Write commands on a data dir below a regular file: exit 1, one line naming the path."""
+    home = tmp_path / "home"
+    home.mkdir()
+    (home / "file").write_text("not a folder")
+    (home / "tapestry.toml").write_text(f'[paths]\ndata_dir = "{home / "file" / "data"}"\n')
+    out = ctl(*command, home=home)
+    assert out.returncode == 1 and "Traceback" not in out.stderr, out.stderr
+    assert out.stderr.startswith("error: ") and str(home / "file") in out.stderr

@@ -97,6 +97,18 @@ def test_tapestry_disable_makes_the_daemon_do_nothing(home: Path, projects: Path
     assert done.returncode == 0 and not (home / "events.db").exists()
 
 
+def test_a_data_dir_that_cannot_be_created_is_one_line_not_a_traceback(tmp_path: Path) -> None:
+    """A data dir below a regular file (as good as read-only): tapestryd exits 1 naming the path."""
+    home = tmp_path / "home"
+    home.mkdir()
+    (home / "file").write_text("not a folder")
+    (home / "tapestry.toml").write_text(f'[paths]\ndata_dir = "{home / "file" / "data"}"\n[web]\nenabled = false\n')
+    done = subprocess.run([sys.executable, "-m", "tapestryd.daemon.main"], capture_output=True, text=True,
+                          env={**os.environ, "TAPESTRY_HOME": str(home)}, timeout=30)
+    assert done.returncode == 1 and "Traceback" not in done.stderr
+    assert f"tapestryd: {home / 'file' / 'data'}: Not a directory" in done.stderr
+
+
 class _Tty:
     def isatty(self) -> bool:
         return True
