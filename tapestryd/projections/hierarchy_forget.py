@@ -10,7 +10,11 @@ covers. Each L0 whose message sources no longer exist then:
   next runs;
 * has its summary and title blanked at once, so the old summary (which may quote what
   was forgotten) is neither served nor searchable meanwhile; its parents' fingerprints
-  change with it, so they are rebuilt too.
+  change with it, so they are rebuilt too;
+* has every ancestor's summary and title blanked as well (an L1 to L4 summary may quote
+  the forgotten text) and its summarized fingerprint cleared, so each stays dirty until
+  summarized again (even if its children's new summaries equal the old ones), and no forgotten text stays in summaries, summary search or
+  context whether or not a daemon runs to summarize them again.
 
 An L0 left without messages is deleted, and so is each ancestor left without children.
 
@@ -79,7 +83,7 @@ def _lower_ancestors(conn: sqlite3.Connection, key: str, messages: int, chars: i
         row = conn.execute("SELECT parent, level FROM nodes WHERE key = ?", (key,)).fetchone()
         if row is None:
             return
-        conn.execute("UPDATE nodes SET message_count = MAX(0, message_count - ?), source_chars = MAX(0, source_chars - ?)"
-                     " WHERE key = ?", (messages, chars, key))
+        conn.execute("UPDATE nodes SET message_count = MAX(0, message_count - ?), source_chars = MAX(0, source_chars - ?),"
+                     " summary = '', title = '', summarized_fingerprint = '' WHERE key = ?", (messages, chars, key))
         refresh_parent(conn, key, row[1])
         key = row[0]

@@ -1,0 +1,62 @@
+"""Forget without a daemon: before the command returns, no forgotten text is left anywhere it serves."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from datetime import datetime, timezone
+from pathlib import Path
+
+from tapestryd.config import load_settings
+from tapestryd.daemon.runtime import Runtime
+from tapestryd.events.types import DayClosed, MessageRecorded, NewEvent, NodeSummarized, event_id, format_utc
+
+T0 = datetime(2025, 1, 10, 12, tzinfo=timezone.utc)
+
+
+def ctl(*args: str, home: Path) -> subprocess.CompletedProcess[str]:
+    """Run tapestryctl in its own process against ``home`` (no daemon runs there)."""
+    env = {"TAPESTRY_HOME": str(home), "PATH": "/usr/bin:/bin", "HOME": str(home), "TAPESTRY_FAST": "0"}
+    return subprocess.run([sys.executable, "-m", "tapestryd.cli", *args], capture_output=True, text=True,
+                          env=env, timeout=60, check=False)
+
+
+def _msg(n: int, text: str) -> NewEvent:
+    event = MessageRecorded("claude-ai:conv-math", f"m{n}", "user", text, format_utc(T0))
+    return NewEvent(event_id("msg", str(n)), event, T0, "claude-ai", f"f#{n}")
+
+
+def _summarize_every_level(rt: Runtime) -> None:
+    """Summaries at L0 … L4 that all quote the messages (as an LLM summary would)."""
+    for level in range(5):
+        rows = rt.projector.conn.execute("SELECT key, fingerprint FROM nodes WHERE level = ?", (level,)).fetchall()
+        rt.store.append([NewEvent(event_id("sum", k, fp), NodeSummarized(k, level, fp, "fake", "", "v1",
+                                                                         "Fibonacci talk", "about Fibonacci numbers"),
+                                  T0.replace(day=11)) for k, fp in rows])
+        rt.projector.catch_up()
+
+
+def _seed(home: Path) -> None:
+    with Runtime.open(load_settings(home)) as rt:
+        rt.store.append([_msg(1, "explain the fibonacci sequence"), _msg(2, "Fibonacci in Rust, please"),
+                         _msg(3, "and the garden plan"),
+                         NewEvent(event_id("closed", "2025-01-10"), DayClosed("2025-01-10", "UTC"), T0.replace(day=11))])
+        rt.projector.catch_up()
+        _summarize_every_level(rt)
+
+
+def test_local_forget_leaves_no_text_in_summaries_search_or_context(tmp_path: Path) -> None:
+    _seed(tmp_path)
+    assert ctl("search", "fibonacci", "--level", "summaries", "-f", "json", home=tmp_path).stdout.count("Fibonacci") > 0
+    out = ctl("forget", "--match", "(?i)fibonacci", home=tmp_path)
+    assert out.returncode == 0, out.stderr
+    assert "forgot 2 messages" in out.stdout
+    hits = json.loads(ctl("search", "fibonacci", "-f", "json", home=tmp_path).stdout or "[]")
+    assert hits == []
+    context = ctl("context", "--date", "2025-01-10", home=tmp_path)
+    assert context.returncode == 0, context.stderr
+    assert "ibonacci" not in context.stdout and "garden plan" in context.stdout
+    with Runtime.open(load_settings(tmp_path)) as rt:
+        rows = rt.projector.conn.execute("SELECT level, state, title, summary FROM nodes").fetchall()
+    assert rows and all(state == "dirty" and "ibonacci" not in title + summary for _, state, title, summary in rows)
