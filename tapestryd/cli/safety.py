@@ -98,7 +98,8 @@ def forget(ctx: typer.Context,
            conversation: Optional[str] = typer.Option(None, "--conversation", help="A conversation key (or its end)."),
            before: Optional[str] = typer.Option(None, "--before", help="Everything before a local date or ISO time."),
            match: Optional[str] = typer.Option(
-               None, "--match", help="Messages whose text matches this Python regex (the pattern is kept in the log)."),
+               None, "--match", help="Messages whose text matches this Python regex, case-insensitive like `search --regex`"
+                                 " ((?-i:...) for an exact case; the pattern is kept in the log)."),
            reason: str = typer.Option("", "--reason", help="A note kept with the Forgotten event."),
            dry_run: bool = typer.Option(False, "--dry-run", help="Only say what would be forgotten."),
            fmt: Format = typer.Option(Format.text, "-f", "--format")) -> None:

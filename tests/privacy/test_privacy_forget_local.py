@@ -10,7 +10,7 @@ from pathlib import Path
 
 from tapestryd.config import load_settings
 from tapestryd.daemon.runtime import Runtime
-from tapestryd.events.types import DayClosed, MessageRecorded, NewEvent, NodeSummarized, event_id, format_utc
+from tapestryd.events.types import DayClosed, Forgotten, MessageRecorded, NewEvent, NodeSummarized, event_id, format_utc
 
 T0 = datetime(2025, 1, 10, 12, tzinfo=timezone.utc)
 
@@ -49,7 +49,7 @@ def _seed(home: Path) -> None:
 def test_local_forget_leaves_no_text_in_summaries_search_or_context(tmp_path: Path) -> None:
     _seed(tmp_path)
     assert ctl("search", "fibonacci", "--level", "summaries", "-f", "json", home=tmp_path).stdout.count("Fibonacci") > 0
-    out = ctl("forget", "--match", "(?i)fibonacci", home=tmp_path)
+    out = ctl("forget", "--match", "fibonacci", home=tmp_path)
     assert out.returncode == 0, out.stderr
     assert "forgot 2 messages" in out.stdout
     hits = json.loads(ctl("search", "fibonacci", "-f", "json", home=tmp_path).stdout or "[]")
@@ -60,3 +60,25 @@ def test_local_forget_leaves_no_text_in_summaries_search_or_context(tmp_path: Pa
     with Runtime.open(load_settings(tmp_path)) as rt:
         rows = rt.projector.conn.execute("SELECT level, state, title, summary FROM nodes").fetchall()
     assert rows and all(state == "dirty" and "ibonacci" not in title + summary for _, state, title, summary in rows)
+
+
+def test_match_is_case_insensitive_and_dry_run_shows_the_same(tmp_path: Path) -> None:
+    """--match finds "Fibonacci" and "fibonacci" alike (like search --regex); --dry-run counts the same."""
+    _seed(tmp_path)
+    dry = ctl("forget", "--match", "FIBONACCI", "--dry-run", home=tmp_path)
+    assert dry.returncode == 0 and "would forget 2 messages" in dry.stdout, dry.stderr
+    assert "case-insensitive" in ctl("forget", "--help", home=tmp_path).stdout
+    assert "forgot 2 messages" in ctl("forget", "--match", "FIBONACCI", home=tmp_path).stdout
+    with Runtime.open(load_settings(tmp_path)) as rt:
+        stored = [e.event.match for e in rt.store.read(types=["Forgotten"])]  # type: ignore[attr-defined]
+    assert stored == ["(?i)FIBONACCI"]
+
+
+def test_a_stored_case_sensitive_rule_replays_unchanged(tmp_path: Path) -> None:
+    """A Forgotten event already in a log (no inline flag) keeps its meaning on rebuild."""
+    _seed(tmp_path)
+    with Runtime.open(load_settings(tmp_path)) as rt:
+        rt.store.append([NewEvent(event_id("forgot", "old"), Forgotten(match="fibonacci"), T0.replace(day=12))])
+        rt.projector.rebuild()
+        left = [t for (t,) in rt.projector.conn.execute("SELECT text FROM messages ORDER BY id")]
+    assert left == ["Fibonacci in Rust, please", "and the garden plan"]

@@ -1,7 +1,9 @@
 """Data-safety operations: forget, compact, backup; and the offline verify and restore.
 
 * ``forget`` (write): one rule (``conversation`` key or unique end of one, ``before`` a
-  local date or ISO time, or ``match`` a Python regex), ``dry_run`` to only count;
+  local date or ISO time, or ``match`` a Python regex, case-insensitive like ``search
+  --regex``: kept in the event with an explicit ``(?i)`` prefix, so rules already in a log
+  replay unchanged), ``dry_run`` to only count;
   appends a ``Forgotten`` event (the same rule twice is one event).
 * ``compact`` (write): ``dry_run``, or ``confirm`` to drop the pre-compact backup and scrub
   the other backups (:mod:`tapestryd.daemon.compact`).
@@ -67,11 +69,12 @@ def _rule(runtime: Runtime, args: dict[str, Any]) -> ForgetRule:
         return ForgetRule(conversation=_conversation(runtime, given["conversation"]))
     if given["before"]:
         return ForgetRule(before=_instant(given["before"], runtime.settings))
+    pattern = given["match"] if given["match"].startswith("(?i)") else "(?i)" + given["match"]
     try:
-        re.compile(given["match"])
+        re.compile(pattern)
     except re.error as exc:
         raise TapestryError(f"--match {given['match']!r} is not a valid regular expression: {exc}") from exc
-    return ForgetRule(match=given["match"])
+    return ForgetRule(match=pattern)
 
 
 def _conversation(runtime: Runtime, ref: str) -> str:
