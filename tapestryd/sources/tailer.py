@@ -132,6 +132,13 @@ class _Batch:
         self.size += size
 
 
+def _line_ends_at(fh: BinaryIO, offset: int) -> bool:
+    """Whether the byte before ``offset`` is a newline (always true at offset 0)."""
+    if offset == 0:
+        return True
+    return os.pread(fh.fileno(), 1, offset - 1) == b"\n"
+
+
 class Tailer:
     """Reads session files from their stored offsets into the event log.
 
@@ -183,7 +190,7 @@ class Tailer:
         try:
             with open(path, "rb") as fh:
                 info = os.fstat(fh.fileno())
-                report.offset = self._start(path, info.st_ino, info.st_size, report)
+                report.offset = self._start(path, fh, info, report)
                 while not should_stop() and self._step(fh, info, report, batch):
                     if len(batch.events) >= self.batch_events or batch.size >= self.chunk:
                         self._flush(batch)
@@ -191,11 +198,17 @@ class Tailer:
             pass
         return report
 
-    def _start(self, path: str, inode: int, size: int, report: TailReport) -> int:
+    def _start(self, path: str, fh: BinaryIO, info: os.stat_result, report: TailReport) -> int:
+        """Where to read from: the stored offset, or 0 when the file is not the one read before.
+
+        Not the same file: another inode, fewer bytes than were read, or (truncated, then
+        written past the old offset) no newline just before the offset, where the last
+        complete line read always ended.
+        """
         stored = self.store.offset(path)
         if stored is None:
             return 0
-        if stored.inode != inode or size < stored.offset:
+        if stored.inode != info.st_ino or info.st_size < stored.offset or not _line_ends_at(fh, stored.offset):
             report.restarted = stored.offset > 0
             return 0
         return stored.offset

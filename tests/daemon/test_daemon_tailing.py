@@ -182,3 +182,21 @@ def test_status_counts_a_new_session_file_before_the_next_sweep(daemon: Daemon, 
     (projects / "-home-me-a" / "two.jsonl").write_bytes(session_line("two", "u2", "the second egret"))
     wait_for(lambda: daemon.call("search", {"query": "egret"})["hits"])
     assert daemon.call("status")["daemon"]["files"] == 2
+
+
+def test_a_file_truncated_then_written_past_its_old_offset_is_read_from_the_start(settings: Settings,
+                                                                                 tmp_path: Path) -> None:
+    """`: > s.jsonl` then one longer line: same inode, larger size, but no newline before the old
+    offset, so the tailer restarts at byte 0 instead of parsing from the middle of the new line."""
+    session = tmp_path / "s.jsonl"
+    session.write_bytes(session_line("s", "u1", "short"))
+    paths_for(settings).ensure()
+    with EventStore(paths_for(settings).events_db) as store:
+        tailer = Tailer(store, agent="claude-code")
+        assert tailer.tail(str(session)).new == 1
+        with session.open("r+b") as fh:
+            fh.truncate(0)
+            fh.write(session_line("s", "u2", "a much longer line written after the truncation"))
+        report = tailer.tail(str(session))
+        assert report.restarted and report.new == 1 and not report.problems
+        assert store.offset(str(session)).offset == session.stat().st_size
