@@ -95,7 +95,8 @@ def _render_verify(report: dict[str, Any]) -> str:
 
 @app.command()
 def forget(ctx: typer.Context,
-           conversation: Optional[str] = typer.Option(None, "--conversation", help="A conversation key (or its end)."),
+           conversation: Optional[str] = typer.Option(None, "--conversation",
+                                                  help="A conversation key, or its unique end (6+ characters)."),
            before: Optional[str] = typer.Option(None, "--before", help="Everything before a local date or ISO time."),
            match: Optional[str] = typer.Option(
                None, "--match", help="Messages whose text matches this Python regex, case-insensitive like `search --regex`"

@@ -8,7 +8,7 @@ from tapestryd.db import translate_errors
 from tapestryd.events.types import parse_utc
 from tapestryd.queries.reader import Reader
 
-__all__ = ["find_conversation", "list_conversations", "show_conversation", "stats"]
+__all__ = ["ambiguity", "conversation_candidates", "find_conversation", "list_conversations", "show_conversation", "stats"]
 
 _CONV_COLUMNS = ("key", "agent", "source", "title", "first_ts", "last_ts", "message_count", "session", "cwd",
                  "git_branch")
@@ -33,6 +33,23 @@ def find_conversation(reader: Reader, ref: str) -> dict[str, Any] | None:
     exact = [r for r in rows if r[0] == ref]
     chosen = exact or (rows if len(rows) == 1 else [])
     return dict(zip(_CONV_COLUMNS, chosen[0])) if chosen else None
+
+
+def conversation_candidates(reader: Reader, ref: str, limit: int = 6) -> list[str]:
+    """Up to ``limit`` conversation keys ending with ``ref``, in key order (to name an ambiguous end)."""
+    with translate_errors(reader.conn):
+        rows = reader.conn.execute("SELECT key FROM conversations WHERE key LIKE ? ESCAPE '\\' ORDER BY key LIMIT ?",
+                                   ("%" + ref.replace("%", "\\%").replace("_", "\\_"), limit)).fetchall()
+    return [r[0] for r in rows]
+
+
+def ambiguity(reader: Reader, ref: str) -> str:
+    """A message naming up to 5 keys when ``ref`` ends several conversation keys, else ``''``."""
+    keys = conversation_candidates(reader, ref)
+    if len(keys) < 2:
+        return ""
+    shown = ", ".join(keys[:5]) + (", …" if len(keys) > 5 else "")
+    return f"{ref!r} is ambiguous: it ends several conversation keys ({shown}); give more of the key"
 
 
 def show_conversation(reader: Reader, ref: str) -> dict[str, Any] | None:

@@ -30,7 +30,7 @@ def _history(rt: Runtime) -> None:
 def test_forget_conversation_drops_messages_title_and_later_parts(runtime: Runtime) -> None:
     """The conversation leaves the projection, and a resumed session stays out."""
     _history(runtime)
-    result = forget(runtime, conversation="a")  # the unique end of the key is enough
+    result = forget(runtime, conversation="claude-code:a")  # the full key, however short
     assert (result["messages"], result["conversations"]) == (2, 1)
     record(runtime, message("claude-code:a", "3", "one more thing about the lawyer", at("2025-04-01")),
            title("claude-code:a", "Renamed"))

@@ -1,4 +1,4 @@
-"""Forget without a daemon: before the command returns, no forgotten text is left anywhere it serves."""
+"""Forget as a user types it: no forgotten text left without a daemon, case-insensitive --match, clear keys."""
 
 from __future__ import annotations
 
@@ -8,9 +8,14 @@ import sys
 from datetime import datetime, timezone
 from pathlib import Path
 
+import pytest
+
 from tapestryd.config import load_settings
+from tapestryd.daemon.ops import OPS
 from tapestryd.daemon.runtime import Runtime
+from tapestryd.errors import TapestryError
 from tapestryd.events.types import DayClosed, Forgotten, MessageRecorded, NewEvent, NodeSummarized, event_id, format_utc
+from tapestryd.queries.reader import Reader
 
 T0 = datetime(2025, 1, 10, 12, tzinfo=timezone.utc)
 
@@ -82,3 +87,35 @@ def test_a_stored_case_sensitive_rule_replays_unchanged(tmp_path: Path) -> None:
         rt.projector.rebuild()
         left = [t for (t,) in rt.projector.conn.execute("SELECT text FROM messages ORDER BY id")]
     assert left == ["Fibonacci in Rust, please", "and the garden plan"]
+
+
+
+def _conversations(rt: Runtime) -> None:
+    rt.store.append([NewEvent(event_id("m", key), MessageRecorded(key, "m1", "user", "hello", format_utc(T0)), T0,
+                              "chatgpt", key) for key in ("chatgpt:3f2a-e11", "chatgpt:77b0-e11", "chatgpt:zz9")])
+    rt.projector.catch_up()
+
+
+def test_forget_conversation_refuses_a_short_end(runtime: Runtime) -> None:
+    """A one-letter end, unique or not, forgets nothing; the error says which rule applies."""
+    _conversations(runtime)
+    with pytest.raises(TapestryError, match="too short: give the full key or its last 6"):
+        OPS["forget"].fn(runtime, {"conversation": "9"})
+    assert not list(runtime.store.read(types=["Forgotten"]))
+
+
+def test_an_ambiguous_end_names_candidates_for_forget_and_show(runtime: Runtime) -> None:
+    """"1" ends two keys: forget and show both say it is ambiguous and list them."""
+    _conversations(runtime)
+    expected = r"'1' is ambiguous.*chatgpt:3f2a-e11, chatgpt:77b0-e11"
+    with pytest.raises(TapestryError, match=expected):
+        OPS["forget"].fn(runtime, {"conversation": "1"})
+    with pytest.raises(TapestryError, match=expected):
+        OPS["show"].fn(Reader(runtime.settings, runtime.paths, runtime.projector.conn), {"conversation": "1"})
+
+
+def test_a_long_unique_end_or_the_full_key_forgets(runtime: Runtime) -> None:
+    """Six characters that end one key only, or a full key however short, name the conversation."""
+    _conversations(runtime)
+    assert OPS["forget"].fn(runtime, {"conversation": "2a-e11"})["rule"]["conversation"] == "chatgpt:3f2a-e11"
+    assert OPS["forget"].fn(runtime, {"conversation": "chatgpt:zz9"})["messages"] == 1

@@ -1,6 +1,6 @@
 """Data-safety operations: forget, compact, backup; and the offline verify and restore.
 
-* ``forget`` (write): one rule (``conversation`` key or unique end of one, ``before`` a
+* ``forget`` (write): one rule (``conversation`` key or unique end of one of 6+ characters, ``before`` a
   local date or ISO time, or ``match`` a Python regex, case-insensitive like ``search
   --regex``: kept in the event with an explicit ``(?i)`` prefix, so rules already in a log
   replay unchanged), ``dry_run`` to only count;
@@ -36,11 +36,14 @@ from tapestryd.paths import paths_for
 from tapestryd.privacy import forgotten_id
 from tapestryd.projections import Projector, default_projections
 from tapestryd.projections.forgetting import ForgetRule, preview
-from tapestryd.queries.conversations import find_conversation
+from tapestryd.queries.conversations import ambiguity, find_conversation
 from tapestryd.queries.integrity import verify_log
 from tapestryd.queries.reader import Reader
 
-__all__ = ["list_backups_offline", "restore_offline", "verify_offline"]
+__all__ = ["MIN_END", "list_backups_offline", "restore_offline", "verify_offline"]
+
+MIN_END = 6
+"""Fewest characters of a key's end ``forget --conversation`` accepts (a full key is always accepted)."""
 
 
 @write_op("forget")
@@ -78,11 +81,22 @@ def _rule(runtime: Runtime, args: dict[str, Any]) -> ForgetRule:
 
 
 def _conversation(runtime: Runtime, ref: str) -> str:
-    found = find_conversation(Reader(runtime.settings, runtime.paths, runtime.projector.conn), ref)
-    if found is not None:
+    """The key ``ref`` names: the full key, or the unique end of one at least MIN_END characters long.
+
+    Raises TapestryError when ``ref`` is a shorter end, ends several keys (naming a few), or
+    names none; a full key not stored yet (``agent:id``) is kept, so it stays out for good.
+    """
+    reader = Reader(runtime.settings, runtime.paths, runtime.projector.conn)
+    found = find_conversation(reader, ref)
+    if found is not None and (found["key"] == ref or len(ref) >= MIN_END):
         return str(found["key"])
-    if ":" in ref:  # a full key not stored (yet): forgetting it keeps it out for good
+    if found is None and (several := ambiguity(reader, ref)):
+        raise TapestryError(f"{several} (see `tapestryctl conversations`)")
+    if found is None and ":" in ref:
         return ref
+    if found is not None:
+        raise TapestryError(f"--conversation {ref!r} is too short: give the full key or its last {MIN_END} or more"
+                            " characters (see `tapestryctl conversations`)")
     raise TapestryError(f"no conversation matches {ref!r} (see `tapestryctl conversations`)")
 
 
