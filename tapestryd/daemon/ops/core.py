@@ -11,7 +11,7 @@ from tapestryd.daemon.ops.registry import read_op, write_op
 from tapestryd.daemon.runtime import Runtime
 from tapestryd.errors import TapestryError
 from tapestryd.events.types import parse_utc
-from tapestryd.queries.conversations import list_conversations, show_conversation, stats
+from tapestryd.queries.conversations import ambiguity, list_conversations, show_conversation, stats
 from tapestryd.queries.hybrid import hybrid_search
 from tapestryd.queries.reader import Reader
 from tapestryd.queries.search import SearchFilters
@@ -79,7 +79,7 @@ def show(reader: Reader, args: dict[str, Any]) -> dict[str, Any]:
     ref = str(args.get("conversation", ""))
     found = show_conversation(reader, ref)
     if found is None:
-        raise TapestryError(f"no conversation matches {ref!r}")
+        raise TapestryError(ambiguity(reader, ref) or f"no conversation matches {ref!r}")
     return found
 
 
