@@ -13,6 +13,8 @@ Remote providers (``openai``) hold an HTTP client and little memory; they run in
 from __future__ import annotations
 
 import multiprocessing
+import os
+import threading
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from contextlib import contextmanager
@@ -26,6 +28,23 @@ from tapestryd.summarize.base import Summary, SummaryRequest
 __all__ = ["IsolatedSummarizer", "isolated"]
 
 _child: Summarizer | None = None
+PARENT_POLL = 1.0  # seconds between the child's checks that the daemon is still alive
+
+
+def _end_with_parent() -> None:
+    """The child's initializer: a thread that ends the process once its parent is gone.
+
+    A pool worker blocks on its call queue, whose pipe it holds both ends of, so a daemon
+    killed with SIGKILL would otherwise leave it (and its ~130 MB) running for good.
+    """
+    parent = multiprocessing.parent_process()
+
+    def watch() -> None:
+        while parent is None or parent.is_alive():
+            threading.Event().wait(PARENT_POLL)
+        os._exit(0)
+
+    threading.Thread(target=watch, name="parent-watch", daemon=True).start()
 
 
 def _summarize_in_child(settings: SummarizeSettings, request: SummaryRequest) -> Summary:
@@ -56,7 +75,8 @@ class IsolatedSummarizer:
         """Summarize ``request`` in the child; the budget is checked before and spent after."""
         budget.check()
         if self._pool is None:
-            self._pool = ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn"))
+            self._pool = ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn"),
+                                             initializer=_end_with_parent)
         try:
             summary = self._pool.submit(_summarize_in_child, self.settings, request).result()
         except BrokenProcessPool as exc:

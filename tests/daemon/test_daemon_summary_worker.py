@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+import textwrap
 from pathlib import Path
 
 from daemon_helpers import Daemon, session_line, wait_for, write_config
@@ -31,6 +35,44 @@ def test_the_child_gives_the_same_summary_and_the_parent_keeps_the_budget() -> N
     finally:
         worker.close()
     assert worker._pool is None
+
+
+KILLED_PARENT = textwrap.dedent("""
+    import os, signal, sys
+    sys.path.insert(0, sys.argv[1])
+    from test_daemon_summary_worker import REQUEST
+    from tapestryd.config import SummarizeSettings
+    from tapestryd.daemon.summary_worker import IsolatedSummarizer
+    from tapestryd.summarize import Budget
+
+    if __name__ == "__main__":
+        worker = IsolatedSummarizer(SummarizeSettings())
+        worker.summarize(REQUEST, Budget())
+        print(*[p.pid for p in worker._pool._processes.values()], flush=True)
+        os.kill(os.getpid(), signal.SIGKILL)
+""")
+
+
+def test_the_child_ends_when_the_daemon_is_killed(tmp_path: Path) -> None:
+    """A daemon killed with SIGKILL mid-job leaves no summarizer process behind."""
+    script = tmp_path / "killed_parent.py"
+    script.write_text(KILLED_PARENT)
+    done = subprocess.run([sys.executable, str(script), str(Path(__file__).parent)], capture_output=True,
+                          text=True, timeout=60)
+    (child,) = [int(pid) for pid in done.stdout.split()]
+    wait_for(lambda: not _alive(child), timeout=15)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    try:
+        with open(f"/proc/{pid}/stat", encoding="ascii") as fh:  # a zombie has ended; only its entry is left
+            return fh.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except FileNotFoundError:  # no /proc (macOS), or it just went
+        return True
 
 
 def test_a_remote_provider_is_not_isolated() -> None:
