@@ -88,11 +88,18 @@ class MessageRecorded(Event):
 
 @dataclass(frozen=True)
 class ConversationTitled(Event):
-    """A conversation got (or changed) its title."""
+    """A conversation got (or changed) its title.
+
+    ``updated`` is the source's last-update time of the conversation (ISO UTC, e.g. a
+    ChatGPT ``update_time`` or a Claude.ai ``updated_at``), ``""`` when unknown (events
+    written before the field existed decode with ``""``). Of titles with a known time the
+    latest wins, whatever the import order.
+    """
 
     type: ClassVar[str] = "ConversationTitled"
     conversation: str
     title: str
+    updated: str = ""
 
 
 @dataclass(frozen=True)

@@ -3,7 +3,11 @@
 Tables it owns (in ``projections.db``):
 
 * ``conversations(key, agent, source, title, first_ts, last_ts, message_count, session,
-  cwd, git_branch)``: one row per conversation key.
+  cwd, git_branch, title_updated)``: one row per conversation key; ``title_updated`` is
+  the source's update time of the title shown (ISO UTC, ``''`` unknown). A title with a
+  known time replaces one with an earlier or unknown time, never a later one, so the
+  newest export's title wins whatever the import order; a title of unknown time replaces
+  only one of unknown time (the later in the log wins, as before the time was kept).
 * ``messages(id, conversation, message_key, seq, agent, role, ts, text, model, session,
   sidechain, skipped, meta)``: one row per (conversation, message_key); parts of a
   streamed reply that share a key are joined in log order with a blank line.
@@ -39,7 +43,8 @@ _SCHEMA = [
     """CREATE TABLE IF NOT EXISTS conversations (
         key TEXT PRIMARY KEY, agent TEXT NOT NULL, source TEXT NOT NULL, title TEXT NOT NULL DEFAULT '',
         first_ts TEXT, last_ts TEXT, message_count INTEGER NOT NULL DEFAULT 0,
-        session TEXT NOT NULL DEFAULT '', cwd TEXT NOT NULL DEFAULT '', git_branch TEXT NOT NULL DEFAULT '')""",
+        session TEXT NOT NULL DEFAULT '', cwd TEXT NOT NULL DEFAULT '', git_branch TEXT NOT NULL DEFAULT '',
+        title_updated TEXT NOT NULL DEFAULT '')""",
     """CREATE TABLE IF NOT EXISTS messages (
         id INTEGER PRIMARY KEY, conversation TEXT NOT NULL, message_key TEXT NOT NULL, seq INTEGER NOT NULL,
         agent TEXT NOT NULL, role TEXT NOT NULL, ts TEXT NOT NULL, text TEXT NOT NULL, model TEXT NOT NULL,
@@ -73,6 +78,9 @@ class MessagesProjection:
         """Create the tables, indexes, FTS5 table and triggers if missing."""
         for statement in _SCHEMA:
             conn.execute(statement)
+        columns = {row[1] for row in conn.execute("PRAGMA table_info(conversations)")}
+        if "title_updated" not in columns:  # a file made before titles kept their time
+            conn.execute("ALTER TABLE conversations ADD COLUMN title_updated TEXT NOT NULL DEFAULT ''")
         forgetting.create_rules(conn)
 
     def clear(self, conn: sqlite3.Connection) -> None:
@@ -91,8 +99,7 @@ class MessagesProjection:
             self._record(conn, event, payload if text == payload.text else dataclasses.replace(payload, text=text))
         elif isinstance(payload, ConversationTitled) and not forgetting.conversation_forgotten(conn, payload.conversation):
             self._ensure_conversation(conn, event, payload.conversation)
-            conn.execute("UPDATE conversations SET title = ? WHERE key = ?",
-                         (outbound(payload.title), payload.conversation))
+            _set_title(conn, payload)
         elif isinstance(payload, Forgotten):
             self.flush(conn)  # the delete trigger removes indexed texts only
             forgetting.apply_forgotten(conn, event.seq, payload)
@@ -193,6 +200,13 @@ class MessagesProjection:
     def _ensure_conversation(conn: sqlite3.Connection, event: StoredEvent, key: str) -> None:
         conn.execute("INSERT OR IGNORE INTO conversations (key, agent, source) VALUES (?, ?, ?)",
                      (key, event.agent, event.source))
+
+
+def _set_title(conn: sqlite3.Connection, titled: ConversationTitled) -> None:
+    """Keep the title unless the stored one is newer (see the module docstring)."""
+    conn.execute("UPDATE conversations SET title = ?, title_updated = ? WHERE key = ?"
+                 " AND (CASE WHEN ? = '' THEN title_updated = '' ELSE title_updated <= ? END)",
+                 (outbound(titled.title), titled.updated, titled.conversation, titled.updated, titled.updated))
 
 
 class _Span:
