@@ -57,10 +57,15 @@ def _last_user_text(reader: Reader, conversation: str) -> str:
 
 
 def where_we_are(reader: Reader, scope: ContextScope, *, exclude_session: str = "") -> str:
-    """The block as plain text, at most :data:`NOW_MAX_TOKENS` estimated tokens."""
+    """The block as plain text, at most :data:`NOW_MAX_TOKENS` estimated tokens.
+
+    It is dated by the scope's anchor day: the local time of ``now`` when the anchor is
+    today, the anchor day alone when it is another day (``context --date``).
+    """
     today = active_conversations(reader, scope, scope.anchor, exclude_session=exclude_session)
     local_now = scope.now.astimezone(reader.tz)
-    lines = [f"Where we are now: {local_now:%a %d %b %Y, %H:%M} ({reader.settings.timezone})"
+    when = f"{local_now:%a %d %b %Y, %H:%M}" if local_now.date() == scope.anchor else f"{scope.anchor:%a %d %b %Y}"
+    lines = [f"Where we are now: {when} ({reader.settings.timezone})"
              + (f", project {scope.project}" if scope.project else "")]
     lines.append("Today: " + (_topics(today) or "nothing yet."))
     lines.append("Yesterday: " + (_yesterday(reader, scope, exclude_session) or "nothing recorded."))

@@ -141,6 +141,14 @@ def test_the_now_block_names_today_yesterday_and_the_conversation_in_progress(re
     assert "Yesterday: Refactor the budget module (claude-code, 1 message)" in block
     assert 'In progress: Write the context query' in block and 'last asked: "Write the context query"' in block
     assert answer["items"] == [] and answer["rendered"] == block + "\n"
+    assert block.startswith("Where we are now: Wed 04 Mar 2026, 15:30 (Europe/Paris)")
+
+
+def test_the_now_block_is_dated_by_the_anchor_day(reader: Reader) -> None:
+    """context --date 2026-02-10: the block says Tue 10 Feb 2026 (no hour), as its Today line describes."""
+    block = context_answer(reader, ContextRequest(anchor=date(2026, 2, 10), now_only=True), now=NOW)["now"]
+    assert block.startswith("Where we are now: Tue 10 Feb 2026 (Europe/Paris)")
+    assert "Today: Fix the flaky watchdog test (claude-code, 1 message)" in block and "04 Mar" not in block
 
 
 def test_the_now_block_stays_short_with_huge_messages(history: History) -> None:
