@@ -48,9 +48,12 @@ def format_utc(ts: datetime) -> str:
 def parse_utc(text: str) -> datetime:
     """Parse an ISO 8601 timestamp (``Z`` or an offset; naive means UTC) into aware UTC.
 
-    Raises ValueError for text that is not ISO 8601.
+    Raises ValueError for text that is not ISO 8601, and for a date without a time of day
+    (``2024-12-05``): a day is a local period, not an instant (callers read it as one).
     """
     ts = datetime.fromisoformat(text.replace("Z", "+00:00"))
+    if len(text) <= 10:
+        raise ValueError(f"{text!r} is a date, not an instant")
     return ts.replace(tzinfo=timezone.utc) if ts.tzinfo is None else ts.astimezone(timezone.utc)
 
 
