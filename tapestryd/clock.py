@@ -25,11 +25,44 @@ from datetime import date, datetime, time, timedelta, timezone
 from typing import Protocol
 from zoneinfo import ZoneInfo
 
+from tapestryd.errors import TapestryError
+
+SUPPORTED_FROM = date(1970, 1, 1)
+"""The first day tapestryd accepts (no chat predates it); local or UTC, both inclusive."""
+SUPPORTED_UNTIL = date(2999, 12, 31)
+"""The last day tapestryd accepts: far enough from ``date.max`` that week, month and
+timezone arithmetic around any accepted day never overflows."""
+
+
+class UnsupportedDateError(TapestryError, ValueError):
+    """A date or instant outside :data:`SUPPORTED_FROM` … :data:`SUPPORTED_UNTIL`.
+
+    Both a TapestryError (the CLI prints it as one line) and a ValueError (so parsers that
+    already treat ValueError as "not a timestamp" reject it too).
+    """
+
+
+def check_supported(value: date | datetime, what: str) -> None:
+    """Raise UnsupportedDateError unless ``value`` lies in the supported range.
+
+    A ``date`` is compared as is; an aware ``datetime`` by its UTC day (a naive one is read
+    as UTC). ``what`` names the value in the message (e.g. ``"--until '0001-01-01'"``).
+    """
+    day = value.astimezone(timezone.utc).date() if isinstance(value, datetime) and value.tzinfo else value
+    day = day.date() if isinstance(day, datetime) else day
+    if not SUPPORTED_FROM <= day <= SUPPORTED_UNTIL:
+        raise UnsupportedDateError(f"{what} is outside the supported dates {SUPPORTED_FROM.isoformat()} "
+                                   f"to {SUPPORTED_UNTIL.isoformat()}")
+
 __all__ = [
+    "SUPPORTED_FROM",
+    "SUPPORTED_UNTIL",
     "Clock",
     "FixedClock",
     "Period",
     "SystemClock",
+    "UnsupportedDateError",
+    "check_supported",
     "day_close_at",
     "day_period",
     "local_date",
@@ -144,16 +177,20 @@ def period_of(level: int, day: date, first_day_of_week: int = 0) -> Period:
 def parse_period_key(key: str, first_day_of_week: int = 0) -> Period:
     """The period a key names (``2026``, ``2026-03``, ``2026-03-30w``, ``2026-03-04``).
 
-    Raises ValueError for a string that is not a period key.
+    Raises ValueError for a string that is not a period key, UnsupportedDateError (a
+    ValueError) for a period outside :data:`SUPPORTED_FROM` … :data:`SUPPORTED_UNTIL`.
     """
-    if key.endswith("w"):
-        return week_period(date.fromisoformat(key[:-1]), first_day_of_week)
-    parts = key.split("-")
+    parts = key.removesuffix("w").split("-")
     if len(parts) == 1:
-        return year_period(date(int(parts[0]), 1, 1))
-    if len(parts) == 2:
-        return month_period(date(int(parts[0]), int(parts[1]), 1))
-    return day_period(date.fromisoformat(key))
+        first = date(int(parts[0]), 1, 1)
+    elif len(parts) == 2:
+        first = date(int(parts[0]), int(parts[1]), 1)
+    else:
+        first = date.fromisoformat(key.removesuffix("w"))
+    check_supported(first, repr(key))
+    if key.endswith("w"):
+        return week_period(first, first_day_of_week)
+    return period_of({1: 4, 2: 3}.get(len(parts), 1), first, first_day_of_week)
 
 
 def utc_range(start: date, end: date, tz: ZoneInfo) -> tuple[datetime, datetime]:

@@ -9,7 +9,8 @@ Wednesday, "may" the verb):
 * granularity day / week / month / year → that whole local period (weeks start on
   ``first_day_of_week`` and are not split at month boundaries here);
 * "morning" 06–12, "afternoon" 12–18, "evening" 18–24, "night" 18–06 narrow a day;
-* "since X" / "after X" → from X's start until now; "before X" / "until X" → up to X's start.
+* "since X" / "after X" → from X's start until now; "before X" / "until X" → up to X's start;
+* every day read must lie in the supported range of :mod:`tapestryd.clock`.
 
 A range is half-open ``[since, until)`` in UTC; either end may be open (None).
 """
@@ -22,7 +23,8 @@ from datetime import date, datetime, time, timedelta, timezone
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from tapestryd.clock import month_period, parse_period_key, utc_range, year_period
+from tapestryd.clock import (UnsupportedDateError, check_supported, month_period, parse_period_key, utc_range,
+                             year_period)
 from tapestryd.errors import TapestryError
 
 __all__ = ["TimeRange", "find_time_phrase", "parse_when"]
@@ -91,7 +93,7 @@ def find_time_phrase(query: str, *, now: datetime, tz: ZoneInfo,
     for found, _ in _search_dates(text, now, tz):
         if not _plausible(found):
             continue
-        parsed = _read(found, now=now, tz=tz, first_day_of_week=first_day_of_week)
+        parsed = _read_checked(found, now=now, tz=tz, first_day_of_week=first_day_of_week)
         if parsed is None:
             continue
         start = text.find(found)
@@ -107,7 +109,8 @@ def parse_when(text: str, *, now: datetime, tz: ZoneInfo, first_day_of_week: int
 
     Accepts period keys (``2026``, ``2026-03``, ``2026-03-04``, ``2026-03-30w``), ranges
     ``A..B`` of any two whens, and any phrase :func:`find_time_phrase` understands
-    ("last week", "since March"). Raises TapestryError when the text is not a time.
+    ("last week", "since March"). Raises TapestryError when the text is not a time, and
+    UnsupportedDateError (a TapestryError) when it names a day outside the supported range.
     """
     raw = text.strip()
     if ".." in raw:
@@ -131,6 +134,8 @@ def _only_filler(rest: str) -> bool:
 def _from_period_key(key: str, tz: ZoneInfo, first_day_of_week: int) -> TimeRange:
     try:
         period = parse_period_key(key, first_day_of_week)
+    except UnsupportedDateError:
+        raise
     except ValueError as exc:
         raise TapestryError(f"{key!r} is not a valid date or period key") from exc
     lo, hi = utc_range(period.start, period.end, tz)
@@ -159,6 +164,17 @@ def _plausible(found: str) -> bool:
     return bool(re.search(r"\d", core)) and bool(re.fullmatch(r"[\d\s/.:-]+", core)) and len(core) >= 4
 
 
+def _read_checked(found: str, *, now: datetime, tz: ZoneInfo, first_day_of_week: int) -> TimeRange | None:
+    """:func:`_read`, refusing a day outside the supported range; a bare number out of range
+    ("port 9999") is not a time at all, so it gives None rather than an error."""
+    try:
+        return _read(found, now=now, tz=tz, first_day_of_week=first_day_of_week)
+    except UnsupportedDateError:
+        if re.fullmatch(r"[\d\s/.:-]+", found.strip()):
+            return None
+        raise
+
+
 def _read(found: str, *, now: datetime, tz: ZoneInfo, first_day_of_week: int) -> TimeRange | None:
     from dateparser.date import DateDataParser
 
@@ -167,6 +183,7 @@ def _read(found: str, *, now: datetime, tz: ZoneInfo, first_day_of_week: int) ->
     if data is None or data.date_obj is None:
         return None
     day = data.date_obj.date()
+    check_supported(day, repr(found.strip()))
     part = next((p for p in _PARTS if re.search(rf"\b{p}\b", core, re.I)), "")
     if part:
         return _part_of_day(found.strip(), day, part, tz)

@@ -14,6 +14,7 @@ from urllib.parse import urlencode
 
 from flask import Blueprint, Response, abort, redirect, render_template, request, url_for
 
+from tapestryd.clock import SUPPORTED_FROM, SUPPORTED_UNTIL
 from tapestryd.config import PARSERS
 from tapestryd.errors import TapestryError
 from tapestryd.queries.calendar import conversation_day, day_panel, month_grid, node_view
@@ -137,14 +138,19 @@ def _parse_month(ym: str) -> tuple[int, int]:
     match = _MONTH.match(ym)
     if not match or not 1 <= int(match.group(2)) <= 12 or int(match.group(1)) < 1:
         abort(404, f"no such month: {ym!r} (expected YYYY-MM)")
+    if not SUPPORTED_FROM.year <= int(match.group(1)) <= SUPPORTED_UNTIL.year:
+        abort(404, f"no such month: {ym!r} (supported dates: {SUPPORTED_FROM} to {SUPPORTED_UNTIL})")
     return int(match.group(1)), int(match.group(2))
 
 
 def _parse_day(text: str) -> date | None:
     try:
-        return date.fromisoformat(text) if text else None
+        day = date.fromisoformat(text) if text else None
     except ValueError:
         abort(400, f"not a date: {text!r} (expected YYYY-MM-DD)")
+    if day and not SUPPORTED_FROM <= day <= SUPPORTED_UNTIL:
+        abort(404, f"no such day: {text!r} (supported dates: {SUPPORTED_FROM} to {SUPPORTED_UNTIL})")
+    return day
 
 
 def _step(year: int, mon: int, delta: int) -> str:

@@ -62,6 +62,15 @@ def test_bad_month_and_day_are_refused_clearly(client: FlaskClient) -> None:
     assert client.get("/month/2026-03?day=yesterday").status_code == 400
 
 
+def test_months_and_days_outside_the_supported_dates_are_404_not_500(client: FlaskClient) -> None:
+    """Year 9999 (and days before 1970) are refused with the supported range named."""
+    for path in ("/month/9999-12", "/month/0001-01", "/day/9999-12-31", "/month/2026-03?day=0001-01-01"):
+        response = client.get(path)
+        assert response.status_code == 404, path
+        assert "1970-01-01 to 2999-12-31" in text_of(response)
+    assert client.get("/month/2999-12").status_code == 200
+
+
 def test_day_panel_shows_daily_summary_and_segments(client: FlaskClient) -> None:
     """The panel of 2026-03-04: daily summary, each segment's summary, time range and message count."""
     page = text_of(client.get("/month/2026-03?day=2026-03-04"))
