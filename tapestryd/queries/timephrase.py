@@ -10,6 +10,7 @@ Wednesday, "may" the verb):
   ``first_day_of_week`` and are not split at month boundaries here);
 * "morning" 06–12, "afternoon" 12–18, "evening" 18–24, "night" 18–06 narrow a day;
 * "since X" / "after X" → from X's start until now; "before X" / "until X" → up to X's start;
+* "A..B" → from A's start to B's end; a range that ends before it starts is refused;
 * every day read must lie in the supported range of :mod:`tapestryd.clock`.
 
 A range is half-open ``[since, until)`` in UTC; either end may be open (None).
@@ -109,15 +110,16 @@ def parse_when(text: str, *, now: datetime, tz: ZoneInfo, first_day_of_week: int
 
     Accepts period keys (``2026``, ``2026-03``, ``2026-03-04``, ``2026-03-30w``), ranges
     ``A..B`` of any two whens, and any phrase :func:`find_time_phrase` understands
-    ("last week", "since March"). Raises TapestryError when the text is not a time, and
-    UnsupportedDateError (a TapestryError) when it names a day outside the supported range.
+    ("last week", "since March"). Raises TapestryError when the text is not a time or is a
+    range that ends before it starts, and UnsupportedDateError (a TapestryError) when it
+    names a day outside the supported range.
     """
     raw = text.strip()
     if ".." in raw:
         lo_text, _, hi_text = raw.partition("..")
         lo = parse_when(lo_text, now=now, tz=tz, first_day_of_week=first_day_of_week)
         hi = parse_when(hi_text, now=now, tz=tz, first_day_of_week=first_day_of_week)
-        return TimeRange(raw, lo.since, hi.until, lo.first, hi.last, "range", tz.key)
+        return _span(raw, lo, hi, tz)
     if _ISO_KEY.match(raw):
         return _from_period_key(raw, tz, first_day_of_week)
     found, rest = find_time_phrase(raw, now=now, tz=tz, first_day_of_week=first_day_of_week)
@@ -125,6 +127,14 @@ def parse_when(text: str, *, now: datetime, tz: ZoneInfo, first_day_of_week: int
         raise TapestryError(f"cannot read {text!r} as a date, period or range (try 2026-03-04, "
                             f"'last week', 'July 2025', 'since March' or 2026-03-01..2026-03-15)")
     return found
+
+
+def _span(phrase: str, lo: TimeRange, hi: TimeRange, tz: ZoneInfo) -> TimeRange:
+    """From ``lo``'s start to ``hi``'s end; raises TapestryError when ``hi`` ends before ``lo`` starts."""
+    if hi.last < lo.first:
+        raise TapestryError(f"{phrase!r} ends ({hi.last.isoformat()}) before it starts ({lo.first.isoformat()});"
+                            " put the earlier date first")
+    return TimeRange(phrase, lo.since, hi.until, lo.first, hi.last, "range", tz.key)
 
 
 def _only_filler(rest: str) -> bool:

@@ -113,3 +113,9 @@ def test_the_cli_recalls_and_shows_nodes_and_conversations(reader: Reader) -> No
     assert "Braided bread recipe" in ctl(home, "show", "chatgpt:c1").stdout
     missing = ctl(home, "show", "L2:claude-code:2020-01-06w")
     assert missing.returncode == 1 and "no node" in missing.stderr and "Traceback" not in missing.stderr
+
+
+def test_a_reversed_range_is_a_clear_error_not_an_empty_answer(reader: Reader) -> None:
+    """recall 2026-03-04..2026-02-01 names both ends instead of answering 'no summaries'."""
+    with pytest.raises(TapestryError, match=r"'2026-03-04\.\.2026-02-01' ends \(2026-02-01\) before it starts"):
+        recall(reader, "2026-03-04..2026-02-01", now=NOW)
