@@ -10,7 +10,11 @@ Wednesday, "may" the verb):
   ``first_day_of_week`` and are not split at month boundaries here);
 * "morning" 06–12, "afternoon" 12–18, "evening" 18–24, "night" 18–06 narrow a day;
 * "since X" / "after X" → from X's start until now; "before X" / "until X" → up to X's start;
-* "A..B" → from A's start to B's end; a range that ends before it starts is refused;
+* "between A and B", "from A to B" and "A..B" → from A's start to B's end (A borrows B's
+  year when it has none: "between November and December 2024"); a range that ends
+  before it starts is refused;
+* a lone month name followed by "of" and a word ("march of progress") and an article with
+  a unit ("a week") are words, not times;
 * every day read must lie in the supported range of :mod:`tapestryd.clock`.
 
 A range is half-open ``[since, until)`` in UTC; either end may be open (None).
@@ -43,6 +47,13 @@ _OPEN_BEFORE = ("before", "until", "till")
 _PARTS = {"morning": (6, 12), "afternoon": (12, 18), "evening": (18, 24), "night": (18, 30), "tonight": (18, 30)}
 _POSSESSIVE = re.compile(r"(\w)['’]s\b")
 _ISO_KEY = re.compile(r"^\d{4}(-\d{2}(-\d{2}w?)?)?$")
+_MONTH_OF = re.compile(rf"^({'|'.join(_MONTHS.split())})\s+of\s+(?!\d{{4}}\b)\w", re.I)
+_ARTICLE_UNIT = re.compile(r"^(a|an|one)\s+(day|week|month|year)s?$", re.I)
+_RANGE_OPEN = re.compile(r"\b(between|from)\s+", re.I)
+_RANGE_JOIN = {"between": ("and",), "from": ("to", "until", "till", "through")}
+_DOTTED = re.compile(r"(?<!\S)(\S+\.\.\S+)(?!\S)")
+_YEAR = re.compile(r"\b\d{4}\b")
+_RANGE_WORDS = 5  # the most words read as either end of a range
 
 
 @dataclass(frozen=True)
@@ -91,13 +102,16 @@ def find_time_phrase(query: str, *, now: datetime, tz: ZoneInfo,
     if not _CUE.search(query):
         return None, query
     text = _POSSESSIVE.sub(r"\1", query)
+    ranged = _find_range(text, now, tz, first_day_of_week)
+    if ranged is not None:
+        return ranged
     for found, _ in _search_dates(text, now, tz):
-        if not _plausible(found):
+        start = text.find(found)
+        if not _plausible(found) or _MONTH_OF.match(_LEAD.sub("", text[start:])):
             continue
         parsed = _read_checked(found, now=now, tz=tz, first_day_of_week=first_day_of_week)
         if parsed is None:
             continue
-        start = text.find(found)
         prefix, cut_from = _prefix_before(text, start)
         found_range = _open_ended(parsed, prefix, now, tz) if prefix else parsed
         rest = " ".join((text[:cut_from] + " " + text[start + len(found):]).split())
@@ -110,9 +124,9 @@ def parse_when(text: str, *, now: datetime, tz: ZoneInfo, first_day_of_week: int
 
     Accepts period keys (``2026``, ``2026-03``, ``2026-03-04``, ``2026-03-30w``), ranges
     ``A..B`` of any two whens, and any phrase :func:`find_time_phrase` understands
-    ("last week", "since March"). Raises TapestryError when the text is not a time or is a
-    range that ends before it starts, and UnsupportedDateError (a TapestryError) when it
-    names a day outside the supported range.
+    ("last week", "since March"). Raises TapestryError when the text is not a time, names
+    a day outside the supported range (UnsupportedDateError) or is a range that ends
+    before it starts.
     """
     raw = text.strip()
     if ".." in raw:
@@ -124,9 +138,13 @@ def parse_when(text: str, *, now: datetime, tz: ZoneInfo, first_day_of_week: int
         return _from_period_key(raw, tz, first_day_of_week)
     found, rest = find_time_phrase(raw, now=now, tz=tz, first_day_of_week=first_day_of_week)
     if found is None or rest.strip(" ,.;:") and not _only_filler(rest):
-        raise TapestryError(f"cannot read {text!r} as a date, period or range (try 2026-03-04, "
-                            f"'last week', 'July 2025', 'since March' or 2026-03-01..2026-03-15)")
+        raise _Unreadable(f"cannot read {text!r} as a date, period or range (try 2026-03-04, "
+                          f"'last week', 'July 2025', 'since March' or 2026-03-01..2026-03-15)")
     return found
+
+
+class _Unreadable(TapestryError):
+    """Text that is not a time at all (as opposed to a time out of range or reversed)."""
 
 
 def _span(phrase: str, lo: TimeRange, hi: TimeRange, tz: ZoneInfo) -> TimeRange:
@@ -135,6 +153,54 @@ def _span(phrase: str, lo: TimeRange, hi: TimeRange, tz: ZoneInfo) -> TimeRange:
         raise TapestryError(f"{phrase!r} ends ({hi.last.isoformat()}) before it starts ({lo.first.isoformat()});"
                             " put the earlier date first")
     return TimeRange(phrase, lo.since, hi.until, lo.first, hi.last, "range", tz.key)
+
+
+def _find_range(text: str, now: datetime, tz: ZoneInfo, fdow: int) -> tuple[TimeRange, str] | None:
+    """The first ``A..B``, "between A and B" or "from A to B" range in ``text``, and the rest."""
+    for match in _DOTTED.finditer(text):
+        found = _try_when(match.group(1), now, tz, fdow)
+        if found is not None:
+            return found, " ".join((text[:match.start()] + " " + text[match.end():]).split())
+    for match in _RANGE_OPEN.finditer(text):
+        words = list(re.finditer(r"\S+", text[match.end():]))
+        joins = _RANGE_JOIN[match.group(1).lower()]
+        for i, join in enumerate(words[1:_RANGE_WORDS + 1], start=1):
+            if join.group().lower() in joins:
+                found = _range_at(text, match, words, i, now, tz, fdow)
+                if found is not None:
+                    return found
+    return None
+
+
+def _range_at(text: str, opener: re.Match[str], words: list[re.Match[str]], join: int, now: datetime,
+              tz: ZoneInfo, fdow: int) -> tuple[TimeRange, str] | None:
+    """The range whose first end is ``words[:join]`` and second the longest run after the joining word."""
+    lo_text = " ".join(w.group() for w in words[:join])
+    for stop in range(min(len(words), join + 1 + _RANGE_WORDS), join + 1, -1):
+        hi_text = " ".join(w.group() for w in words[join + 1:stop])
+        hi = _try_when(hi_text.rstrip(",.;:?!"), now, tz, fdow)
+        if hi is None:
+            continue
+        year = _YEAR.search(hi_text)
+        lo = _try_when(f"{lo_text} {year.group()}", now, tz, fdow) if year and not _YEAR.search(lo_text) else None
+        lo = lo or _try_when(lo_text, now, tz, fdow)
+        if lo is None:
+            return None
+        end = opener.end() + words[stop - 1].end()
+        phrase = text[opener.start():end].rstrip(",.;:?!")
+        rest = " ".join((text[:opener.start()] + " " + text[opener.start() + len(phrase):].lstrip(",.;:")).split())
+        return _span(phrase, lo, hi, tz), rest
+    return None
+
+
+def _try_when(text: str, now: datetime, tz: ZoneInfo, fdow: int) -> TimeRange | None:
+    """:func:`parse_when` of ``text``, or None when it is not a time (other errors propagate)."""
+    if not text.strip() or not _CUE.search(text):
+        return None
+    try:
+        return parse_when(text, now=now, tz=tz, first_day_of_week=fdow)
+    except _Unreadable:
+        return None
 
 
 def _only_filler(rest: str) -> bool:
@@ -147,7 +213,7 @@ def _from_period_key(key: str, tz: ZoneInfo, first_day_of_week: int) -> TimeRang
     except UnsupportedDateError:
         raise
     except ValueError as exc:
-        raise TapestryError(f"{key!r} is not a valid date or period key") from exc
+        raise _Unreadable(f"{key!r} is not a valid date or period key") from exc
     lo, hi = utc_range(period.start, period.end, tz)
     names = {1: "day", 2: "week", 3: "month", 4: "year"}
     return TimeRange(key, lo, hi, period.start, period.end, names[period.level], tz.key)
@@ -168,6 +234,8 @@ def _plausible(found: str) -> bool:
     """Whether dateparser's match is a time phrase and not an ordinary word it reads as one."""
     core = _LEAD.sub("", found.strip())
     if not core:
+        return False
+    if _ARTICLE_UNIT.match(core):
         return False
     if _STRONG.search(core) or _CAPITAL_MAY.search(core):
         return True
