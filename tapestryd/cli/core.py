@@ -167,4 +167,6 @@ def export_log(ctx: typer.Context,
 def rebuild(ctx: typer.Context) -> None:
     """Drop every projection and replay the event log into them (no provider calls)."""
     result = call(ctx, "rebuild", {}, timeout=3600)
+    if result.get("set_aside"):
+        typer.echo(f"projections.db was not a readable database: moved it aside to {result['set_aside']}")
     typer.echo(f"replayed {result['replayed']} events (log at seq {result['last_seq']})")

@@ -6,13 +6,16 @@ length of the call, so the CLI and a daemon never write the same home at once.
 
 from __future__ import annotations
 
+from datetime import datetime, timezone
+from pathlib import Path
 from typing import Any
 
 from tapestryd.config import Settings
 from tapestryd.daemon.ops import OPS
 from tapestryd.daemon.runtime import Runtime
 from tapestryd.errors import TapestryError
-from tapestryd.queries.reader import Reader
+from tapestryd.paths import paths_for
+from tapestryd.queries.reader import Reader, unreadable, unreadable_error
 
 __all__ = ["call_local"]
 
@@ -23,7 +26,29 @@ def call_local(settings: Settings, op: str, args: dict[str, Any]) -> Any:
     if spec is None:
         raise TapestryError(f"unknown operation {op!r}")
     if spec.kind == "write":
+        args = {**args, **_prepare_write(settings, op)}
         with Runtime.open(settings, role="cli") as runtime:
             return spec.fn(runtime, args)
     with Reader.open(settings) as reader:
         return spec.fn(reader, args)
+
+
+def _prepare_write(settings: Settings, op: str) -> dict[str, Any]:
+    """Check the home before a write op; returns args to add (``_set_aside`` for a rebuild).
+
+    Raises StoreError, except for ``rebuild``, when ``projections.db`` is unreadable. ``rebuild`` moves an
+    unreadable ``projections.db`` aside as ``projections.db.corrupt-<UTC time>`` first, so
+    the projections are recreated from the log.
+    """
+    paths = paths_for(settings)
+    problem = unreadable(paths.projections_db)  # a missing file is recreated by the Runtime
+    if not problem:
+        return {}
+    if op != "rebuild":
+        raise unreadable_error(paths, problem)
+    stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
+    aside = paths.projections_db.with_name(f"{paths.projections_db.name}.corrupt-{stamp}")
+    paths.projections_db.rename(aside)
+    for suffix in ("-wal", "-shm"):
+        Path(f"{paths.projections_db}{suffix}").unlink(missing_ok=True)
+    return {"_set_aside": str(aside)}

@@ -2,12 +2,17 @@
 
 The daemon keeps one Reader per server thread on its own database; the CLI opens one
 read-only (``mode=ro``) when no daemon runs, so a query never takes the writer lock.
+
+``projections.db`` is a cache derived from the log: when it is missing while the log holds
+events, or is not a readable database, the errors here say to run ``tapestryctl rebuild``
+(which recreates it) rather than to ingest again.
 """
 
 from __future__ import annotations
 
 import sqlite3
 from dataclasses import dataclass
+from pathlib import Path
 from zoneinfo import ZoneInfo
 
 from tapestryd.config import Settings
@@ -15,7 +20,7 @@ from tapestryd.db import connect
 from tapestryd.errors import StoreError
 from tapestryd.paths import Paths, paths_for
 
-__all__ = ["Reader"]
+__all__ = ["Reader", "check_projections", "log_has_events", "nothing_stored", "unreadable", "unreadable_error"]
 
 
 @dataclass
@@ -30,12 +35,20 @@ class Reader:
     def open(cls, settings: Settings) -> Reader:
         """Open the projections of ``settings``' home read-only.
 
-        Raises StoreError when the database does not exist yet (nothing was ingested).
+        Raises StoreError when nothing was ingested yet, or when the projections are
+        missing or unreadable (see :func:`check_projections`).
         """
         paths = paths_for(settings)
         if not paths.projections_db.exists():
-            raise StoreError(f"nothing stored yet in {paths.data_dir}: run `tapestryctl ingest PATH` first")
-        return cls(settings, paths, connect(paths.projections_db, readonly=True))
+            check_projections(paths)
+            raise nothing_stored(paths)
+        conn = connect(paths.projections_db, readonly=True)
+        try:
+            conn.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()
+        except sqlite3.DatabaseError as exc:
+            conn.close()
+            raise unreadable_error(paths, str(exc)) from exc
+        return cls(settings, paths, conn)
 
     @property
     def tz(self) -> ZoneInfo:
@@ -51,3 +64,58 @@ class Reader:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def nothing_stored(paths: Paths) -> StoreError:
+    """The error of a home with no log yet (a new or mistyped ``--home``)."""
+    return StoreError(f"nothing stored yet in {paths.data_dir}: run `tapestryctl ingest PATH` first")
+
+
+def log_has_events(events_db: Path) -> bool:
+    """Whether the log file exists and holds at least one event (False when unreadable)."""
+    if not events_db.exists():
+        return False
+    try:
+        conn = connect(events_db, readonly=True)
+    except StoreError:
+        return False
+    try:
+        return conn.execute("SELECT 1 FROM events LIMIT 1").fetchone() is not None
+    except sqlite3.Error:
+        return False
+    finally:
+        conn.close()
+
+
+def unreadable(db: Path) -> str:
+    """SQLite's complaint when ``db`` exists but is not a readable database, else ``''``."""
+    if not db.exists():
+        return ""
+    try:
+        conn = connect(db, readonly=True)
+    except StoreError as exc:
+        return str(exc.__cause__ or exc)
+    try:
+        conn.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()
+        return ""
+    except sqlite3.DatabaseError as exc:
+        return str(exc)
+    finally:
+        conn.close()
+
+
+def check_projections(paths: Paths) -> None:
+    """Raise StoreError saying to run ``tapestryctl rebuild`` when ``projections.db`` is
+    missing while the log holds events, or is not a readable database."""
+    if not paths.projections_db.exists() and log_has_events(paths.events_db):
+        raise StoreError(f"the projections are missing ({paths.projections_db}) but the log holds events: "
+                         "run `tapestryctl rebuild` to recreate them from the log")
+    problem = unreadable(paths.projections_db)
+    if problem:
+        raise unreadable_error(paths, problem)
+
+
+def unreadable_error(paths: Paths, problem: str) -> StoreError:
+    """The error of an unreadable ``projections.db`` (SQLite's ``problem``), saying to rebuild."""
+    return StoreError(f"{paths.projections_db}: {problem}; it is a cache derived from the log: "
+                      "run `tapestryctl rebuild` to recreate it")

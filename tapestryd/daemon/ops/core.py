@@ -110,8 +110,9 @@ def ingest(runtime: Runtime, args: dict[str, Any]) -> dict[str, Any]:
 
 @write_op("rebuild")
 def rebuild(runtime: Runtime, args: dict[str, Any]) -> dict[str, Any]:
-    """Drop every projection and replay the log."""
-    return {"replayed": runtime.projector.rebuild(), "last_seq": runtime.store.last_seq()}
+    """Drop every projection and replay the log; ``set_aside`` names an unreadable file moved aside first."""
+    return {"replayed": runtime.projector.rebuild(), "last_seq": runtime.store.last_seq(),
+            "set_aside": str(args.get("_set_aside") or "")}
 
 
 @write_op("catch_up")

@@ -1,0 +1,51 @@
+"""A home's stores as the CLI finds them: missing or corrupt projections."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from test_cli_core import seed
+
+
+def ctl(*args: str, home: Path) -> subprocess.CompletedProcess[str]:
+    """Run tapestryctl in its own process against ``home`` (no daemon runs there)."""
+    env = {"TAPESTRY_HOME": str(home), "PATH": "/usr/bin:/bin", "HOME": str(home), "TAPESTRY_FAST": "0"}
+    return subprocess.run([sys.executable, "-m", "tapestryd.cli", *args], capture_output=True, text=True,
+                          env=env, timeout=60, check=False)
+
+
+def _drop_projections(home: Path) -> None:
+    for path in home.glob("projections.db*"):
+        path.unlink()
+
+
+def test_missing_projections_say_rebuild_and_rebuild_brings_them_back(tmp_path: Path) -> None:
+    seed(tmp_path)
+    _drop_projections(tmp_path)
+    out = ctl("search", "braid", home=tmp_path)
+    assert out.returncode != 0 and "projections are missing" in out.stderr and "tapestryctl rebuild" in out.stderr
+    assert "ingest" not in out.stderr
+    assert ctl("rebuild", home=tmp_path).returncode == 0
+    hits = json.loads(ctl("search", "braid", "-f", "json", home=tmp_path).stdout)
+    assert [h["message_key"] for h in hits] == ["m1"]
+
+
+def test_corrupt_projections_are_set_aside_by_rebuild_only(tmp_path: Path) -> None:
+    seed(tmp_path)
+    _drop_projections(tmp_path)
+    (tmp_path / "projections.db").write_bytes(b"this is not a database, just some text\n" * 50)
+    for args in (["search", "braid"], ["stats"], ["backup"], ["forget", "--match", "rope"]):
+        out = ctl(*args, home=tmp_path)
+        assert out.returncode != 0 and "file is not a database" in out.stderr, args
+        assert "run `tapestryctl rebuild`" in out.stderr, args
+    out = ctl("rebuild", home=tmp_path)
+    assert out.returncode == 0, out.stderr
+    aside = list(tmp_path.glob("projections.db.corrupt-*"))
+    assert len(aside) == 1 and f"moved it aside to {aside[0]}" in out.stdout
+    assert aside[0].read_bytes().startswith(b"this is not a database")
+    hits = json.loads(ctl("search", "braid", "-f", "json", home=tmp_path).stdout)
+    assert [h["message_key"] for h in hits] == ["m1"]
+
