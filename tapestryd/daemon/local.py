@@ -15,9 +15,12 @@ from tapestryd.daemon.ops import OPS
 from tapestryd.daemon.runtime import Runtime
 from tapestryd.errors import TapestryError
 from tapestryd.paths import paths_for
-from tapestryd.queries.reader import Reader, unreadable, unreadable_error
+from tapestryd.queries.reader import Reader, log_has_events, nothing_stored, unreadable, unreadable_error
 
-__all__ = ["call_local"]
+__all__ = ["CREATES_STORE", "call_local"]
+
+CREATES_STORE = frozenset({"ingest"})
+"""Write ops that may start a new home; any other refuses a home with no log (a mistyped ``--home``)."""
 
 
 def call_local(settings: Settings, op: str, args: dict[str, Any]) -> Any:
@@ -36,11 +39,14 @@ def call_local(settings: Settings, op: str, args: dict[str, Any]) -> Any:
 def _prepare_write(settings: Settings, op: str) -> dict[str, Any]:
     """Check the home before a write op; returns args to add (``_set_aside`` for a rebuild).
 
-    Raises StoreError, except for ``rebuild``, when ``projections.db`` is unreadable. ``rebuild`` moves an
+    Raises StoreError when the home has no log yet (unless ``op`` creates stores), and,
+    except for ``rebuild``, when ``projections.db`` is unreadable. ``rebuild`` moves an
     unreadable ``projections.db`` aside as ``projections.db.corrupt-<UTC time>`` first, so
     the projections are recreated from the log.
     """
     paths = paths_for(settings)
+    if op not in CREATES_STORE and not log_has_events(paths.events_db):
+        raise nothing_stored(paths)
     problem = unreadable(paths.projections_db)  # a missing file is recreated by the Runtime
     if not problem:
         return {}

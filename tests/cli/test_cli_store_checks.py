@@ -1,4 +1,4 @@
-"""A home's stores as the CLI finds them: missing or corrupt projections."""
+"""A home's stores as the CLI finds them: missing or corrupt projections, and a mistyped --home."""
 
 from __future__ import annotations
 
@@ -6,6 +6,8 @@ import json
 import subprocess
 import sys
 from pathlib import Path
+
+import pytest
 
 from test_cli_core import seed
 
@@ -49,3 +51,10 @@ def test_corrupt_projections_are_set_aside_by_rebuild_only(tmp_path: Path) -> No
     hits = json.loads(ctl("search", "braid", "-f", "json", home=tmp_path).stdout)
     assert [h["message_key"] for h in hits] == ["m1"]
 
+
+@pytest.mark.parametrize("args", [["backup"], ["iterate"], ["rebuild"], ["forget", "--match", "x"], ["compact"]])
+def test_write_commands_on_a_mistyped_home_create_nothing(tmp_path: Path, args: list[str]) -> None:
+    home = tmp_path / "typo"
+    out = ctl(*args, home=home)
+    assert out.returncode != 0 and f"nothing stored yet in {home}" in out.stderr, out.stdout + out.stderr
+    assert not (home / "events.db").exists() and not (home / "projections.db").exists()
