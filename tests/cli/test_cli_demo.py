@@ -7,6 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from test_cli_core import seed
+
 
 def test_demo_ingests_summarizes_and_answers(tmp_path: Path) -> None:
     """Every step succeeds, the search reads its time phrase, and the home keeps the tree."""
@@ -21,3 +23,18 @@ def test_demo_ingests_summarizes_and_answers(tmp_path: Path) -> None:
                           capture_output=True, text=True, env=env, timeout=60)
     roots = json.loads(tree.stdout)
     assert {r["agent"] for r in roots} == {"chatgpt", "claude-ai", "claude-code"}
+    again = subprocess.run([sys.executable, "-m", "tapestryd.cli", "demo", "--home", str(home)], capture_output=True,
+                           text=True, env=env, timeout=240)
+    assert again.returncode == 0, again.stderr  # its own marker lets the demo reuse its home
+    assert "0 new messages, 40 already known" in again.stdout
+
+
+def test_demo_refuses_a_home_with_real_memory(tmp_path: Path) -> None:
+    """--home naming a home whose log holds events (no demo marker) is refused and left as it was."""
+    seed(tmp_path / "real")
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path)}
+    done = subprocess.run([sys.executable, "-m", "tapestryd.cli", "demo", "--home", str(tmp_path / "real")],
+                          capture_output=True, text=True, env=env, timeout=60)
+    assert done.returncode != 0 and "already holds memory and is not a demo home" in done.stderr
+    assert not (tmp_path / "real" / ".tapestry-demo").exists() and not (tmp_path / "real" / "tapestry.toml").exists()
+
