@@ -116,7 +116,8 @@ def _render_forget(result: dict[str, Any]) -> str:
         return f"would forget {what}{sample}"
     if result.get("already_forgotten"):
         return f"already forgotten (nothing more matched: {what})"
-    return (f"forgot {what} (event seq {result['seq']}); the log still holds their text until "
+    return (f"forgot {what} (event seq {result['seq']}); the summaries that held them are blank until "
+            "summarized again (the daemon does it, or `tapestryctl iterate`); the log still holds their text until "
             "`tapestryctl compact`")
 
 

@@ -56,7 +56,7 @@ def test_local_forget_leaves_no_text_in_summaries_search_or_context(tmp_path: Pa
     assert ctl("search", "fibonacci", "--level", "summaries", "-f", "json", home=tmp_path).stdout.count("Fibonacci") > 0
     out = ctl("forget", "--match", "fibonacci", home=tmp_path)
     assert out.returncode == 0, out.stderr
-    assert "forgot 2 messages" in out.stdout
+    assert "forgot 2 messages" in out.stdout and "blank until summarized again" in out.stdout
     hits = json.loads(ctl("search", "fibonacci", "-f", "json", home=tmp_path).stdout or "[]")
     assert hits == []
     context = ctl("context", "--date", "2025-01-10", home=tmp_path)
