@@ -46,7 +46,8 @@ def conversations_found(home: Path, *args: str) -> set[str]:
 
 
 @pytest.mark.parametrize("args", [["recall", "9999"], ["search", "x", "in", "9999"],
-                                  ["search", "x", "--until", "0001-01-01"], ["context", "--date", "9999-12-31"],
+                                  ["search", "x", "--until", "0001-01-01"], ["search", "x", "--until", "0001-01-01T00:00"],
+                                  ["context", "--date", "9999-12-31"],
                                   ["context", "--date", "0001-01-01"]])
 def test_extreme_dates_are_one_line_naming_the_supported_range(tmp_path: Path, args: list[str]) -> None:
     """The tester's commands: exit 1, the value and 1970-01-01 to 2999-12-31 named, no traceback."""

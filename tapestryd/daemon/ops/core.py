@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import Any
 
 from tapestryd import __version__
+from tapestryd.clock import check_supported
 from tapestryd.daemon.ops.query_ops import now_of
 from tapestryd.daemon.ops.registry import read_op, write_op
 from tapestryd.daemon.runtime import Runtime
@@ -61,10 +62,12 @@ def _when(reader: Reader, value: Any, now: Any, end: str) -> Any:
     if not value:
         return None
     try:
-        return parse_utc(str(value))
+        instant = parse_utc(str(value))
     except ValueError:
         found = parse_when(str(value), now=now, tz=reader.tz, first_day_of_week=reader.settings.first_day_of_week)
-    return found.since if end == "since" else found.until
+        return found.since if end == "since" else found.until
+    check_supported(instant, f"--{end} {value!r}")
+    return instant
 
 
 @read_op("conversations")
