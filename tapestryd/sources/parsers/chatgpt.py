@@ -90,7 +90,10 @@ def _messages(conv: dict[str, Any], conv_id: str, mapping: dict[str, Any], where
     title = conv.get("title")
     if recorded and isinstance(title, str) and title.strip():
         first = next(t for t in times if t is not None)
-        yield NewEvent(event_id("chatgpt", conv_id, "title", title), ConversationTitled(f"chatgpt:{conv_id}", title),
+        updated = _epoch(conv.get("update_time"))
+        stamp = format_utc(datetime.fromtimestamp(updated, timezone.utc)) if updated is not None else ""
+        yield NewEvent(event_id("chatgpt", conv_id, "title", title),
+                       ConversationTitled(f"chatgpt:{conv_id}", title, stamp),
                        first, origin.agent, f"{origin.sha256}#{conv_id}")
 
 

@@ -90,7 +90,9 @@ def _messages(conv: dict[str, Any], uuid: str, messages: list[Any], where: str, 
             yield out
     name = conv.get("name")
     if recorded and isinstance(name, str) and name.strip():
-        yield NewEvent(event_id("claude-ai", uuid, "title", name), ConversationTitled(f"claude-ai:{uuid}", name),
+        updated = parse_iso(conv.get("updated_at"))
+        yield NewEvent(event_id("claude-ai", uuid, "title", name),
+                       ConversationTitled(f"claude-ai:{uuid}", name, format_utc(updated) if updated else ""),
                        fallback or timed[0][0], origin.agent, f"{origin.sha256}#{uuid}")
 
 
