@@ -54,7 +54,29 @@ def check_supported(value: date | datetime, what: str) -> None:
         raise UnsupportedDateError(f"{what} is outside the supported dates {SUPPORTED_FROM.isoformat()} "
                                    f"to {SUPPORTED_UNTIL.isoformat()}")
 
+
+STORABLE_FROM = SUPPORTED_FROM + timedelta(days=1)
+"""The first UTC day of a message tapestryd stores: a day inside :data:`SUPPORTED_FROM`, so the
+message's local day is supported in every timezone (offsets reach ±14 hours)."""
+STORABLE_UNTIL = SUPPORTED_UNTIL - timedelta(days=1)
+"""The last UTC day of a message tapestryd stores (see :data:`STORABLE_FROM`)."""
+
+
+def check_storable(ts: datetime, what: str) -> None:
+    """Raise UnsupportedDateError unless the instant ``ts`` (aware) falls on a UTC day from
+    :data:`STORABLE_FROM` to :data:`STORABLE_UNTIL`, so its day exists in every timezone.
+
+    Importers call it on every message time; ``what`` names the value (``"timestamp '…'"``).
+    """
+    if not STORABLE_FROM <= ts.astimezone(timezone.utc).date() <= STORABLE_UNTIL:
+        raise UnsupportedDateError(f"{what} is outside the dates tapestryd stores, {STORABLE_FROM.isoformat()} "
+                                   f"to {STORABLE_UNTIL.isoformat()} UTC")
+
+
 __all__ = [
+    "STORABLE_FROM",
+    "STORABLE_UNTIL",
+    "check_storable",
     "SUPPORTED_FROM",
     "SUPPORTED_UNTIL",
     "Clock",

@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from datetime import datetime, time, timedelta, timezone
 from typing import Any, BinaryIO, Iterator
 
-from tapestryd.clock import SUPPORTED_FROM, SUPPORTED_UNTIL
+from tapestryd.clock import STORABLE_FROM, STORABLE_UNTIL
 from tapestryd.events.types import ConversationTitled, MessageRecorded, NewEvent, event_id, format_utc
 from tapestryd.sources.parsers.base import Item, Origin, Problem, Skip
 from tapestryd.sources.parsers.jsonstream import each_conversation, skips_for
@@ -40,8 +40,8 @@ __all__ = ["ChatGPTParser", "visible_branch"]
 _SKIPPED_TYPES = {"thoughts": "thinking", "reasoning_recap": "thinking", "user_editable_context": "custom-instructions",
                   "model_editable_context": "memory"}
 _TEXT_FIELDS = ("text", "result")
-_FIRST_EPOCH = datetime.combine(SUPPORTED_FROM, time(), timezone.utc).timestamp()
-_END_EPOCH = datetime.combine(SUPPORTED_UNTIL + timedelta(days=1), time(), timezone.utc).timestamp()
+_FIRST_EPOCH = datetime.combine(STORABLE_FROM, time(), timezone.utc).timestamp()
+_END_EPOCH = datetime.combine(STORABLE_UNTIL + timedelta(days=1), time(), timezone.utc).timestamp()
 _SNIFF = (re.compile(rb'"mapping"\s*:\s*\{'), re.compile(rb'"current_node"'), re.compile(rb'"create_time"\s*:\s*[\d.]'),
           re.compile(rb'"content_type"'), re.compile(rb'"conversation_id"'))
 
@@ -154,10 +154,13 @@ def _node(node_id: str, node: Any, ts: datetime | None, conv_id: str, where: str
         return
     here = f"{where}/{node_id}"
     msg = _read(node_id, raw)
+    if isinstance(raw, dict) and _unstorable(raw.get("create_time")):
+        yield Problem(here, f"create_time {raw['create_time']!r} is outside the dates tapestryd stores, "
+                            f"{STORABLE_FROM} to {STORABLE_UNTIL} UTC")
+        return
     if isinstance(msg, str) or ts is None:
         yield Problem(here, msg if isinstance(msg, str) else
-                      "no usable create_time (missing, or outside the supported dates "
-                      f"{SUPPORTED_FROM} to {SUPPORTED_UNTIL}) on this message, its neighbours or the conversation")
+                      "no create_time on this message, its neighbours or the conversation")
         return
     skip = _skip_reason(msg)
     if skip:
@@ -250,8 +253,13 @@ def _meta(msg: _Message) -> dict[str, Any]:
 
 
 def _epoch(value: Any) -> float | None:
-    """Epoch seconds as a float within the supported dates (:data:`tapestryd.clock.SUPPORTED_FROM`
-    … ``SUPPORTED_UNTIL``), else None (a null, a string, or year 1 or 9999 are not usable times)."""
+    """Epoch seconds as a float within the dates tapestryd stores (:data:`tapestryd.clock.STORABLE_FROM`
+    … ``STORABLE_UNTIL``), else None (a null, a string, or year 1 or 9999 are not usable times)."""
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         return None
-    return float(value) if _FIRST_EPOCH < value < _END_EPOCH else None
+    return float(value) if _FIRST_EPOCH <= value < _END_EPOCH else None
+
+
+def _unstorable(value: Any) -> bool:
+    """Whether ``value`` is a number of epoch seconds outside the dates tapestryd stores."""
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and _epoch(value) is None

@@ -25,7 +25,7 @@ import re
 from datetime import datetime
 from typing import Any, BinaryIO, Iterator
 
-from tapestryd.clock import UnsupportedDateError, check_supported
+from tapestryd.clock import UnsupportedDateError, check_storable
 from tapestryd.events.types import ConversationTitled, MessageRecorded, NewEvent, event_id, format_utc
 from tapestryd.sources.parsers.base import Item, Origin, Problem, Skip
 from tapestryd.sources.parsers.jsonstream import each_conversation, parse_iso, skips_for
@@ -114,7 +114,7 @@ def _checked_time(msg: Any, fallback: datetime | None) -> datetime:
     if ts is None:
         raise _BadMessage(f"created_at {msg.get('created_at')!r} is not ISO 8601")
     try:
-        check_supported(ts, f"created_at {msg['created_at']!r}" if own else "the conversation's created_at")
+        check_storable(ts, f"created_at {msg['created_at']!r}" if own else "the conversation's created_at")
     except UnsupportedDateError as exc:
         raise _BadMessage(exc.message) from exc
     return ts

@@ -32,7 +32,7 @@ from datetime import datetime, timezone
 from pathlib import PurePath
 from typing import Any, BinaryIO, Iterable, Iterator
 
-from tapestryd.clock import UnsupportedDateError, check_supported
+from tapestryd.clock import UnsupportedDateError, check_storable
 from tapestryd.events.codec import loads
 from tapestryd.events.types import ConversationTitled, MessageRecorded, NewEvent, event_id, format_utc
 from tapestryd.sources.parsers.base import Item, Origin, Problem, Skip
@@ -222,7 +222,7 @@ def _timestamp(rec: dict[str, Any]) -> datetime:
         raise _BadLine("timestamp is missing" if "timestamp" not in rec else
                        f"timestamp {rec['timestamp']!r} is not ISO 8601")
     try:
-        check_supported(ts, f"timestamp {rec['timestamp']!r}")
+        check_storable(ts, f"timestamp {rec['timestamp']!r}")
     except UnsupportedDateError as exc:
         raise _BadLine(exc.message) from exc
     return ts

@@ -165,14 +165,23 @@ def _first_line(exc: Exception) -> str:
 
 
 def parse_iso(value: Any) -> datetime | None:
-    """An ISO 8601 timestamp (``Z``, an offset, or naive meaning UTC) as aware UTC; None if not one."""
+    """An ISO 8601 timestamp (``Z``, an offset, or naive meaning UTC) as aware UTC; None if not one.
+
+    An instant whose offset carries it past year 1 or 9999 comes back as ``datetime.min`` or
+    ``datetime.max`` (UTC), which the parsers then report as outside the supported dates.
+    """
     if not isinstance(value, str) or not value:
         return None
     try:
         ts = datetime.fromisoformat(value.replace("Z", "+00:00"))
     except ValueError:
         return None
-    return ts.replace(tzinfo=timezone.utc) if ts.tzinfo is None else ts.astimezone(timezone.utc)
+    if ts.tzinfo is None:
+        return ts.replace(tzinfo=timezone.utc)
+    try:
+        return ts.astimezone(timezone.utc)
+    except OverflowError:  # year 1 or 9999 pushed past datetime's range by its offset
+        return (datetime.min if ts.year == 1 else datetime.max).replace(tzinfo=timezone.utc)
 
 
 def skips_for(kinds: dict[str, int], location: str) -> Iterator[Skip]:
