@@ -196,6 +196,12 @@ class Tailer:
                         self._flush(batch)
         except FileNotFoundError:
             pass
+        except (OSError, ValueError, ArithmeticError, LookupError, TypeError) as exc:
+            # A defect met on one file's bytes: report it and go on with the other files (their
+            # capture must not stop); this file's offset stays put, so it is read again next pass.
+            log.exception("source.tail_failed", path=path, offset=report.offset)
+            report.problems.append(f"{path}:byte {report.offset}: could not be read ({type(exc).__name__}: {exc}); "
+                                   "it is retried on the next pass")
         return report
 
     def _start(self, path: str, fh: BinaryIO, info: os.stat_result, report: TailReport) -> int:

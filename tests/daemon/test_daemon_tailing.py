@@ -7,6 +7,7 @@ import io
 import os
 import threading
 from pathlib import Path
+from typing import Any
 
 import pytest
 from watchdog.observers.api import BaseObserver
@@ -200,3 +201,29 @@ def test_a_file_truncated_then_written_past_its_old_offset_is_read_from_the_star
         report = tailer.tail(str(session))
         assert report.restarted and report.new == 1 and not report.problems
         assert store.offset(str(session)).offset == session.stat().st_size
+
+
+def test_a_defect_met_in_one_file_does_not_stop_the_others(settings: Settings, tmp_path: Path,
+                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    """An unexpected error parsing one file is that file's problem; the other files are still read,
+    and the failing one is read again on the next pass (its offset is not advanced)."""
+    bad, good = tmp_path / "bad.jsonl", tmp_path / "good.jsonl"
+    bad.write_bytes(session_line("bad", "u1", "the troubled line"))
+    good.write_bytes(session_line("good", "u2", "the healthy line"))
+    paths_for(settings).ensure()
+    with EventStore(paths_for(settings).events_db) as store:
+        tailer = Tailer(store, agent="claude-code")
+        real = tailer.parser.parse_lines
+
+        def parse_lines(lines: Any, origin: Any, hint: str) -> Any:
+            if hint == "bad":
+                raise OverflowError("date value out of range")
+            return real(lines, origin, hint)
+
+        monkeypatch.setattr(tailer.parser, "parse_lines", parse_lines)
+        reports = {Path(r.path).name: r for r in tailer.tail_many([str(bad), str(good)])}
+        assert reports["good.jsonl"].new == 1 and not reports["good.jsonl"].problems
+        assert "OverflowError: date value out of range" in reports["bad.jsonl"].problems[0]
+        assert store.offset(str(bad)) is None
+        monkeypatch.setattr(tailer.parser, "parse_lines", real)
+        assert tailer.tail(str(bad)).new == 1
