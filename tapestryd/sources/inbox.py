@@ -129,6 +129,11 @@ def import_inbox_file(store: EventStore, path: Path, *, settings: Settings, toda
         raise
     except TapestryError as exc:
         return _failed(path, inbox, exc.message, None)
+    except (ValueError, ArithmeticError, LookupError, TypeError, RecursionError) as exc:
+        # a defect met on this file's content: file it as failed with the reason rather than
+        # retry it on every sweep for good
+        log.exception("inbox.import_crashed", file=path.name)
+        return _failed(path, inbox, f"internal error while importing: {type(exc).__name__}: {exc}", None)
     problem = _receipt_failure(receipt)
     if problem:
         return _failed(path, inbox, problem, receipt)
