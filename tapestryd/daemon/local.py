@@ -15,7 +15,7 @@ from tapestryd.daemon.ops import OPS
 from tapestryd.daemon.runtime import Runtime
 from tapestryd.errors import TapestryError
 from tapestryd.paths import paths_for
-from tapestryd.queries.reader import Reader, log_has_events, nothing_stored, unreadable, unreadable_error
+from tapestryd.queries.reader import Reader, damaged, log_has_events, nothing_stored, unreadable, unreadable_error
 
 __all__ = ["CREATES_STORE", "call_local"]
 
@@ -47,7 +47,8 @@ def _prepare_write(settings: Settings, op: str) -> dict[str, Any]:
     paths = paths_for(settings)
     if op not in CREATES_STORE and not log_has_events(paths.events_db):
         raise nothing_stored(paths)
-    problem = unreadable(paths.projections_db)  # a missing file is recreated by the Runtime
+    # a missing file is recreated by the Runtime; rebuild also looks for damaged pages
+    problem = damaged(paths.projections_db) if op == "rebuild" else unreadable(paths.projections_db)
     if not problem:
         return {}
     if op != "rebuild":

@@ -20,7 +20,7 @@ from tapestryd.db import connect
 from tapestryd.errors import StoreError
 from tapestryd.paths import Paths, paths_for
 
-__all__ = ["Reader", "check_projections", "log_has_events", "nothing_stored", "unreadable", "unreadable_error"]
+__all__ = ["Reader", "check_projections", "damaged", "log_has_events", "nothing_stored", "unreadable", "unreadable_error"]
 
 
 @dataclass
@@ -98,6 +98,22 @@ def unreadable(db: Path) -> str:
     try:
         conn.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()
         return ""
+    except sqlite3.DatabaseError as exc:
+        return str(exc)
+    finally:
+        conn.close()
+
+
+def damaged(db: Path) -> str:
+    """``unreadable(db)``, else the first problem SQLite's ``PRAGMA quick_check`` finds in its
+    pages (``''`` when none). It reads the whole file, so only ``rebuild`` asks it."""
+    problem = unreadable(db)
+    if problem or not db.exists():
+        return problem
+    conn = connect(db, readonly=True)
+    try:
+        verdict = str(conn.execute("PRAGMA quick_check(1)").fetchone()[0])
+        return "" if verdict == "ok" else verdict
     except sqlite3.DatabaseError as exc:
         return str(exc)
     finally:

@@ -58,3 +58,21 @@ def test_write_commands_on_a_mistyped_home_create_nothing(tmp_path: Path, args: 
     out = ctl(*args, home=home)
     assert out.returncode != 0 and f"nothing stored yet in {home}" in out.stderr, out.stdout + out.stderr
     assert not (home / "events.db").exists() and not (home / "projections.db").exists()
+
+
+def test_rebuild_sets_aside_projections_with_damaged_pages(tmp_path: Path) -> None:
+    """The header is fine but a page is garbage ('database disk image is malformed'): rebuild
+    finds it with quick_check, moves the file aside and recreates the projections."""
+    seed(tmp_path)
+    db = tmp_path / "projections.db"
+    for suffix in ("-wal", "-shm"):
+        (tmp_path / f"projections.db{suffix}").unlink(missing_ok=True)
+    assert db.stat().st_size >= 4 * 4096
+    with db.open("r+b") as fh:
+        fh.seek(2 * 4096)
+        fh.write(b"\xa5" * 4096)
+    out = ctl("rebuild", home=tmp_path)
+    assert out.returncode == 0, out.stderr
+    assert len(list(tmp_path.glob("projections.db.corrupt-*"))) == 1
+    hits = json.loads(ctl("search", "braid", "-f", "json", home=tmp_path).stdout)
+    assert [h["message_key"] for h in hits] == ["m1"]
