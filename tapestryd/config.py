@@ -224,7 +224,7 @@ def _build(raw: dict[str, Any], root: Path | None, path: Path) -> Settings:
         agents=_agents(raw.get("agents", {}), path),
         sources=_sources(reader, data_dir),
         schedule=ScheduleSettings(
-            close_grace=reader.num("schedule", "close_grace_hours", 2.0) * 3600.0,
+            close_grace=reader.num("schedule", "close_grace_hours", 2.0, high=24 * 366) * 3600.0,
             repair_time=_hhmm(reader.str("schedule", "repair_time", "03:30"), path),
             backup_time=_hhmm(reader.str("schedule", "backup_time", "04:00"), path),
             repair_budget_calls=int(reader.num("schedule", "repair_budget_calls", 200)),

@@ -156,7 +156,7 @@ def stats(ctx: typer.Context, fmt: Format = typer.Option(Format.text, "-f", "--f
 
 @app.command("export-log")
 def export_log(ctx: typer.Context,
-               since: int = typer.Option(0, "--since", help="Only events with seq greater than this.")) -> None:
+               since: int = typer.Option(0, "--since", min=0, max=2**63 - 1, help="Only events with seq greater than this.")) -> None:
     """Write the event log as JSONL on stdout, one event a line, in seq order."""
     from tapestryd.queries.eventlog import iter_log
 

@@ -53,7 +53,7 @@ class ForgetRule:
 def _compiled(pattern: str) -> re.Pattern[str]:
     try:
         return re.compile(pattern)
-    except re.error:
+    except (re.error, OverflowError):
         return re.compile(r"(?!)")  # an invalid pattern in the log forgets nothing; the op refuses new ones
 
 

@@ -279,7 +279,7 @@ def search_regex(reader: Reader, pattern: str, filters: SearchFilters = SearchFi
     """
     try:
         compiled = re.compile(pattern, re.IGNORECASE)
-    except re.error as exc:
+    except (re.error, OverflowError) as exc:  # OverflowError: a repetition count too large
         raise TapestryError(f"not a valid regular expression {pattern!r}: {exc}") from exc
     reader.conn.create_function("regexp", 2, lambda p, text: compiled.search(text or "") is not None,
                                 deterministic=True)

@@ -84,3 +84,15 @@ def test_a_data_dir_that_cannot_be_written_is_one_line_not_a_traceback(tmp_path:
     out = ctl(*command, home=home)
     assert out.returncode == 1 and "Traceback" not in out.stderr, out.stderr
     assert f"error: {home / 'file' / 'data'}: Not a directory" in out.stderr.splitlines()
+
+
+@pytest.mark.parametrize("args, said", [
+    (["search", "a{99999999999}", "--regex"], "not a valid regular expression 'a{99999999999}'"),
+    (["forget", "--match", "a{99999999999}", "--dry-run"], "--match 'a{99999999999}' is not a valid regular"),
+    (["forget", "--match", "(", "--dry-run"], "at position 0"),
+])
+def test_regular_expressions_sqlite_or_python_refuse_are_one_line(tmp_path: Path, args: list[str], said: str) -> None:
+    """A repetition count too large for Python's re, or an unbalanced group: one line, its position the user's own."""
+    seed(tmp_path)
+    out = ctl(*args, home=tmp_path)
+    assert out.returncode == 1 and "Traceback" not in out.stderr and said in out.stderr, out.stderr

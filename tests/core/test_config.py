@@ -49,8 +49,10 @@ def test_claude_config_dir_moves_the_watched_root(tmp_path: Path, monkeypatch: p
     ('[schedule]\nrepair_time = "25:00"', "25:00"),
     ("[general\n", "not valid TOML"),
     ("[web]\nport = 99999", "web.port = 99999; expected a number between 0 and 65535"),
-    ("[schedule]\nclose_grace_hours = -5", "schedule.close_grace_hours = -5; expected a number at least 0"),
+    ("[schedule]\nclose_grace_hours = -5", "schedule.close_grace_hours = -5; expected a number between 0 and 8784"),
+    ("[sources]\ndebounce = -1", "sources.debounce = -1; expected a number at least 0"),
     ("[sources]\nsweep_interval = 0", "sources.sweep_interval"),
+    ("[schedule]\nclose_grace_hours = 100000000", "between 0 and 8784"),
 ])
 def test_bad_values_name_the_file_and_key(tmp_path: Path, toml: str, fragment: str) -> None:
     """A mistake in tapestry.toml is a ConfigError naming the file and the key."""

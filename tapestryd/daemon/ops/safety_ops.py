@@ -74,8 +74,8 @@ def _rule(runtime: Runtime, args: dict[str, Any]) -> ForgetRule:
         return ForgetRule(before=_instant(given["before"], runtime.settings))
     pattern = given["match"] if given["match"].startswith("(?i)") else "(?i)" + given["match"]
     try:
-        re.compile(pattern)
-    except re.error as exc:
+        re.compile(given["match"])  # the user's own pattern, so an error's position is theirs
+    except (re.error, OverflowError) as exc:  # OverflowError: a repetition count too large
         raise TapestryError(f"--match {given['match']!r} is not a valid regular expression: {exc}") from exc
     return ForgetRule(match=pattern)
 
