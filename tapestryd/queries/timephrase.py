@@ -9,7 +9,8 @@ Wednesday, "may" the verb):
 * granularity day / week / month / year → that whole local period (weeks start on
   ``first_day_of_week`` and are not split at month boundaries here);
 * "morning" 06–12, "afternoon" 12–18, "evening" 18–24, "night" 18–06 narrow a day;
-* "since X" / "after X" → from X's start until now; "before X" / "until X" → up to X's start;
+* "since X" / "after X" → from X's start until now; "before X" → up to X's start; "until X"
+  / "till X" → up to X's end (X included, as ``--until`` does);
 * "between A and B", "from A to B" and "A..B" → from A's start to B's end (A borrows B's
   year when it has none: "between November and December 2024"); a range that ends
   before it starts is refused;
@@ -304,4 +305,6 @@ def _open_ended(found: TimeRange, prefix: str, now: datetime, tz: ZoneInfo) -> T
     today = now.astimezone(tz).date()
     if prefix in _OPEN_AFTER:
         return TimeRange(phrase, found.since, None, found.first, max(today, found.first), "range", tz.key)
-    return TimeRange(phrase, None, found.since, date(1970, 1, 1), found.first - timedelta(days=1), "range", tz.key)
+    if prefix == "before":
+        return TimeRange(phrase, None, found.since, date(1970, 1, 1), found.first - timedelta(days=1), "range", tz.key)
+    return TimeRange(phrase, None, found.until, date(1970, 1, 1), found.last, "range", tz.key)  # until/till: X included

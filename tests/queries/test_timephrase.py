@@ -53,6 +53,14 @@ def test_before_a_month_ends_where_it_starts() -> None:
     assert found is not None and found.since is None and local(found.until) == "2025-07-01 00:00"
 
 
+@pytest.mark.parametrize("word", ["until", "till"])
+def test_until_a_day_includes_that_day(word: str) -> None:
+    """'until 2024-05-31' keeps the whole of 31 May, as --until does ('before' stops at its start)."""
+    found, rest = find_time_phrase(f"lynx {word} 2024-05-31", now=CLOCK.now(), tz=PARIS)
+    assert found is not None and rest == "lynx" and found.since is None
+    assert local(found.until) == "2024-06-01 00:00" and found.last.isoformat() == "2024-05-31"
+
+
 def test_a_week_follows_the_configured_first_day() -> None:
     """With weeks starting on Sunday, last week is Sunday 22 Feb to Saturday 28 Feb."""
     found, _ = find_time_phrase("last week", now=CLOCK.now(), tz=PARIS, first_day_of_week=6)
