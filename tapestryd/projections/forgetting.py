@@ -3,7 +3,8 @@
 A ``Forgotten`` event names one rule: a conversation key, an instant (everything before
 it, ISO UTC), or a regular expression (Python :mod:`re` syntax, searched in the message
 text as the projection stores it: private spans removed, secrets redacted). When it is
-applied, the messages it covers are deleted (conversations left empty go with them), and
+applied, the messages it covers are deleted (conversations left empty go with them; a
+pattern also blanks the conversation titles it matches, now and when they arrive later), and
 the rule is kept, so a message of a forgotten conversation that arrives later (a resumed
 session, an old export imported again) is never stored either. Replaying the log applies
 the same rules at the same positions, so a rebuild equals the incremental result.
@@ -21,7 +22,7 @@ from functools import lru_cache
 from tapestryd.events.types import Forgotten
 
 __all__ = ["ForgetRule", "apply_forgotten", "clear_rules", "conversation_forgotten", "create_rules", "drop_message",
-           "is_forgotten", "preview", "rules"]
+           "is_forgotten", "preview", "rules", "title_forgotten"]
 
 _SCHEMA = ("CREATE TABLE IF NOT EXISTS forget_rules (seq INTEGER PRIMARY KEY, conversation TEXT NOT NULL,"
            " before TEXT NOT NULL, match TEXT NOT NULL)")
@@ -114,7 +115,26 @@ def apply_forgotten(conn: sqlite3.Connection, seq: int, event: Forgotten) -> int
         ids = [mid for mid, _ in covered[start:start + 500]]
         conn.execute(f"DELETE FROM messages WHERE id IN ({', '.join('?' * len(ids))})", ids)
     _refresh_conversations(conn, {conv for _, conv in covered} | ({rule.conversation} - {""}))
+    _blank_titles(conn, rule)
     return len(covered)
+
+
+def _blank_titles(conn: sqlite3.Connection, rule: ForgetRule) -> None:
+    """A pattern rule also forgets the conversation titles it matches (summaries take their
+    titles from here, so a forgotten word does not come back through them)."""
+    if not rule.match or rule.before:
+        return
+    scope, params = (" AND key = ?", (rule.conversation,)) if rule.conversation else ("", ())
+    for key, title in conn.execute(f"SELECT key, title FROM conversations WHERE title != ''{scope}", params).fetchall():
+        if _compiled(rule.match).search(title):
+            conn.execute("UPDATE conversations SET title = '' WHERE key = ?", (key,))
+
+
+def title_forgotten(conn: sqlite3.Connection, key: str, title: str) -> bool:
+    """Whether a pattern rule (of conversation ``key`` or of every conversation) matches ``title``."""
+    rows = conn.execute("SELECT match FROM forget_rules WHERE match != '' AND before = ''"
+                        " AND conversation IN ('', ?)", (key,)).fetchall()
+    return any(_compiled(match).search(title) for (match,) in rows)
 
 
 def drop_message(conn: sqlite3.Connection, conversation: str, message_key: str) -> None:

@@ -16,6 +16,9 @@ covers. Each L0 whose message sources no longer exist then:
   summarized again (even if its children's new summaries equal the old ones), and no forgotten text stays in summaries, summary search or
   context whether or not a daemon runs to summarize them again.
 
+A pattern rule also blanks, with their ancestors, the summaries and titles it matches
+(a word may reach a summary only through a conversation title); such an L0 is dirty too.
+
 An L0 left without messages is deleted, and so is each ancestor left without children.
 
 Deterministic on replay: the same events in the same order give the same rows.
@@ -23,10 +26,11 @@ Deterministic on replay: the same events in the same order give the same rows.
 
 from __future__ import annotations
 
+import re
 import sqlite3
 from collections import defaultdict
 
-from tapestryd.events.types import StoredEvent
+from tapestryd.events.types import Forgotten, StoredEvent
 from tapestryd.projections.hierarchy_keys import add_to_digest, l0_fingerprint
 from tapestryd.projections.hierarchy_state import refresh_parent, refresh_state
 
@@ -42,7 +46,33 @@ def forget_sources(conn: sqlite3.Connection, event: StoredEvent) -> list[str]:
         lost[node].append(source)
     for leaf, sources in sorted(lost.items()):
         _shrink(conn, leaf, sources, event.event_id)
+    rule = event.event
+    if isinstance(rule, Forgotten) and rule.match and not rule.before:
+        return sorted(set(lost) | _blank_matching(conn, rule, event.event_id))
     return sorted(lost)
+
+
+def _blank_matching(conn: sqlite3.Connection, rule: Forgotten, forgotten: str) -> set[str]:
+    """Blank every summary or title the pattern matches (a word may reach a summary only
+    through a conversation title), with its ancestors; an L0 gets the event in its digest so
+    it is summarized again. Returns the L0 keys touched."""
+    try:
+        pattern = re.compile(rule.match)
+    except (re.error, OverflowError):  # an invalid pattern in the log forgets nothing, as in the messages
+        return set()
+    scope, params = (" AND conversation = ?", (rule.conversation,)) if rule.conversation else ("", ())
+    touched: set[str] = set()
+    rows = conn.execute(f"SELECT key, level, digest, title, summary FROM nodes WHERE 1 = 1{scope}", params).fetchall()
+    for key, level, digest, title, summary in rows:
+        if not (pattern.search(title) or pattern.search(summary)):
+            continue
+        if level == 0:
+            digest = add_to_digest(digest, forgotten, "forgotten")
+            conn.execute("UPDATE nodes SET digest = ?, fingerprint = ? WHERE key = ?",
+                         (digest, l0_fingerprint(digest), key))
+            touched.add(key)
+        _lower_ancestors(conn, key, 0, 0)
+    return touched
 
 
 def _shrink(conn: sqlite3.Connection, leaf: str, sources: list[str], forgotten: str) -> None:

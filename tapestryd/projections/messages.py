@@ -99,7 +99,8 @@ class MessagesProjection:
             self._record(conn, event, payload if text == payload.text else dataclasses.replace(payload, text=text))
         elif isinstance(payload, ConversationTitled) and not forgetting.conversation_forgotten(conn, payload.conversation):
             self._ensure_conversation(conn, event, payload.conversation)
-            _set_title(conn, payload)
+            if not forgetting.title_forgotten(conn, payload.conversation, outbound(payload.title)):
+                _set_title(conn, payload)
         elif isinstance(payload, Forgotten):
             self.flush(conn)  # the delete trigger removes indexed texts only
             forgetting.apply_forgotten(conn, event.seq, payload)

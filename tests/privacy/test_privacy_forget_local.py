@@ -14,7 +14,7 @@ from tapestryd.config import load_settings
 from tapestryd.daemon.ops import OPS
 from tapestryd.daemon.runtime import Runtime
 from tapestryd.errors import TapestryError
-from tapestryd.events.types import DayClosed, Forgotten, MessageRecorded, NewEvent, NodeSummarized, event_id, format_utc
+from tapestryd.events.types import ConversationTitled, DayClosed, Forgotten, MessageRecorded, NewEvent, NodeSummarized, event_id, format_utc
 from tapestryd.queries.reader import Reader
 
 T0 = datetime(2025, 1, 10, 12, tzinfo=timezone.utc)
@@ -65,6 +65,24 @@ def test_local_forget_leaves_no_text_in_summaries_search_or_context(tmp_path: Pa
     with Runtime.open(load_settings(tmp_path)) as rt:
         rows = rt.projector.conn.execute("SELECT level, state, title, summary FROM nodes").fetchall()
     assert rows and all(state == "dirty" and "ibonacci" not in title + summary for _, state, title, summary in rows)
+
+
+def test_a_word_only_in_summaries_and_titles_is_forgotten_there_too(tmp_path: Path) -> None:
+    """No message says 'Fibonacci talk', yet the summaries' titles do: forget --match 'talk' blanks
+    them (dirty, summarized again), and the conversation title it matches goes as well."""
+    _seed(tmp_path)
+    with Runtime.open(load_settings(tmp_path)) as rt:
+        rt.store.append([NewEvent(event_id("title"), ConversationTitled("claude-ai:conv-math", "Math talk"), T0,
+                                  "claude-ai", "f#t")])
+        rt.projector.catch_up()
+    out = ctl("forget", "--match", "talk", home=tmp_path)
+    assert out.returncode == 0 and "forgot 0 messages" in out.stdout, out.stdout + out.stderr
+    assert json.loads(ctl("search", "talk", "-f", "json", home=tmp_path).stdout or "[]") == []
+    with Runtime.open(load_settings(tmp_path)) as rt:
+        rows = rt.projector.conn.execute("SELECT state, title FROM nodes").fetchall()
+        title = rt.projector.conn.execute("SELECT title FROM conversations").fetchone()[0]
+    assert rows and all(state == "dirty" and "talk" not in node_title for state, node_title in rows)
+    assert title == ""
 
 
 def test_match_is_case_insensitive_and_dry_run_shows_the_same(tmp_path: Path) -> None:
