@@ -108,12 +108,15 @@ def find_time_phrase(query: str, *, now: datetime, tz: ZoneInfo,
         return ranged
     for found, _ in _search_dates(text, now, tz):
         start = text.find(found)
+        head, _, tail = found.partition(" ")
+        if tail and head.lower() in _OPEN_AFTER + _OPEN_BEFORE:  # dateparser kept the word: "after 2024"
+            found, start = tail, start + len(head) + 1
         if not _plausible(found) or _MONTH_OF.match(_LEAD.sub("", text[start:])):
             continue
-        parsed = _read_checked(found, now=now, tz=tz, first_day_of_week=first_day_of_week)
+        prefix, cut_from = _prefix_before(text, start)
+        parsed = _read_checked(found, now=now, tz=tz, first_day_of_week=first_day_of_week, cued=bool(prefix))
         if parsed is None:
             continue
-        prefix, cut_from = _prefix_before(text, start)
         found_range = _open_ended(parsed, prefix, now, tz) if prefix else parsed
         rest = " ".join((text[:cut_from] + " " + text[start + len(found):]).split())
         return found_range, rest
@@ -243,13 +246,15 @@ def _plausible(found: str) -> bool:
     return bool(re.search(r"\d", core)) and bool(re.fullmatch(r"[\d\s/.:-]+", core)) and len(core) >= 4
 
 
-def _read_checked(found: str, *, now: datetime, tz: ZoneInfo, first_day_of_week: int) -> TimeRange | None:
+def _read_checked(found: str, *, now: datetime, tz: ZoneInfo, first_day_of_week: int,
+                  cued: bool = False) -> TimeRange | None:
     """:func:`_read`, refusing a day outside the supported range; a bare number out of range
-    ("port 9999") is not a time at all, so it gives None rather than an error."""
+    ("port 9999") is not a time at all, so it gives None rather than an error, unless an
+    open-range word before it (``cued``: "since 9999") says it is one."""
     try:
         return _read(found, now=now, tz=tz, first_day_of_week=first_day_of_week)
     except UnsupportedDateError:
-        if re.fullmatch(r"[\d\s/.:-]+", found.strip()):
+        if not cued and re.fullmatch(r"[\d\s/.:-]+", found.strip()):
             return None
         raise
 

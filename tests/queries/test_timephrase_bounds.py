@@ -63,3 +63,17 @@ def test_a_query_phrase_out_of_range_is_an_error_but_a_bare_number_is_a_word() -
     with pytest.raises(UnsupportedDateError, match=f"'in 9999' is outside the supported dates {RANGE}"):
         find_time_phrase("x in 9999", now=NOW, tz=KIRITIMATI)
     assert find_time_phrase("port 9999", now=NOW, tz=KIRITIMATI) == (None, "port 9999")
+
+
+@pytest.mark.parametrize("query", ["bakery since 9999", "bakery after 9999", "bakery before 9999", "notes until 0001"])
+def test_an_open_range_word_makes_a_bare_number_a_time(query: str) -> None:
+    """'since 9999' is a time (and out of range), not a word to search for silently."""
+    with pytest.raises(UnsupportedDateError, match=f"is outside the supported dates {RANGE}"):
+        find_time_phrase(query, now=NOW, tz=KIRITIMATI)
+
+
+def test_after_a_year_is_an_open_range() -> None:
+    """'after 2024' (dateparser hands the word back with the year) is read, not left as words."""
+    found, rest = find_time_phrase("bakery after 2024", now=NOW, tz=ZoneInfo("UTC"))
+    assert found is not None and rest == "bakery" and found.phrase == "after 2024"
+    assert found.first == date(2024, 1, 1) and found.until is None
