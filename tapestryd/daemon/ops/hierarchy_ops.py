@@ -12,7 +12,7 @@ from contextlib import contextmanager
 from datetime import date
 from typing import Any, Iterator
 
-from tapestryd.clock import SystemClock
+from tapestryd.clock import SystemClock, check_supported
 from tapestryd.daemon.dayclose import close_days
 from tapestryd.daemon.hierarchy_jobs import Host, record_checks, record_run, repair_job
 from tapestryd.daemon.ops.daemon_ops import DAEMON_ARG
@@ -139,9 +139,11 @@ def _iso_date(value: Any) -> str:
     if not value:
         return ""
     try:
-        return date.fromisoformat(str(value)).isoformat()
+        day = date.fromisoformat(str(value))
     except ValueError as exc:
         raise TapestryError(f"not an ISO date (YYYY-MM-DD): {value!r}") from exc
+    check_supported(day, repr(str(value)))
+    return day.isoformat()
 
 
 def _seconds(value: Any) -> float | None:

@@ -22,6 +22,7 @@ from datetime import datetime, time, timezone
 from pathlib import Path
 from typing import Any
 
+from tapestryd.clock import check_supported
 from tapestryd.config import Settings
 from tapestryd.daemon import backup as backups
 from tapestryd.daemon.compact import compact_log, confirm_compaction
@@ -106,6 +107,7 @@ def _instant(text: str, settings: Settings) -> str:
         moment = datetime.fromisoformat(text.replace("Z", "+00:00"))
     except ValueError as exc:
         raise TapestryError(f"--before {text!r} is not a date (YYYY-MM-DD) or an ISO 8601 time") from exc
+    check_supported(moment.date(), f"--before {text!r}")
     if len(text) == 10:
         moment = datetime.combine(moment.date(), time(0))
     return format_utc(moment if moment.tzinfo else moment.replace(tzinfo=settings.tz))
