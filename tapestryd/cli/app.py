@@ -14,6 +14,7 @@ from typing import Any, Callable, Optional
 
 import typer
 
+from tapestryd.cli.render import printable
 from tapestryd.config import Settings, load_settings
 from tapestryd.errors import DaemonNotRunning, TapestryError
 from tapestryd.paths import paths_for
@@ -89,7 +90,7 @@ def emit(data: Any, fmt: Format, text: Callable[[Any], str]) -> None:
     elif fmt is Format.jsonl:
         emit_lines(data if isinstance(data, list) else [data])
     else:
-        typer.echo(text(data))
+        typer.echo(printable(text(data)))
 
 
 def emit_lines(items: Any) -> None:

@@ -25,6 +25,8 @@ import json
 import os
 import sys
 
+from tapestryd.cli.render import printable
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any, Callable
@@ -215,7 +217,7 @@ def emit(data: Any, fmt: str, text: Callable[[Any], str]) -> None:
         items = data if isinstance(data, list) else [data]
         out = "".join(json.dumps(i, ensure_ascii=False, separators=(",", ":"), default=str) + "\n" for i in items)
     else:
-        out = text(data) + "\n"
+        out = printable(text(data)) + "\n"
     try:
         sys.stdout.write(out)
         sys.stdout.flush()

@@ -2,9 +2,20 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 __all__ = ["render_conversation", "render_conversations", "render_hits", "render_receipt", "render_stats"]
+
+
+_UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+
+
+def printable(text: str) -> str:
+    """``text`` safe for a terminal: control characters (but newline and tab) and bidirectional
+    overrides shown as escapes (``\\x1b``, ``\\u202e``), so a stored message can never move the
+    cursor, recolour the screen or reorder what is shown around it."""
+    return _UNSAFE.sub(lambda m: f"\\x{ord(m.group()):02x}" if ord(m.group()) < 0x100 else f"\\u{ord(m.group()):04x}", text)
 
 
 def render_hits(result: dict[str, Any]) -> str:

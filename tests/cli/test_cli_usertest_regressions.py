@@ -96,3 +96,23 @@ def test_regular_expressions_sqlite_or_python_refuse_are_one_line(tmp_path: Path
     seed(tmp_path)
     out = ctl(*args, home=tmp_path)
     assert out.returncode == 1 and "Traceback" not in out.stderr and said in out.stderr, out.stderr
+
+
+def test_text_output_never_passes_terminal_controls_through(tmp_path: Path) -> None:
+    """A stored message holding an escape sequence, a NUL and a bidi override prints them as
+    escapes in text output (JSON escapes them by itself)."""
+    from tapestryd.config import load_settings
+    from tapestryd.daemon.runtime import Runtime
+    from tapestryd.events import MessageRecorded, NewEvent, event_id, format_utc
+
+    at = datetime(2025, 5, 1, 9, tzinfo=timezone.utc)
+    with Runtime.open(load_settings(tmp_path)) as runtime:
+        text = "heron \x1b[2J\x1b[31mcleared\x00 \u202eevil"
+        runtime.store.append([NewEvent(event_id("esc"), MessageRecorded("chatgpt:c1", "m1", "user", text,
+                                                                         format_utc(at)), at, "chatgpt", "f#1")])
+        runtime.projector.catch_up()
+    for args in (["search", "heron"], ["show", "chatgpt:c1"]):
+        out = ctl(*args, home=tmp_path)
+        assert out.returncode == 0, out.stderr
+        assert "\x1b" not in out.stdout and "\x00" not in out.stdout and "\u202e" not in out.stdout
+        assert "\\x1b[2J" in out.stdout and "\\u202e" in out.stdout
