@@ -21,7 +21,7 @@ from functools import lru_cache
 
 from tapestryd.events.types import Forgotten
 
-__all__ = ["ForgetRule", "apply_forgotten", "clear_rules", "conversation_forgotten", "create_rules", "drop_message",
+__all__ = ["ForgetRule", "apply_forgotten", "clear_rules", "compiled", "conversation_forgotten", "create_rules", "drop_message",
            "is_forgotten", "preview", "rules", "title_forgotten"]
 
 _SCHEMA = ("CREATE TABLE IF NOT EXISTS forget_rules (seq INTEGER PRIMARY KEY, conversation TEXT NOT NULL,"
@@ -47,11 +47,12 @@ class ForgetRule:
             return False
         return ((not self.conversation or conversation == self.conversation)
                 and (not self.before or ts < self.before)
-                and (not self.match or _compiled(self.match).search(text) is not None))
+                and (not self.match or compiled(self.match).search(text) is not None))
 
 
 @lru_cache(maxsize=256)
-def _compiled(pattern: str) -> re.Pattern[str]:
+def compiled(pattern: str) -> re.Pattern[str]:
+    """A rule's pattern, compiled once; an invalid one (only an old log can hold it) matches nothing."""
     try:
         return re.compile(pattern)
     except (re.error, OverflowError):
@@ -126,7 +127,7 @@ def _blank_titles(conn: sqlite3.Connection, rule: ForgetRule) -> None:
         return
     scope, params = (" AND key = ?", (rule.conversation,)) if rule.conversation else ("", ())
     for key, title in conn.execute(f"SELECT key, title FROM conversations WHERE title != ''{scope}", params).fetchall():
-        if _compiled(rule.match).search(title):
+        if compiled(rule.match).search(title):
             conn.execute("UPDATE conversations SET title = '' WHERE key = ?", (key,))
 
 
@@ -134,7 +135,7 @@ def title_forgotten(conn: sqlite3.Connection, key: str, title: str) -> bool:
     """Whether a pattern rule (of conversation ``key`` or of every conversation) matches ``title``."""
     rows = conn.execute("SELECT match FROM forget_rules WHERE match != '' AND before = ''"
                         " AND conversation IN ('', ?)", (key,)).fetchall()
-    return any(_compiled(match).search(title) for (match,) in rows)
+    return any(compiled(match).search(title) for (match,) in rows)
 
 
 def drop_message(conn: sqlite3.Connection, conversation: str, message_key: str) -> None:

@@ -26,11 +26,11 @@ Deterministic on replay: the same events in the same order give the same rows.
 
 from __future__ import annotations
 
-import re
 import sqlite3
 from collections import defaultdict
 
 from tapestryd.events.types import Forgotten, StoredEvent
+from tapestryd.projections.forgetting import compiled
 from tapestryd.projections.hierarchy_keys import add_to_digest, l0_fingerprint
 from tapestryd.projections.hierarchy_state import refresh_parent, refresh_state
 
@@ -56,10 +56,7 @@ def _blank_matching(conn: sqlite3.Connection, rule: Forgotten, forgotten: str) -
     """Blank every summary or title the pattern matches (a word may reach a summary only
     through a conversation title), with its ancestors; an L0 gets the event in its digest so
     it is summarized again. Returns the L0 keys touched."""
-    try:
-        pattern = re.compile(rule.match)
-    except (re.error, OverflowError):  # an invalid pattern in the log forgets nothing, as in the messages
-        return set()
+    pattern = compiled(rule.match)
     scope, params = (" AND conversation = ?", (rule.conversation,)) if rule.conversation else ("", ())
     touched: set[str] = set()
     rows = conn.execute(f"SELECT key, level, digest, title, summary FROM nodes WHERE 1 = 1{scope}", params).fetchall()
