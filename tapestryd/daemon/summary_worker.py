@@ -17,6 +17,7 @@ import os
 import threading
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
+from multiprocessing.process import BaseProcess
 from contextlib import contextmanager
 from typing import Iterator
 
@@ -28,23 +29,23 @@ from tapestryd.summarize.base import Summary, SummaryRequest
 __all__ = ["IsolatedSummarizer", "isolated"]
 
 _child: Summarizer | None = None
-PARENT_POLL = 1.0  # seconds between the child's checks that the daemon is still alive
 
 
 def _end_with_parent() -> None:
-    """The child's initializer: a thread that ends the process once its parent is gone.
+    """The child's initializer: a thread that ends the process as soon as its parent is gone.
 
     A pool worker blocks on its call queue, whose pipe it holds both ends of, so a daemon
-    killed with SIGKILL would otherwise leave it (and its ~130 MB) running for good.
+    killed with SIGKILL would otherwise leave it (and its ~130 MB) running for good. The
+    thread waits on the parent's sentinel (``join``), which wakes when the parent exits.
     """
     parent = multiprocessing.parent_process()
+    if parent is not None:
+        threading.Thread(target=_exit_after, args=(parent,), name="parent-watch", daemon=True).start()
 
-    def watch() -> None:
-        while parent is None or parent.is_alive():
-            threading.Event().wait(PARENT_POLL)
-        os._exit(0)
 
-    threading.Thread(target=watch, name="parent-watch", daemon=True).start()
+def _exit_after(parent: BaseProcess) -> None:
+    parent.join()
+    os._exit(0)
 
 
 def _summarize_in_child(settings: SummarizeSettings, request: SummaryRequest) -> Summary:
