@@ -16,8 +16,7 @@ import typer
 
 from tapestryd.cli.render import printable
 from tapestryd.config import Settings, load_settings
-from tapestryd.errors import DaemonNotRunning, TapestryError
-from tapestryd.paths import paths_for
+from tapestryd.errors import TapestryError
 
 __all__ = ["Format", "app", "call", "emit", "emit_lines", "settings", "warn"]
 
@@ -66,21 +65,17 @@ def call(ctx: typer.Context, op: str, args: dict[str, Any], *, local_args: Optio
     Read ops answered locally say so on stderr. ``local_args`` are added only when the
     op runs here (a progress callback, for instance).
     """
-    from tapestryd.daemon.client import request
-    from tapestryd.daemon.local import call_local
+    from tapestryd.daemon.local import call as call_here_or_daemon
+
+    return call_here_or_daemon(settings(ctx), op, args, timeout=timeout, local_args=local_args, on_local=_say_local)
+
+
+def _say_local(op: str) -> None:
     from tapestryd.daemon.ops import OPS
 
-    conf = settings(ctx)
-    sock = paths_for(conf).socket
-    if sock.exists():
-        try:
-            return request(sock, op, args, timeout=timeout)
-        except DaemonNotRunning:
-            pass
     spec = OPS.get(op)
     if spec is not None and spec.kind == "read":
         warn("tapestryd is not running; answering from the database read-only")
-    return call_local(conf, op, {**args, **(local_args or {})})
 
 
 def emit(data: Any, fmt: Format, text: Callable[[Any], str]) -> None:

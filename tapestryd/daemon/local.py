@@ -8,19 +8,39 @@ from __future__ import annotations
 
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from tapestryd.config import Settings
 from tapestryd.daemon.ops import OPS
 from tapestryd.daemon.runtime import Runtime
-from tapestryd.errors import TapestryError
+from tapestryd.daemon.client import request
+from tapestryd.errors import DaemonNotRunning, TapestryError
 from tapestryd.paths import paths_for
 from tapestryd.queries.reader import Reader, damaged, log_has_events, nothing_stored, unreadable, unreadable_error
 
-__all__ = ["CREATES_STORE", "call_local"]
+__all__ = ["CREATES_STORE", "call", "call_local"]
 
 CREATES_STORE = frozenset({"ingest"})
 """Write ops that may start a new home; any other refuses a home with no log (a mistyped ``--home``)."""
+
+
+def call(settings: Settings, op: str, args: dict[str, Any], *, timeout: float = 30.0,
+         local_args: dict[str, Any] | None = None, on_local: Callable[[str], None] | None = None) -> Any:
+    """Run ``op`` through the daemon's socket when it listens, else here (:func:`call_local`).
+
+    Only when the op runs here are ``local_args`` added (a progress callback, for instance)
+    and ``on_local(op)`` called first. ``timeout`` (seconds) bounds the socket round trip.
+    Raises TapestryError (DaemonError, StoreLockedError, ParseError, ...) with a readable message.
+    """
+    sock = paths_for(settings).socket
+    if sock.exists():
+        try:
+            return request(sock, op, args, timeout=timeout)
+        except DaemonNotRunning:
+            pass
+    if on_local is not None:
+        on_local(op)
+    return call_local(settings, op, {**args, **(local_args or {})})
 
 
 def call_local(settings: Settings, op: str, args: dict[str, Any]) -> Any:

@@ -2,7 +2,7 @@
 
 When the daemon runs (it may be the very process serving this page), operations go over its
 socket, so it stays the one writer; when it does not, they run here through
-:func:`~tapestryd.daemon.local.call_local`, which takes the writer lock for a write.
+:func:`~tapestryd.daemon.local.call` (``call_op`` here), which takes the writer lock for a write.
 """
 
 from __future__ import annotations
@@ -11,25 +11,11 @@ from typing import Any
 
 from tapestryd.config import Settings
 from tapestryd.daemon.client import request
-from tapestryd.daemon.local import call_local
+from tapestryd.daemon.local import call as call_op
 from tapestryd.errors import DaemonError, DaemonNotRunning
 from tapestryd.paths import paths_for
 
 __all__ = ["call_op", "daemon_health"]
-
-
-def call_op(settings: Settings, op: str, args: dict[str, Any], *, timeout: float = 30.0) -> Any:
-    """Run ``op`` through the daemon's socket when it listens, else here.
-
-    Raises TapestryError (DaemonError, StoreLockedError, ParseError, ...) with a readable message.
-    """
-    sock = paths_for(settings).socket
-    if sock.exists():
-        try:
-            return request(sock, op, args, timeout=timeout)
-        except DaemonNotRunning:
-            pass
-    return call_local(settings, op, args)
 
 
 def daemon_health(settings: Settings, *, timeout: float = 1.0) -> dict[str, Any]:
