@@ -17,6 +17,8 @@ Every setting and its default is listed once in ``config/tapestry.example.toml``
 
 from __future__ import annotations
 
+import dataclasses
+import difflib
 import os
 import tomllib
 from dataclasses import dataclass, field
@@ -116,6 +118,8 @@ class Settings:
     """Everything tapestryd needs to know, resolved once; immutable.
 
     ``timezone`` is an IANA name; ``first_day_of_week`` is 0 for Monday … 6 for Sunday.
+    ``warnings`` are one line each about keys of the config file that nothing reads (a
+    typo, an unknown section); the file still loads, the CLI prints them and the daemon logs them.
     """
 
     home: Path | None
@@ -131,6 +135,7 @@ class Settings:
     privacy: PrivacySettings = PrivacySettings()
     socket_override: Path | None = None
     disabled: bool = False
+    warnings: tuple[str, ...] = ()
 
     @property
     def tz(self) -> ZoneInfo:
@@ -191,11 +196,14 @@ def load_settings(home: str | os.PathLike[str] | None = None, *, config_file: Pa
     """Read tapestry.toml (if present) and the environment into :class:`Settings`.
 
     Raises ConfigError naming the file and key when a value is invalid or the TOML is broken.
+    A key nothing reads is not an error: it is listed in ``Settings.warnings``.
     """
     root = resolve_home(home)
     path = config_file or default_config_file(root)
     raw = _read_toml(path)
-    return _build(raw, root, path)
+    reader = _Reader(raw, path)
+    settings = _build(reader, root, path)
+    return dataclasses.replace(settings, warnings=unknown_keys(raw, reader.asked, path))
 
 
 def _read_toml(path: Path) -> dict[str, Any]:
@@ -212,8 +220,8 @@ def _read_toml(path: Path) -> dict[str, Any]:
         raise ConfigError(f"{path}: cannot read: {exc.strerror}") from exc
 
 
-def _build(raw: dict[str, Any], root: Path | None, path: Path) -> Settings:
-    reader = _Reader(raw, path)
+def _build(reader: _Reader, root: Path | None, path: Path) -> Settings:
+    raw = reader.raw
     data_dir = reader.path("paths", "data_dir") or _default_data_dir(root)
     return Settings(
         home=root,
@@ -319,14 +327,67 @@ def _hhmm(value: str, path: Path) -> str:
     return f"{int(hours):02d}:{int(minutes):02d}"
 
 
+AGENT_KEYS = ("parser", "color")
+
+
+def unknown_keys(raw: dict[str, Any], asked: set[tuple[str, str]], path: Path) -> tuple[str, ...]:
+    """One warning per key of ``raw`` that is not in ``asked`` (the ``(section, key)`` pairs read).
+
+    Each names the file, the section and the key, and the closest known key when there is
+    one (:func:`difflib.get_close_matches`). ``[agents.<name>]`` tables may hold ``parser``
+    and ``color``.
+    """
+    sections = {section for section, _ in asked} | {"agents"}
+    warnings: list[str] = []
+    for name, value in raw.items():
+        if name == "agents" and isinstance(value, dict):
+            warnings.extend(_unknown_agent_keys(value, path))
+        elif name in sections and isinstance(value, dict):
+            known = {key: f"'{key}'" for s, key in sorted(asked) if s == name}
+            warnings.extend(f"{path}: unknown key '{key}' in [{name}] (ignored){_suggest(key, known, asked)}"
+                            for key in value if (name, key) not in asked)
+        elif isinstance(value, dict):
+            known = {s: f"[{s}]" for s in sorted(sections)}
+            warnings.append(f"{path}: unknown section [{name}] (ignored){_suggest(name, known, set())}")
+        else:
+            known = {s: f"[{s}]" for s in sorted(sections)}
+            warnings.append(f"{path}: unknown key '{name}' at the top level, outside any [section] "
+                            f"(ignored){_suggest(name, known, asked)}")
+    return tuple(warnings)
+
+
+def _unknown_agent_keys(agents: dict[str, Any], path: Path) -> list[str]:
+    known = {key: f"'{key}'" for key in AGENT_KEYS}
+    return [f"{path}: unknown key '{key}' in [agents.{agent}] (ignored){_suggest(key, known, set())}"
+            for agent, table in agents.items() if isinstance(table, dict)
+            for key in table if key not in AGENT_KEYS]
+
+
+def _suggest(word: str, known: dict[str, str], asked: set[tuple[str, str]]) -> str:
+    """``; did you mean X?`` for the closest of ``known`` (name → how to say it), else for a
+    key of the same name (or close) in another section of ``asked``; else ``""``."""
+    close = difflib.get_close_matches(word, list(known), n=1)
+    if close:
+        return f"; did you mean {known[close[0]]}?"
+    elsewhere = {key: f"'{key}' in [{section}]" for section, key in sorted(asked, reverse=True)}
+    close = difflib.get_close_matches(word, list(elsewhere), n=1)
+    return f"; did you mean {elsewhere[close[0]]}?" if close else ""
+
+
 @dataclass(frozen=True)
 class _Reader:
-    """Typed access to ``[section] key`` values with errors that name the file and key."""
+    """Typed access to ``[section] key`` values with errors that name the file and key.
+
+    ``asked`` collects every ``(section, key)`` read, present or not: after :func:`_build`
+    it is the set of known keys, which :func:`unknown_keys` compares the file with.
+    """
 
     raw: dict[str, Any]
     file: Path
+    asked: set[tuple[str, str]] = field(default_factory=set, compare=False)
 
     def _get(self, section: str, key: str) -> Any:
+        self.asked.add((section, key))
         table = self.raw.get(section, {})
         if not isinstance(table, dict):
             raise ConfigError(f"{self.file}: [{section}] must be a table")

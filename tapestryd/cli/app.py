@@ -45,11 +45,16 @@ def _root(ctx: typer.Context,
 
 
 def settings(ctx: typer.Context) -> Settings:
-    """The settings of the home chosen by ``--home`` / ``TAPESTRY_HOME`` (loaded once)."""
+    """The settings of the home chosen by ``--home`` / ``TAPESTRY_HOME`` (loaded once).
+
+    Warnings about the config file (unknown keys) are printed on stderr when it is loaded.
+    """
     obj = ctx.find_root().obj if ctx.find_root().obj is not None else {}
     if "settings" not in obj:
         obj["settings"] = load_settings(obj.get("home"))
         ctx.find_root().obj = obj
+        for line in obj["settings"].warnings:
+            warn(f"warning: {line}")
     return obj["settings"]  # type: ignore[no-any-return]
 
 

@@ -11,7 +11,7 @@ import shutil
 import subprocess
 from collections import deque
 from pathlib import Path
-from typing import Optional
+from typing import Any, Optional
 
 import typer
 
@@ -27,12 +27,24 @@ __all__: list[str] = []
 @app.command()
 def status(ctx: typer.Context, fmt: Format = typer.Option(Format.text, "-f", "--format")) -> None:
     """Counts, projection lag, and the daemon's state (watched roots, inbox, last errors)."""
-    emit(call(ctx, "status", {}, timeout=10), fmt, render_status)
+    shown = settings(ctx).warnings
+    emit(call(ctx, "status", {}, timeout=10), fmt, lambda data: render_status(_unshown(data, shown)))
+
+
+def _unshown(data: dict[str, Any], shown: tuple[str, ...]) -> dict[str, Any]:
+    """``data`` without the daemon's config warnings that loading the settings already printed."""
+    daemon = data.get("daemon") or {}
+    if not daemon.get("config_warnings"):
+        return data
+    rest = [line for line in daemon["config_warnings"] if line not in shown]
+    return {**data, "daemon": {**daemon, "config_warnings": rest}}
 
 
 def _control(ctx: typer.Context, op: str) -> None:
+    shown = settings(ctx).warnings
     result = request(paths_for(settings(ctx)).socket, op, {}, timeout=10)
-    typer.echo(render_control(op, result if isinstance(result, dict) else {}))
+    result = result if isinstance(result, dict) else {}
+    typer.echo(render_control(op, {**result, "warnings": [w for w in result.get("warnings") or [] if w not in shown]}))
 
 
 @app.command()

@@ -206,6 +206,8 @@ def render_control(command: str, result: dict[str, Any]) -> str:
     held = result.get("restart_needed") or []
     if held:
         sys.stderr.write(f"changed settings that need a restart: {', '.join(map(str, held))}\n")
+    for line in result.get("warnings") or []:
+        sys.stderr.write(f"warning: {line}\n")
     return f"tapestryd reloaded {result.get('config_file', '')}"
 
 
@@ -259,6 +261,7 @@ def _daemon_lines(d: dict[str, Any]) -> list[str]:
     last = inbox.get("last") or {}
     lines.append(f"inbox: {src.get('inbox', '?')}; {inbox.get('imported', 0)} imported, {inbox.get('failed', 0)} failed"
                  + (f"; last {os.path.basename(last.get('source', ''))} → {last.get('moved_to', '')}" if last else ""))
+    lines.extend(f"config warning: {line}" for line in d.get("config_warnings", []))
     errors = d.get("errors", [])
     if errors:
         lines.append(f"last errors ({len(errors)}):")

@@ -26,7 +26,7 @@ from tapestryd import __version__
 from tapestryd.config import Settings, load_settings
 from tapestryd.daemon.logs import configure_logging
 from tapestryd.daemon.notify import Notifier
-from tapestryd.daemon.service import Service
+from tapestryd.daemon.service import Service, log_config_warnings
 from tapestryd.errors import ConfigError, StoreLockedError, TapestryError
 
 __all__ = ["main", "run"]
@@ -76,6 +76,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         print(f"tapestryd: {exc.message}", file=sys.stderr)
         sys.exit(2)
     configure_logging(fmt=args.log_format, level=args.log_level, secrets=[settings.summarize.api_key])
+    log_config_warnings(settings)
     if settings.disabled:
         log.info("daemon.disabled", reason="TAPESTRY_DISABLE is set")
         sys.exit(0)

@@ -54,7 +54,7 @@ from tapestryd.queries.reader import Reader
 from tapestryd.queries.warm import register_warm_index, unregister_warm_index
 from tapestryd.web.server import WebServer
 
-__all__ = ["Service"]
+__all__ = ["Service", "log_config_warnings"]
 
 log = structlog.get_logger(__name__)
 
@@ -201,6 +201,8 @@ class Service:
         snap = self.state.snapshot()
         snap.update(running=True, version=__version__, socket=str(self.paths.socket),
                     config_file=str(self.settings.config_file), web=self.web.url if self.web else None)
+        if self.settings.warnings:
+            snap["config_warnings"] = list(self.settings.warnings)
         if self.feeds is not None:
             snap["sources"] = self.feeds.describe()
         if self.writer is not None:
@@ -247,7 +249,9 @@ class Service:
             self._apply(new)
             self.notifier.ready()
         log.info("daemon.reloaded", config_file=str(new.config_file), restart_needed=held)
-        return {"reloaded": True, "config_file": str(new.config_file), "restart_needed": held}
+        log_config_warnings(new)
+        return {"reloaded": True, "config_file": str(new.config_file), "restart_needed": held,
+                "warnings": list(new.warnings)}
 
     def _apply(self, new: Settings) -> None:
         new = dataclasses.replace(new, **{f: getattr(self.settings, f) for f in RESTART_FIELDS})
@@ -262,6 +266,12 @@ class Service:
         if self.writer is not None:
             self.feeds = Feeds(new, self.writer, self.state)
             self.feeds.start()
+
+
+def log_config_warnings(settings: Settings) -> None:
+    """Log each warning about the config file (an unknown key) as ``config.key_ignored``."""
+    for line in settings.warnings:
+        log.warning("config.key_ignored", detail=line)
 
 
 def _iso(moment: Any) -> str:

@@ -1,0 +1,81 @@
+"""A mistyped key in tapestry.toml: every command warns once on stderr and still answers; the
+daemon logs it, and its status (the fast path, which never reads the file) shows it once."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from tapestryd.config import load_settings
+from tapestryd.daemon.client import request
+from tapestryd.errors import DaemonError
+from tapestryd.paths import paths_for
+
+from test_cli_core import seed
+
+TYPO = "unknown key 'timezon' in [general] (ignored); did you mean 'timezone'?"
+
+
+def _home(tmp_path: Path) -> Path:
+    home = tmp_path / "home"
+    home.mkdir()
+    (home / "tapestry.toml").write_text('[general]\ntimezone = "UTC"\ntimezon = "UTC"\n'
+                                        "[sources]\nwatched_roots = []\n[web]\nenabled = false\n")
+    return home
+
+
+def ctl(*args: str, home: Path, fast: str = "0") -> subprocess.CompletedProcess[str]:
+    """tapestryctl in its own process against ``home``."""
+    env = {**os.environ, "TAPESTRY_HOME": str(home), "TAPESTRY_FAST": fast}
+    return subprocess.run([sys.executable, "-m", "tapestryd.cli", *args], capture_output=True, text=True,
+                          env=env, timeout=60, check=False)
+
+
+def test_commands_warn_once_and_still_answer(tmp_path: Path) -> None:
+    """status, search and conversations without a daemon: one warning line each, exit 0."""
+    home = _home(tmp_path)
+    seed(home)
+    for args in (("status",), ("search", "rope"), ("conversations",)):
+        out = ctl(*args, home=home)
+        assert out.returncode == 0, out.stderr
+        assert out.stderr.count(TYPO) == 1 and f"warning: {home / 'tapestry.toml'}: {TYPO}" in out.stderr
+        assert TYPO not in out.stdout
+    assert "Rope braiding" in ctl("search", "rope", home=home).stdout
+
+
+def test_the_daemon_logs_it_and_its_status_shows_it_once(tmp_path: Path) -> None:
+    """tapestryd logs config.key_ignored at start; status through it (fast or full CLI) says it once."""
+    home = _home(tmp_path)
+    seed(home)
+    log = home / "daemon.log"
+    with log.open("wb") as sink:
+        proc = subprocess.Popen([sys.executable, "-m", "tapestryd.daemon.main", "--log-format", "json"],
+                                env={**os.environ, "TAPESTRY_HOME": str(home)}, stdout=subprocess.DEVNULL, stderr=sink)
+    try:
+        _wait_serving(paths_for(load_settings(home)).socket, proc)
+        assert "config.key_ignored" in log.read_text() and TYPO in log.read_text()
+        for fast in ("1", "0"):
+            out = ctl("status", home=home, fast=fast)
+            assert out.returncode == 0, out.stderr
+            assert "tapestryd: running" in out.stdout
+            assert (out.stdout + out.stderr).count(TYPO) == 1, (fast, out.stdout, out.stderr)
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        proc.wait(timeout=20)
+
+
+def _wait_serving(sock: Path, proc: subprocess.Popen[bytes], timeout: float = 30.0) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        assert proc.poll() is None, f"tapestryd exited with {proc.returncode}"
+        try:
+            if request(sock, "ping", timeout=2):
+                return
+        except DaemonError:
+            pass
+        time.sleep(0.1)
+    raise AssertionError(f"tapestryd did not answer on {sock} within {timeout} s")
