@@ -152,9 +152,17 @@ def restore_offline(settings: Settings, source: Path) -> dict[str, Any]:
 
     Takes the writer lock first, so it refuses (StoreLockedError naming the pid) while a
     daemon or another command writes this home. The replaced log is kept as a
-    ``pre-restore-*`` backup.
+    ``pre-restore-*`` backup. Raises TapestryError, having created nothing, when the home's
+    folder does not exist (a mistyped ``--home``; ``tapestryctl init`` starts a new home)
+    or ``source`` is not a file.
     """
     paths = paths_for(settings)
+    if not paths.data_dir.is_dir():
+        init = f"tapestryctl init --home {settings.home}" if settings.home else "tapestryctl init"
+        raise TapestryError(f"no tapestry home at {paths.data_dir} (a mistyped --home?); to restore into a new "
+                            f"home, create it first with `{init}`")
+    if not source.is_file():
+        raise TapestryError(f"no such backup: {source}")
     paths.ensure()
     with WriterLock(paths.lock_file, "restore"):
         result = backups.restore_log(source.resolve(), paths.events_db, paths.backups)
