@@ -76,9 +76,9 @@ def call(ctx: typer.Context, op: str, args: dict[str, Any], *, local_args: Optio
 
 
 def _say_local(op: str) -> None:
-    from tapestryd.daemon.ops import OPS
+    from tapestryd.daemon.ops import find_op
 
-    spec = OPS.get(op)
+    spec = find_op(op)
     if spec is not None and spec.kind == "read":
         warn("tapestryd is not running; answering from the database read-only")
 

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from tapestryd.config import Settings
-from tapestryd.daemon.ops import OPS
+from tapestryd.daemon.ops import find_op
 from tapestryd.daemon.runtime import Runtime
 from tapestryd.daemon.client import request
 from tapestryd.errors import DaemonNotRunning, TapestryError
@@ -44,8 +44,11 @@ def call(settings: Settings, op: str, args: dict[str, Any], *, timeout: float = 
 
 
 def call_local(settings: Settings, op: str, args: dict[str, Any]) -> Any:
-    """Run operation ``op`` with ``args`` here; raises TapestryError for an unknown op."""
-    spec = OPS.get(op)
+    """Run operation ``op`` with ``args`` here; raises TapestryError for an unknown op.
+
+    Only the module of ``op`` is imported (:func:`tapestryd.daemon.ops.find_op`).
+    """
+    spec = find_op(op)
     if spec is None:
         raise TapestryError(f"unknown operation {op!r}")
     if spec.kind == "write":

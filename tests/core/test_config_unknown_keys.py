@@ -22,18 +22,18 @@ def test_a_typo_in_a_section_is_a_warning_with_the_closest_key(tmp_path: Path) -
     (tmp_path / "tapestry.toml").write_text('[general]\ntimezon = "Mars/Olympus"\nfirst_day_of_week = "sunday"\n')
     conf = load_settings(tmp_path)
     assert conf.first_day_of_week == 6
-    assert conf.warnings == (f"{tmp_path / 'tapestry.toml'}: unknown key 'timezon' in [general] (ignored); "
-                             "did you mean 'timezone'?",)
+    expected = f"{tmp_path / 'tapestry.toml'}: unknown key 'timezon' in [general] (ignored); did you mean 'timezone'?"
+    assert conf.warnings == (expected,)
 
 
 @pytest.mark.parametrize("toml, expected", [
     ('[genral]\ntimezone = "UTC"\n', "unknown section [genral] (ignored); did you mean [general]?"),
-    ('timezone = "UTC"\n', "unknown key 'timezone' at the top level, outside any [section] (ignored); "
-                           "did you mean 'timezone' in [general]?"),
-    ('[web]\nrepair_time = "03:00"\n', "unknown key 'repair_time' in [web] (ignored); "
-                                       "did you mean 'repair_time' in [schedule]?"),
-    ('[agents.work]\nparser = "claude"\ncolour = "#aa0000"\n', "unknown key 'colour' in [agents.work] (ignored); "
-                                                               "did you mean 'color'?"),
+    ('timezone = "UTC"\n', ("unknown key 'timezone' at the top level, outside any [section] (ignored); "
+                           "did you mean 'timezone' in [general]?")),
+    ('[web]\nrepair_time = "03:00"\n', ("unknown key 'repair_time' in [web] (ignored); "
+                                       "did you mean 'repair_time' in [schedule]?")),
+    ('[agents.work]\nparser = "claude"\ncolour = "#aa0000"\n', ("unknown key 'colour' in [agents.work] (ignored); "
+                                                               "did you mean 'color'?")),
     ("[summarize]\nqqqq = 1\n", "unknown key 'qqqq' in [summarize] (ignored)"),
 ])
 def test_each_unknown_key_is_named_with_its_section(tmp_path: Path, toml: str, expected: str) -> None:
