@@ -54,13 +54,22 @@ def encode(event: Event) -> tuple[str, int, str]:
     """``(type, schema, payload JSON)`` of an event; compact JSON, non-ASCII kept as is."""
     if isinstance(event, UnknownEvent):
         return event.name, 0, _dumps(event.payload)
-    payload = {name: getattr(event, name) for name in _field_names(type(event))}
-    return event.type, event.schema, _dumps(payload)
+    return event.type, event.schema, _dumps(_payload(event))
+
+
+def _payload(event: Event) -> dict[str, Any]:
+    """The event's fields in declaration order: its ``__dict__`` itself when that is exactly them (read only)."""
+    names = _field_names(type(event))
+    fields = vars(event)
+    if tuple(fields) == names:
+        return fields
+    return {name: getattr(event, name) for name in names}
 
 
 def _dumps(payload: dict[str, Any]) -> str:
-    if any(type(v) is str and len(v) > ORJSON_MAX for v in payload.values()):
-        return _JSON.encode(payload)
+    for value in payload.values():  # a plain loop: cheaper than any() over a generator
+        if type(value) is str and len(value) > ORJSON_MAX:
+            return _JSON.encode(payload)
     try:
         out = orjson.dumps(payload)
     except orjson.JSONEncodeError:
@@ -86,19 +95,28 @@ def loads(payload: str) -> Any:
 
 
 def _has_huge_float(value: Any) -> bool:
-    """Whether a float of magnitude 2**63 or more is anywhere in ``value`` (strings are skipped unvisited)."""
-    kind = type(value)
-    if kind is float:
+    """Whether a float of magnitude 2**63 or more is anywhere in ``value``.
+
+    An explicit stack of the dicts and lists still to visit, not recursion: one Python
+    call per payload instead of one per value (strings, the bulk, are passed over).
+    """
+    if type(value) is float:
         return abs(value) >= _HUGE
-    if kind is dict:
-        return any(_has_huge_float(v) for v in value.values() if type(v) is not str)
-    if kind is list:
-        return any(_has_huge_float(v) for v in value if type(v) is not str)
+    stack = [value] if type(value) in (dict, list) else []
+    while stack:
+        container = stack.pop()
+        for item in container.values() if type(container) is dict else container:
+            kind = type(item)
+            if kind is dict or kind is list:
+                stack.append(item)
+            elif kind is float and (item >= _HUGE or item <= -_HUGE):
+                return True
     return False
 
 
 _JSON = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))  # one encoder: dumps() builds one per call
 _FIELDS: dict[type[Event], tuple[str, ...]] = {}
+_FIELD_SETS: dict[type[Event], frozenset[str]] = {}
 _HUGE = 2.0 ** 63
 
 
@@ -106,6 +124,12 @@ def _field_names(cls: type[Event]) -> tuple[str, ...]:
     if cls not in _FIELDS:
         _FIELDS[cls] = tuple(f.name for f in dataclasses.fields(cls))
     return _FIELDS[cls]
+
+
+def _field_set(cls: type[Event]) -> frozenset[str]:
+    if cls not in _FIELD_SETS:
+        _FIELD_SETS[cls] = frozenset(_field_names(cls))
+    return _FIELD_SETS[cls]
 
 
 def decode(type_name: str, schema: int, payload: str) -> Event:
@@ -122,5 +146,7 @@ def decode(type_name: str, schema: int, payload: str) -> Event:
     while schema < cls.schema:
         data = UPCASTERS[(type_name, schema)](data)
         schema += 1
-    known = _field_names(cls)
+    known = _field_set(cls)
+    if data.keys() <= known:
+        return cls(**data)
     return cls(**{k: v for k, v in data.items() if k in known})
