@@ -255,9 +255,9 @@ def _build(reader: _Reader, root: Path | None, path: Path) -> Settings:
 
 
 def _sources(reader: _Reader, data_dir: Path) -> SourceSettings:
-    roots = reader.strs("sources", "watched_roots")
+    roots = reader.optional_strs("sources", "watched_roots")  # [] watches nothing; only a missing key means the default
     return SourceSettings(
-        watched_roots=tuple(Path(r).expanduser() for r in roots) if roots else default_watched_roots(),
+        watched_roots=default_watched_roots() if roots is None else tuple(Path(r).expanduser() for r in roots),
         inbox=reader.path("sources", "inbox") or data_dir / "inbox",
         polling=reader.bool("sources", "polling", False),
         sweep_interval=reader.num("sources", "sweep_interval", 60.0, low=0.1),
@@ -416,10 +416,14 @@ class _Reader:
         return bool(self._typed(section, key, default, (bool,), "true or false"))
 
     def strs(self, section: str, key: str) -> tuple[str, ...]:
-        value = self._typed(section, key, [], (list,), "a list of strings")
-        if not all(isinstance(v, str) for v in value):
+        return self.optional_strs(section, key) or ()
+
+    def optional_strs(self, section: str, key: str) -> tuple[str, ...] | None:
+        """A list of strings, or None when the key is not in the file; ConfigError naming the key otherwise."""
+        value = self._typed(section, key, None, (list,), "a list of strings")
+        if value is not None and not all(isinstance(v, str) for v in value):
             raise ConfigError(f"{self.file}: {section}.{key} must be a list of strings")
-        return tuple(value)
+        return None if value is None else tuple(value)
 
     def path(self, section: str, key: str) -> Path | None:
         value = self.str(section, key, "")

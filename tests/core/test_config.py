@@ -41,6 +41,12 @@ def test_claude_config_dir_moves_the_watched_root(tmp_path: Path, monkeypatch: p
     assert load_settings(tmp_path).sources.watched_roots == (tmp_path / "cc" / "projects",)
 
 
+def test_an_empty_watched_roots_list_watches_nothing(tmp_path: Path) -> None:
+    """``watched_roots = []`` is a choice (the demo home makes it), not a missing key: no default roots."""
+    (tmp_path / "tapestry.toml").write_text("[sources]\nwatched_roots = []\n")
+    assert load_settings(tmp_path).sources.watched_roots == ()
+
+
 @pytest.mark.parametrize("toml, fragment", [
     ('[general]\ntimezone = "Mars/Olympus"', "general.timezone"),
     ('[general]\nfirst_day_of_week = "someday"', "first_day_of_week"),
