@@ -258,7 +258,7 @@ class _CountingRaw(io.RawIOBase):
 def _fingerprint(src: _Source) -> tuple[str, bytes, bytes | None]:
     """sha256 (hex) of the whole source, its first HEAD_SIZE bytes, and all its bytes when they
     are at most :data:`KEEP_BYTES` (else None: the source is read again from disk)."""
-    digest, head, kept, size = hashlib.sha256(), b"", bytearray(), 0
+    digest, head, kept, size = hashlib.sha256(), b"", [], 0
     with src.open() as fh:
         while chunk := fh.read(1 << 20):
             if len(head) < HEAD_SIZE:
@@ -266,8 +266,8 @@ def _fingerprint(src: _Source) -> tuple[str, bytes, bytes | None]:
             digest.update(chunk)
             size += len(chunk)
             if size <= KEEP_BYTES:
-                kept += chunk
-    return digest.hexdigest(), head, bytes(kept) if size <= KEEP_BYTES else None
+                kept.append(chunk)
+    return digest.hexdigest(), head, b"".join(kept) if size <= KEEP_BYTES else None
 
 
 def _sha256_of(path: Path) -> str:

@@ -83,6 +83,7 @@ class Screen:
         self.marked: set[str] = set()
         self._forgotten: set[str] = set()
         self._not_forgotten: set[str] = set()  # looked up during the current batch only
+        self._agents: dict[str, bool] = {}  # agent label -> excluded
 
     def learn(self, events: Iterable[object]) -> None:
         """Note the conversations of ``events`` (a first pass over a file) that hold a marker."""
@@ -113,13 +114,21 @@ class Screen:
         conv = _conversation(new)
         if not conv:
             return ""
-        if self.exclusions.excludes_agent(new.agent):
+        if self._excludes_agent(new.agent):
             return "excluded-agent"
-        if isinstance(new.event, MessageRecorded) and self.exclusions.excludes_project(str(new.event.meta.get("cwd") or "")):
+        if (self.exclusions.projects and isinstance(new.event, MessageRecorded)
+                and self.exclusions.excludes_project(str(new.event.meta.get("cwd") or ""))):
             return "excluded-project"
         if conv in self.marked:
             return "exclusion-marker"
         return "forgotten-conversation" if self._is_forgotten(conv) else ""
+
+    def _excludes_agent(self, agent: str) -> bool:
+        """``exclusions.excludes_agent``, matched once per agent label (a batch has one or two)."""
+        excluded = self._agents.get(agent)
+        if excluded is None:
+            excluded = self._agents[agent] = self.exclusions.excludes_agent(agent)
+        return excluded
 
     def _is_forgotten(self, conv: str) -> bool:
         if conv in self._forgotten or conv in self._not_forgotten:

@@ -26,9 +26,8 @@ node id). Event ids derive from those keys, so a newer export adds only what is 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from datetime import datetime, time, timedelta, timezone
-from typing import Any, BinaryIO, Iterator
+from typing import Any, BinaryIO, Iterator, NamedTuple
 
 from tapestryd.clock import STORABLE_FROM, STORABLE_UNTIL
 from tapestryd.events.types import ConversationTitled, MessageRecorded, NewEvent, event_id, format_utc
@@ -135,9 +134,8 @@ def _branch_times(mapping: dict[str, Any], branch: list[str], conv: dict[str, An
     return [datetime.fromtimestamp(t, timezone.utc) if t is not None else None for t in filled]
 
 
-@dataclass(frozen=True)
-class _Message:
-    """What the parser reads of one export message, type-checked once."""
+class _Message(NamedTuple):
+    """What the parser reads of one export message, type-checked once (a tuple: cheap to build)."""
 
     key: str
     role: str
@@ -152,23 +150,22 @@ def _node(node_id: str, node: Any, ts: datetime | None, conv_id: str, where: str
     raw = node.get("message") if isinstance(node, dict) else None
     if raw is None:
         return
-    here = f"{where}/{node_id}"
     msg = _read(node_id, raw)
     if isinstance(raw, dict) and _unstorable(raw.get("create_time")):
-        yield Problem(here, f"create_time {raw['create_time']!r} is outside the dates tapestryd stores, "
-                            f"{STORABLE_FROM} to {STORABLE_UNTIL} UTC")
+        yield Problem(f"{where}/{node_id}", f"create_time {raw['create_time']!r} is outside the dates tapestryd "
+                                            f"stores, {STORABLE_FROM} to {STORABLE_UNTIL} UTC")
         return
     if isinstance(msg, str) or ts is None:
-        yield Problem(here, msg if isinstance(msg, str) else
+        yield Problem(f"{where}/{node_id}", msg if isinstance(msg, str) else
                       "no create_time on this message, its neighbours or the conversation")
         return
     skip = _skip_reason(msg)
     if skip:
-        yield Skip(skip, here)
+        yield Skip(skip, f"{where}/{node_id}")
         return
     text, kinds = _text(msg.content)
     if not text.strip():
-        yield from skips_for(kinds, here)
+        yield from skips_for(kinds, f"{where}/{node_id}")
         return
     yield _event(msg, text, kinds, ts, conv_id, origin)
 

@@ -28,11 +28,11 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import datetime, time, timedelta, timezone
 from pathlib import PurePath
 from typing import Any, BinaryIO, Iterable, Iterator
 
-from tapestryd.clock import UnsupportedDateError, check_storable
+from tapestryd.clock import STORABLE_FROM, STORABLE_UNTIL, UnsupportedDateError, check_storable
 from tapestryd.events.codec import loads
 from tapestryd.events.types import ConversationTitled, MessageRecorded, NewEvent, event_id, format_utc
 from tapestryd.sources.parsers.base import Item, Origin, Problem, Skip
@@ -46,6 +46,8 @@ _SNIFF_START = re.compile(rb'^\{\s*"(type"\s*:\s*"(user|assistant|summary|system
                           rb'|queue-operation)"|parentUuid"|sessionId")')
 _SNIFF_KEYS = (b'"sessionId"', b'"parentUuid"', b'"leafUuid"', b'"isSidechain"', b'"userType"')
 _EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
+_FIRST_INSTANT = datetime.combine(STORABLE_FROM, time(), timezone.utc)
+_END_INSTANT = datetime.combine(STORABLE_UNTIL + timedelta(days=1), time(), timezone.utc)
 
 
 class _BadLine(Exception):
@@ -95,20 +97,22 @@ class ClaudeCodeParser:
             yield from self._line(offset, f"{origin.path}:byte {offset}", raw, origin, state)
         yield from self._flush_titles(origin, state, state.session or state.hint)
 
-    def _line(self, offset: int, where: str, raw: bytes, origin: Origin, state: _FileState) -> Iterator[Item]:
-        if not raw.strip():
-            return
+    def _line(self, offset: int, where: str, raw: bytes, origin: Origin, state: _FileState) -> list[Item]:
+        """The items of one line in order (a list: cheaper than a chain of generators per line)."""
+        if not raw or raw.isspace():
+            return []
         try:
             record = loads(raw.decode("utf-8").lstrip("\ufeff"))  # json.loads's values and errors, faster
         except (ValueError, RecursionError) as exc:
-            yield Skip("unfinished-line", where) if not raw.endswith(b"\n") else Problem(where, _json_error(exc))
-            return
+            return [Skip("unfinished-line", where) if not raw.endswith(b"\n") else Problem(where, _json_error(exc))]
+        out: list[Item] = []
         try:
-            yield from self._record(record, offset, where, origin, state)
-        except _BadLine as exc:
-            yield Problem(where, str(exc))
+            self._record(record, offset, where, origin, state, out)
+        except _BadLine as exc:  # what the line added before the fault stays, as it did when streamed
+            out.append(Problem(where, str(exc)))
+        return out
 
-    def _record(self, rec: Any, offset: int, where: str, origin: Origin, state: _FileState) -> Iterator[Item]:
+    def _record(self, rec: Any, offset: int, where: str, origin: Origin, state: _FileState, out: list[Item]) -> None:
         if not isinstance(rec, dict):
             raise _BadLine(f"not a JSON object (a {type(rec).__name__})")
         kind = rec.get("type")
@@ -116,27 +120,27 @@ class ClaudeCodeParser:
         state.first_ts = state.first_ts or parse_iso(rec.get("timestamp"))
         if isinstance(session, str) and session and not state.session:
             state.session = session
-            yield from self._flush_titles(origin, state, session)
+            out.extend(self._flush_titles(origin, state, session))
         if kind in ("user", "assistant"):
-            yield from self._message(rec, kind, offset, where, origin, state)
+            self._message(rec, kind, offset, where, origin, state, out)
         elif kind == "summary":
-            yield from self._summary(rec, offset, where, origin, state)
+            self._summary(rec, offset, where, origin, state, out)
         elif kind is None:
             if not any(k in rec for k in ("sessionId", "uuid", "message")):
                 raise _BadLine("not a Claude Code record (no type, sessionId or message)")
-            yield Skip("untyped", where)
+            out.append(Skip("untyped", where))
         elif not isinstance(kind, str):
             raise _BadLine(f"type is a {type(kind).__name__}, not a string")
         else:
-            yield Skip(kind if kind in _NON_MESSAGE else "unknown-type", where)
+            out.append(Skip(kind if kind in _NON_MESSAGE else "unknown-type", where))
 
     def _message(self, rec: dict[str, Any], role: str, offset: int, where: str, origin: Origin,
-                 state: _FileState) -> Iterator[Item]:
+                 state: _FileState, out: list[Item]) -> None:
         if rec.get("isMeta") is True:
-            yield Skip("meta", where)
+            out.append(Skip("meta", where))
             return
         if rec.get("isCompactSummary") is True:
-            yield Skip("compact-summary", where)
+            out.append(Skip("compact-summary", where))
             return
         message = rec.get("message")
         if not isinstance(message, dict):
@@ -144,32 +148,34 @@ class ClaudeCodeParser:
                            "not an object")
         text, kinds = _content(message)
         ts = _timestamp(rec)
-        if not text.strip():
-            yield from skips_for(kinds, where)
+        if not text or text.isspace():
+            out.extend(skips_for(kinds, where))
         elif role == "user" and text.strip() in _INTERRUPTS:
-            yield Skip("interrupt-marker", where)
+            out.append(Skip("interrupt-marker", where))
         else:
-            yield _event(rec, message, role, text, kinds, ts, offset, origin, state)
+            out.append(_event(rec, message, role, text, kinds, ts, offset, origin, state))
 
     def _summary(self, rec: dict[str, Any], offset: int, where: str, origin: Origin,
-                 state: _FileState) -> Iterator[Item]:
+                 state: _FileState, out: list[Item]) -> None:
         title = rec.get("summary")
         if not isinstance(title, str) and isinstance(rec.get("message"), dict):
             title = _content(rec["message"])[0]
         if not isinstance(title, str) or not title.strip():
-            yield Skip("summary", where)
+            out.append(Skip("summary", where))
             return
         state.pending.append((offset, title.strip(), parse_iso(rec.get("timestamp"))))
         if state.session:
-            yield from self._flush_titles(origin, state, state.session)
+            out.extend(self._flush_titles(origin, state, state.session))
 
     @staticmethod
-    def _flush_titles(origin: Origin, state: _FileState, session: str) -> Iterator[Item]:
+    def _flush_titles(origin: Origin, state: _FileState, session: str) -> list[Item]:
         conversation = f"claude-code:{session}"
-        for offset, title, ts in state.pending:
-            yield NewEvent(event_id("claude-code", session, "title", title), ConversationTitled(conversation, title),
-                           ts or state.first_ts or _EPOCH, origin.agent, f"{origin.path}:{offset}")
+        titles: list[Item] = [
+            NewEvent(event_id("claude-code", session, "title", title), ConversationTitled(conversation, title),
+                     ts or state.first_ts or _EPOCH, origin.agent, f"{origin.path}:{offset}")
+            for offset, title, ts in state.pending]
         state.pending.clear()
+        return titles
 
 
 def _event(rec: dict[str, Any], message: dict[str, Any], role: str, text: str, kinds: dict[str, int],
@@ -221,6 +227,8 @@ def _timestamp(rec: dict[str, Any]) -> datetime:
     if ts is None:
         raise _BadLine("timestamp is missing" if "timestamp" not in rec else
                        f"timestamp {rec['timestamp']!r} is not ISO 8601")
+    if _FIRST_INSTANT <= ts < _END_INSTANT:  # check_storable's range, without building its message
+        return ts
     try:
         check_storable(ts, f"timestamp {rec['timestamp']!r}")
     except UnsupportedDateError as exc:
