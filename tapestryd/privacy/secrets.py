@@ -31,6 +31,7 @@ from __future__ import annotations
 import bisect
 import re
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Callable, Iterator
 
 from tapestryd.privacy.assignments import ASSIGNMENT_RULES
@@ -125,6 +126,19 @@ _CONTEXT_RULES = (
 
 
 _RULES = _VENDOR_RULES + _CONTEXT_RULES + ASSIGNMENT_RULES
+# Characters one of which every match of the rule at the same position of _RULES holds, looked
+# for in the text as it is ("" for none). A rule whose characters are all absent cannot match,
+# so its keywords need no scan: prose without ":", "=", "-", "_" or "." scans for "bearer" alone
+# (and for the AWS and Google prefixes when it holds an "A"), not for 39 keywords.
+_NEEDS = (
+    "-", "-", "-", "-", "_",  # private key block (-----BEGIN), openai (sk-) twice, anthropic (sk-ant-), github
+    "A", ":=", "A", ".", "-",  # AWS access key (A…), AWS secret (name = or :), Google (AIza, ya29.), Slack (xox…-)
+    ":", "_", ".",  # Slack webhook (https:), Stripe (sk_live_, whsec_), JWT (eyJ….eyJ)
+    ":", "", ":", "=",  # password in URL (://), bearer, basic auth (Authorization:), URL parameter (?key=)
+    "=", ":=", ":", "-",  # assignments: NAME=value, quoted name: / = value, name: value, --flag
+)
+_RULE_NEEDS = tuple(zip(_RULES, _NEEDS, strict=True))
+_NEED_CHARS = "".join(sorted(set("".join(_NEEDS))))
 _KEYWORDS = frozenset(k for rule in _RULES for k in rule.keywords)
 # Keywords grouped by a character that chat prose rarely holds ("" for the rest): when the
 # character is absent no keyword of its group can be, so one memchr stands in for the
@@ -135,6 +149,8 @@ _KEYWORDS = frozenset(k for rule in _RULES for k in rule.keywords)
 # bench messages; the 12 keywords scanned in every text are most of what is left).
 _RARE_CHARS = "_-=:.3j"
 _SHARED = ("sk-", "gh", "k_", "pw", "key")
+
+Groups = tuple[tuple[str, tuple[tuple[str, tuple[str, ...]], ...]], ...]
 
 
 def _rare_char(keyword: str) -> str:
@@ -150,22 +166,36 @@ def _buckets(keywords: list[str]) -> tuple[tuple[str, tuple[str, ...]], ...]:
                  for shared in sorted({_shared(k) for k in keywords}))
 
 
-_KEYWORD_GROUPS = tuple((char, _buckets([k for k in _KEYWORDS if _rare_char(k) == char]))
-                        for char in sorted({_rare_char(k) for k in _KEYWORDS}))
+def _groups(keywords: frozenset[str]) -> Groups:
+    """``keywords`` by rare character, then by shared substring (see above)."""
+    return tuple((char, _buckets([k for k in keywords if _rare_char(k) == char]))
+                 for char in sorted({_rare_char(k) for k in keywords}))
+
+
+_KEYWORD_GROUPS = _groups(_KEYWORDS)
 KINDS = tuple(dict.fromkeys(r.kind for r in _VENDOR_RULES + _CONTEXT_RULES)) + ("password", "credential")
 
 
-def _present(lowered: str) -> set[str]:
-    """The rule keywords that occur in ``lowered`` (exactly ``{k for k in _KEYWORDS if k in lowered}``)."""
-    return {k for char, buckets in _KEYWORD_GROUPS if char in lowered
+def _present(lowered: str, groups: Groups = _KEYWORD_GROUPS) -> set[str]:
+    """The keywords of ``groups`` that occur in ``lowered`` (exactly ``{k for k in keywords if k in lowered}``)."""
+    return {k for char, buckets in groups if char in lowered
             for shared, group in buckets if shared in lowered for k in group if k in lowered}
 
 
+@lru_cache(maxsize=None)
+def _plan(chars: str) -> tuple[tuple[tuple[int, Rule], ...], Groups]:
+    """The rules (with their rank) that can match a text holding exactly the :data:`_NEED_CHARS` in
+    ``chars``, and their keywords grouped for :func:`_present` (one plan per subset of those characters)."""
+    rules = tuple((rank, rule) for rank, (rule, needs) in enumerate(_RULE_NEEDS)
+                  if not needs or any(c in chars for c in needs))
+    return rules, _groups(frozenset(k for _, rule in rules for k in rule.keywords))
+
+
 def _candidates(text: str) -> Iterator[Finding]:
-    lowered = text.lower()
-    present = _present(lowered)
+    rules, groups = _plan("".join(c for c in _NEED_CHARS if c in text))
+    present = _present(text.lower(), groups)
     gates: dict[Callable[[str], bool], bool] = {}
-    for rank, rule in enumerate(_RULES):
+    for rank, rule in rules:
         if present.isdisjoint(rule.keywords):
             continue
         if rule.gate is not None and not gates.setdefault(rule.gate, rule.gate(text)):
