@@ -39,12 +39,15 @@ def event_id(*parts: str) -> str:
 
 
 def format_utc(ts: datetime) -> str:
-    """``2026-03-04T05:06:07.123456Z``: fixed width, so text order is time order."""
-    if ts.tzinfo is timezone.utc:  # the common case, one call: the aware text ends in "+00:00"
-        return ts.isoformat(timespec="microseconds")[:-6] + "Z"
-    if ts.tzinfo is not None:
-        ts = ts.astimezone(timezone.utc).replace(tzinfo=None)
-    return ts.isoformat(timespec="microseconds") + "Z"  # isoformat: same text as strftime, several times faster
+    """``2026-03-04T05:06:07.123456Z``: fixed width, so text order is time order.
+
+    The text ``isoformat(timespec="microseconds")`` gives for the UTC time, built with ``%``
+    (about twice as fast: the keyword argument is what costs).
+    """
+    if ts.tzinfo is not None and ts.tzinfo is not timezone.utc:
+        ts = ts.astimezone(timezone.utc)
+    return "%04d-%02d-%02dT%02d:%02d:%02d.%06dZ" % (ts.year, ts.month, ts.day, ts.hour, ts.minute, ts.second,
+                                                    ts.microsecond)
 
 
 def parse_utc(text: str) -> datetime:
