@@ -11,4 +11,5 @@ __all__ = ["HierarchyProjection", "MessagesProjection", "Projection", "Projector
 
 def default_projections(timezone: str, first_day_of_week: int) -> list[Projection]:
     """Every projection the daemon runs, in apply order, for one timezone and week start."""
-    return [MessagesProjection(), HierarchyProjection(timezone, first_day_of_week), SimilarityFeed()]
+    messages = MessagesProjection()  # hands the rows it stores in a batch to the two after it
+    return [messages, HierarchyProjection(timezone, first_day_of_week, messages), SimilarityFeed(messages)]

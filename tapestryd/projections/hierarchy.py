@@ -52,6 +52,7 @@ from tapestryd.projections.hierarchy_keys import NodeId, add_to_digest, chain_of
 from tapestryd.projections.hierarchy_read import get_node
 from tapestryd.projections.hierarchy_schema import SCHEMA, TABLES
 from tapestryd.projections.hierarchy_state import mark_context_stale, refresh_parent, refresh_state
+from tapestryd.projections.messages import MessagesProjection, message_row
 
 __all__ = ["HierarchyProjection"]
 
@@ -61,15 +62,17 @@ log = structlog.get_logger(__name__)
 class HierarchyProjection:
     """Summary nodes per agent over local periods of ``timezone`` (see the module docstring).
 
-    ``first_day_of_week`` is 0 for Monday … 6 for Sunday.
+    ``first_day_of_week`` is 0 for Monday … 6 for Sunday. ``messages``, the messages projection
+    applied before this one, hands over the rows it just stored (else each is read).
     """
 
     name = "hierarchy"
     types = (MessageRecorded.type, DayClosed.type, NodeSummarized.type, Forgotten.type)
 
-    def __init__(self, timezone: str, first_day_of_week: int) -> None:
+    def __init__(self, timezone: str, first_day_of_week: int, messages: MessagesProjection | None = None) -> None:
         from zoneinfo import ZoneInfo
 
+        self.messages = messages
         self.timezone = timezone
         self.tz = ZoneInfo(timezone)
         self.first_day_of_week = first_day_of_week
@@ -122,8 +125,7 @@ class HierarchyProjection:
 
     def _record(self, conn: sqlite3.Connection, event: StoredEvent, msg: MessageRecorded, counts: _Counts) -> None:
         """File the message under its L0 (created with its chain when new); its counts go to ``counts``."""
-        row = conn.execute("SELECT id, ts, seq FROM messages WHERE conversation = ? AND message_key = ?",
-                           (msg.conversation, msg.message)).fetchone()
+        row = self.messages.stored_row(conn, msg) if self.messages is not None else message_row(conn, msg)
         if row is None:
             return
         message_id, ts, first_seq = row

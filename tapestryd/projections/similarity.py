@@ -19,6 +19,7 @@ from typing import Sequence
 
 from tapestryd.db import translate_errors
 from tapestryd.events.types import Forgotten, MessageRecorded, NodeSummarized, StoredEvent
+from tapestryd.projections.messages import MessagesProjection, message_row
 
 __all__ = ["SimilarityFeed", "feed_after", "feed_head"]
 
@@ -29,10 +30,17 @@ _SCHEMA = [
 
 
 class SimilarityFeed:
-    """Records the documents each event changes (see the module docstring)."""
+    """Records the documents each event changes (see the module docstring).
+
+    ``messages``, the messages projection applied before this one, hands over the rows it just
+    stored (else each message's id is read).
+    """
 
     name = "similarity"
     types = (MessageRecorded.type, NodeSummarized.type, Forgotten.type)
+
+    def __init__(self, messages: MessagesProjection | None = None) -> None:
+        self.messages = messages
 
     def create(self, conn: sqlite3.Connection) -> None:
         """Create the feed table and its seq index if missing."""
@@ -55,23 +63,21 @@ class SimilarityFeed:
         """Note the documents the events changed, each once at the seq of its latest change."""
         docs: dict[str, int] = {}
         for event in events:
-            doc = _doc(conn, event)
+            doc = self._doc(conn, event)
             if doc:
                 docs[doc] = event.seq
         conn.executemany("INSERT INTO similarity_feed VALUES (?, ?) ON CONFLICT(doc) DO UPDATE SET seq = excluded.seq",
                          docs.items())
 
-
-def _doc(conn: sqlite3.Connection, event: StoredEvent) -> str:
-    """The document ``event`` changed (``''`` for none: a message that is not stored)."""
-    payload = event.event
-    if isinstance(payload, MessageRecorded):
-        row = conn.execute("SELECT id FROM messages WHERE conversation = ? AND message_key = ?",
-                           (payload.conversation, payload.message)).fetchone()
-        return f"m:{row[0]}" if row is not None else ""
-    if isinstance(payload, NodeSummarized):
-        return f"n:{payload.node}"
-    return "reset" if isinstance(payload, Forgotten) else ""
+    def _doc(self, conn: sqlite3.Connection, event: StoredEvent) -> str:
+        """The document ``event`` changed (``''`` for none: a message that is not stored)."""
+        payload = event.event
+        if isinstance(payload, MessageRecorded):
+            row = self.messages.stored_row(conn, payload) if self.messages is not None else message_row(conn, payload)
+            return f"m:{row[0]}" if row is not None else ""
+        if isinstance(payload, NodeSummarized):
+            return f"n:{payload.node}"
+        return "reset" if isinstance(payload, Forgotten) else ""
 
 
 def feed_head(conn: sqlite3.Connection) -> int:
