@@ -35,7 +35,7 @@ from tapestryd.summarize.tokens import estimate_tokens
 
 __all__ = ["EXTRACTIVE_VERSION", "ExtractiveSummarizer"]
 
-EXTRACTIVE_VERSION = "x4"
+EXTRACTIVE_VERSION = "x5"
 _WEAK = 0.3
 _POOL = 400
 _ROWS = 2000
@@ -201,4 +201,4 @@ def _clip(text: str, limit: int = _TITLE_MAX) -> str:
     text = " ".join(text.split())
     if len(text) <= limit:
         return text
-    return text[:max(1, limit - 1)].rsplit(" ", 1)[0].rstrip(",;:") + "…"
+    return text[:max(1, limit - 1)].rsplit(" ", 1)[0].rstrip(",;:…· ") + "…"

@@ -1,8 +1,10 @@
 """Sentence candidates for extractive summaries, and how specific each one is.
 
-Code blocks, markdown furniture and lines that are mostly symbols are dropped; what is
-left is split into sentences at ``.``/``!``/``?`` followed by a capital, a digit or a quote,
-and at line breaks; lines wholly in square brackets (attachment notes such as
+Code blocks, markdown furniture, markup tags (``<antArtifact …>``, ``<input …>``), lines of
+unfenced code (ending in ``;``, ``{`` or ``}``, a ``key: [`` or ``name = {`` line, or an
+``import``/``const``/``def``… statement) and lines that are mostly symbols are dropped;
+what is left is split into sentences at ``.``/``!``/``?`` followed by a capital, a digit or
+a quote, and at line breaks; lines wholly in square brackets (attachment notes such as
 "[shared an image: ...]") are metadata, not something said, and are dropped too. Each
 sentence is split into its stand-alone clauses and compressed
 (:mod:`tapestryd.summarize.compress`). A sentence's *specificity* counts what a reader would want kept:
@@ -34,6 +36,8 @@ _SPECIFIC = re.compile(
     r"launch|adopt|deploy|release|migrat|replac|remov|added|renam|booked|signed|join|quit|won|lost|learn|"
     r"because)\w*))"
     r"|(?<=[\s(\"'])(?P<name>[A-Z][a-z]+(?:[A-Z][a-z]+)*|[A-Z]{2,})\b")
+_TAG = re.compile(r"</?[A-Za-z][\w:.-]*(?:\s[^<>]*)?/?>")
+_CODE = re.compile(r"[;{}]$|^[\w.]+\s*[:=]\s*[\[{(]|^(?:import|export|from|const|let|var|function|def|class|return)\s.*[(){}=;:'\"]")
 _BRACKETED = re.compile(r"^\[[^\]]*\]$")
 _NOT_PROSE = re.compile(r"[\d_]|[^\w\s]")
 _WEIGHTS = {"number": 1.5, "ident": 1.0, "quoted": 1.0, "calendar": 1.5, "decision": 0.75, "name": 1.0}
@@ -55,8 +59,8 @@ def split_sentences(text: str) -> list[str]:
     """The prose sentences of ``text``, in order, trimmed; code and short fragments dropped."""
     out: list[str] = []
     for line in _FENCE.sub("\n", text).splitlines():
-        line = _FURNITURE.sub("", line).strip()
-        if not line or _symbolic(line) or _BRACKETED.match(line):
+        line = _FURNITURE.sub("", _TAG.sub(" ", line)).strip()
+        if not line or _symbolic(line) or _BRACKETED.match(line) or _CODE.search(line):
             continue
         pieces = (compress(c) for p in _SPLIT.split(line) for c in clauses(p.strip()))
         out.extend(s for s in map(_clip, pieces) if _keep(s))
@@ -75,7 +79,7 @@ def _clip(sentence: str) -> str:
     if len(sentence) <= _MAX_CHARS:
         return sentence
     cut = sentence[:_MAX_CHARS].rsplit(" ", 1)[0]
-    return cut.rstrip(",;:") + "…"
+    return cut.rstrip(",;:… ") + "…"
 
 
 def specificity(sentence: str) -> float:

@@ -71,3 +71,26 @@ def test_a_summary_keeps_the_statement_without_its_greeting() -> None:
     request = SummaryRequest("L1:x:2026-03-07", 1, "Saturday 07 March 2026", inputs, source_chars=2400)
     summary = ExtractiveSummarizer().summarize(request, Budget())
     assert summary.text == "I adopted a grey cat called Miso from the shelter on Saturday."
+
+
+def test_markup_and_unfenced_code_are_not_sentences() -> None:
+    """Artifact tags, form inputs and code pasted without a fence (Claude.ai artifacts) never reach a summary."""
+    text = ('<antArtifact identifier="calc" type="text/html" title="LLM Pricing Calculator">'
+            ' <input type="number" id="inputTokens" min="0" value="0">\n'
+            "import { Tabs, TabsList } from '@/components/ui/tabs';\n"
+            "bestSellers: ['Sourdough Sandwich Loaf', 'Artisan Baguette'],\n"
+            "const total = inputTokens * price;\n"
+            "I built the pricing calculator with presets for each model.</antThinking>\n"
+            "Note: the plain sentence with a colon stays.")
+    assert split_sentences(text) == ["I built the pricing calculator with presets for each model.",
+                                     "Note: the plain sentence with a colon stays."]
+
+
+def test_a_clipped_title_does_not_stack_ellipses() -> None:
+    """Titles joined from clipped children's titles are clipped once more with a single ellipsis."""
+    hint = " · ".join(["Valid Conversation Before Errors", "Attachment Test", "Thinking Test…",
+                       "Another Long Conversation Title"])
+    inputs = (Passage("10:00 me", "I moved the nightly backup to 02:00 because of the load.", "user"),)
+    request = SummaryRequest("L2:x:2026-03-02w", 2, "week", inputs, source_chars=200, title_hint=hint)
+    title = ExtractiveSummarizer().summarize(request, Budget()).title
+    assert title.endswith("…") and "……" not in title and "· …" not in title
