@@ -14,13 +14,15 @@ from typing import Any, Optional
 
 import typer
 
-from tapestryd.cli.app import Format, app, call, emit, warn
+from tapestryd.cli.app import Format, app, call, emit, settings, warn
 from tapestryd.errors import DaemonError
 
 __all__: list[str] = []
 
 _SLICE_SECONDS = 3.0
 _BUSY_RETRIES = 60
+_MAX_FAILURES_IN_A_ROW = 3
+"""Failed nodes in a row, across slices, after which iterate gives up (as one run does)."""
 _MARKS = {"clean": " ", "dirty": "*", "context_stale": "~"}
 
 
@@ -31,7 +33,7 @@ def iterate(ctx: typer.Context,
             agent: Optional[str] = typer.Option(None, "--agent", help="Only this agent's nodes."),
             fmt: Format = typer.Option(Format.text, "-f", "--format")) -> None:
     """Summarize everything closed up to END_DATE, bottom-up with telescoping context; resumable."""
-    emit(_slices(ctx, {"until": end_date, "agent": agent, "mode": "context"}, "summarizing"), fmt, _render_run)
+    _finish(ctx, _slices(ctx, {"until": end_date, "agent": agent, "mode": "context"}, "summarizing"), fmt)
 
 
 @app.command()
@@ -40,7 +42,19 @@ def catchup(ctx: typer.Context,
             agent: Optional[str] = typer.Option(None, "--agent", help="Only this agent's nodes."),
             fmt: Format = typer.Option(Format.text, "-f", "--format")) -> None:
     """Summarize a backlog fast, without telescoping context (nodes are marked mode=catchup)."""
-    emit(_slices(ctx, {"until": end_date, "agent": agent, "mode": "catchup"}, "catching up"), fmt, _render_run)
+    _finish(ctx, _slices(ctx, {"until": end_date, "agent": agent, "mode": "catchup"}, "catching up"), fmt)
+
+
+def _finish(ctx: typer.Context, total: dict[str, Any], fmt: Format) -> None:
+    """Print the run; when it gave up on failures, one line naming the provider and the last
+    reason on stderr, and exit code 1."""
+    emit(total, fmt, _render_run)
+    if total["stopped"] == "errors":
+        conf = settings(ctx).summarize
+        provider = f"{conf.provider} (preset {conf.preset})" if conf.preset else conf.provider
+        warn(f"error: gave up after {_MAX_FAILURES_IN_A_ROW} failed summaries in a row; provider {provider}: "
+             f"{total.get('last_error', 'see the failures above')}")
+        raise typer.Exit(1)
 
 
 def _slices(ctx: typer.Context, args: dict[str, Any], label: str) -> dict[str, Any]:
@@ -51,11 +65,17 @@ def _slices(ctx: typer.Context, args: dict[str, Any], label: str) -> dict[str, A
     with Progress("[progress.description]{task.description}", BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                   TimeRemainingColumn(), transient=True, disable=not sys.stderr.isatty()) as bar:
         task = bar.add_task(label, total=None)
+        streak = 0
         while True:
             result = _call_when_free(ctx, "iterate", {**args, "max_seconds": _SLICE_SECONDS})
             _add(total, result)
             bar.update(task, completed=total["summarized"], total=total["summarized"] + result["remaining"])
-            if result["stopped"] != "time":
+            streak = 0 if result.get("summarized") else streak + len(result.get("failed", {}))
+            if result["stopped"] == "time" and streak >= _MAX_FAILURES_IN_A_ROW:
+                total["stopped"] = "errors"
+            if result.get("failed"):
+                total["last_error"] = list(result["failed"].values())[-1]
+            if total["stopped"] != "time":
                 return total
 
 
