@@ -9,11 +9,20 @@ Wednesday, "may" the verb):
 * granularity day / week / month / year → that whole local period (weeks start on
   ``first_day_of_week`` and are not split at month boundaries here);
 * "morning" 06–12, "afternoon" 12–18, "evening" 18–24, "night" 18–06 narrow a day;
+* "last N units", "past N units" (units: hours, days, weeks, months, years; N in digits or
+  one … twelve), also after "in/over/within/during/for the": a rolling window from local
+  midnight of the same calendar day N units back (a month back from 31 March is 28
+  February) up to now, open-ended; hours count back from the instant itself. "past week"
+  (no number) is one unit back. A window reaching before 1970-01-01 starts there. "last
+  week", "last month" and "last year" without a number stay the previous calendar period;
 * "since X" / "after X" → from X's start until now; "before X" → up to X's start; "until X"
   / "till X" → up to X's end (X included, as ``--until`` does);
 * "between A and B", "from A to B" and "A..B" → from A's start to B's end (A borrows B's
   year when it has none: "between November and December 2024"); a range that ends
-  before it starts is refused;
+  before it starts is refused; "A.." runs from A's start up to now, "..B" from the
+  beginning to B's end;
+* a date written YYYY-MM-DD that does not exist ("2025-02-30") is an error naming it, not
+  words;
 * a lone month name followed by "of" and a word ("march of progress") and an article with
   a unit ("a week") are words, not times;
 * every day read must lie in the supported range of :mod:`tapestryd.clock`.
@@ -29,8 +38,8 @@ from datetime import date, datetime, time, timedelta, timezone
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from tapestryd.clock import (UnsupportedDateError, check_supported, month_period, parse_period_key, utc_range,
-                             year_period)
+from tapestryd.clock import (SUPPORTED_FROM, UnsupportedDateError, check_supported, month_period, parse_period_key,
+                             utc_range, year_period)
 from tapestryd.errors import TapestryError
 
 __all__ = ["TimeRange", "find_time_phrase", "parse_when"]
@@ -52,7 +61,11 @@ _MONTH_OF = re.compile(rf"^({'|'.join(_MONTHS.split())})\s+of\s+(?!\d{{4}}\b)\w"
 _ARTICLE_UNIT = re.compile(r"^(a|an|one)\s+(day|week|month|year)s?$", re.I)
 _RANGE_OPEN = re.compile(r"\b(between|from)\s+", re.I)
 _RANGE_JOIN = {"between": ("and",), "from": ("to", "until", "till", "through")}
-_DOTTED = re.compile(r"(?<!\S)(\S+\.\.\S+)(?!\S)")
+_DOTTED = re.compile(r"(?<!\S)((?:\S*[^\s.])?\.\.(?:[^\s.]\S*)?)(?!\S)")  # A..B, A.., ..B
+_NUMBERS = {w: n for n, w in enumerate("one two three four five six seven eight nine ten eleven twelve".split(), 1)}
+_ROLLING = re.compile(r"(?<!\w)(?:(?:in|over|within|during|for)\s+)?(?:the\s+)?(last|past|previous)\s+"
+                      rf"(?:(\d+|{'|'.join(_NUMBERS)})\s+)?(hour|day|week|month|year)s?\b", re.I)
+_ISO_DAY = re.compile(r"(?<![\w-])(?:(on|since|after|before|until|till)\s+)?(\d{4})-(\d{2})-(\d{2})(?![\w-])", re.I)
 _YEAR = re.compile(r"\b\d{4}\b")
 _RANGE_WORDS = 5  # the most words read as either end of a range
 
@@ -103,7 +116,8 @@ def find_time_phrase(query: str, *, now: datetime, tz: ZoneInfo,
     if not _CUE.search(query):
         return None, query
     text = _POSSESSIVE.sub(r"\1", query)
-    ranged = _find_range(text, now, tz, first_day_of_week)
+    _check_real_days(text)
+    ranged = _find_range(text, now, tz, first_day_of_week) or _find_rolling(text, now, tz)
     if ranged is not None:
         return ranged
     for found, _ in _search_dates(text, now, tz):
@@ -127,17 +141,22 @@ def parse_when(text: str, *, now: datetime, tz: ZoneInfo, first_day_of_week: int
     """Read a whole string as a date, period or range.
 
     Accepts period keys (``2026``, ``2026-03``, ``2026-03-04``, ``2026-03-30w``), ranges
-    ``A..B`` of any two whens, and any phrase :func:`find_time_phrase` understands
-    ("last week", "since March"). Raises TapestryError when the text is not a time, names
-    a day outside the supported range (UnsupportedDateError) or is a range that ends
-    before it starts.
+    ``A..B`` of any two whens (``A..`` up to now, ``..B`` from the beginning), and any
+    phrase :func:`find_time_phrase` understands ("last week", "last 3 months", "since
+    March"). Raises TapestryError when the text is not a time, names a day that does not
+    exist or lies outside the supported range (UnsupportedDateError), or is a range that
+    ends before it starts.
     """
     raw = text.strip()
     if ".." in raw:
-        lo_text, _, hi_text = raw.partition("..")
-        lo = parse_when(lo_text, now=now, tz=tz, first_day_of_week=first_day_of_week)
-        hi = parse_when(hi_text, now=now, tz=tz, first_day_of_week=first_day_of_week)
-        return _span(raw, lo, hi, tz)
+        lo_text, _, hi_text = (part.strip() for part in raw.partition(".."))
+        if not lo_text and not hi_text:
+            raise _Unreadable(f"cannot read {text!r} as a date, period or range (try 2026-03-01..2026-03-15,"
+                              " 2026-03-01.. or ..2026-03-15)")
+        lo = parse_when(lo_text, now=now, tz=tz, first_day_of_week=first_day_of_week) if lo_text else None
+        hi = parse_when(hi_text, now=now, tz=tz, first_day_of_week=first_day_of_week) if hi_text else None
+        return _span(raw, lo, hi, now, tz)
+    _check_real_days(raw)
     if _ISO_KEY.match(raw):
         return _from_period_key(raw, tz, first_day_of_week)
     found, rest = find_time_phrase(raw, now=now, tz=tz, first_day_of_week=first_day_of_week)
@@ -151,12 +170,72 @@ class _Unreadable(TapestryError):
     """Text that is not a time at all (as opposed to a time out of range or reversed)."""
 
 
-def _span(phrase: str, lo: TimeRange, hi: TimeRange, tz: ZoneInfo) -> TimeRange:
-    """From ``lo``'s start to ``hi``'s end; raises TapestryError when ``hi`` ends before ``lo`` starts."""
-    if hi.last < lo.first:
+def _span(phrase: str, lo: TimeRange | None, hi: TimeRange | None, now: datetime, tz: ZoneInfo) -> TimeRange:
+    """From ``lo``'s start (None: the beginning) to ``hi``'s end (None: now).
+
+    Raises TapestryError when ``hi`` ends before ``lo`` starts.
+    """
+    if lo is not None and hi is not None and hi.last < lo.first:
         raise TapestryError(f"{phrase!r} ends ({hi.last.isoformat()}) before it starts ({lo.first.isoformat()});"
                             " put the earlier date first")
-    return TimeRange(phrase, lo.since, hi.until, lo.first, hi.last, "range", tz.key)
+    first = lo.first if lo else SUPPORTED_FROM
+    last = hi.last if hi else max(now.astimezone(tz).date(), first)
+    return TimeRange(phrase, lo.since if lo else None, hi.until if hi else None, first, last, "range", tz.key)
+
+
+def _find_rolling(text: str, now: datetime, tz: ZoneInfo) -> tuple[TimeRange, str] | None:
+    """The first "last N units" / "past N units" window in ``text`` (see the module docstring), and the rest."""
+    for match in _ROLLING.finditer(text):
+        word, count, unit = match.group(1).lower(), (match.group(2) or "").lower(), match.group(3).lower()
+        if not count and word != "past":
+            continue  # "last week": the previous calendar week, read by dateparser
+        n = _NUMBERS[count] if count in _NUMBERS else int(count or 1)
+        rest = " ".join((text[:match.start()] + " " + text[match.end():]).split())
+        return _rolling(match.group(0), n, unit, now, tz), rest
+    return None
+
+
+def _rolling(phrase: str, n: int, unit: str, now: datetime, tz: ZoneInfo) -> TimeRange:
+    """From local midnight of the day ``n`` ``unit``s before ``now`` (``n`` hours before, for hours), open-ended."""
+    today = now.astimezone(tz).date()
+    if unit == "hour":
+        floor = utc_range(SUPPORTED_FROM, SUPPORTED_FROM, tz)[0]
+        back = now.astimezone(timezone.utc) - floor
+        since = floor if n * 3600 >= back.total_seconds() else now.astimezone(timezone.utc) - timedelta(hours=n)
+        return TimeRange(phrase, since, None, since.astimezone(tz).date(), today, "range", tz.key)
+    first = _days_back(today, n, unit)
+    return TimeRange(phrase, utc_range(first, first, tz)[0], None, first, today, "range", tz.key)
+
+
+def _days_back(today: date, n: int, unit: str) -> date:
+    """``today`` moved back ``n`` units (day clamped to the month's length), at least SUPPORTED_FROM."""
+    if unit in ("day", "week"):
+        ordinal = today.toordinal() - n * (7 if unit == "week" else 1)
+        return date.fromordinal(ordinal) if ordinal >= SUPPORTED_FROM.toordinal() else SUPPORTED_FROM
+    months = today.year * 12 + today.month - 1 - n * (12 if unit == "year" else 1)
+    if months < SUPPORTED_FROM.year * 12:
+        return SUPPORTED_FROM
+    year, month = divmod(months, 12)
+    return date(year, month + 1, min(today.day, month_period(date(year, month + 1, 1)).end.day))
+
+
+def _check_real_days(text: str) -> None:
+    """Raise TapestryError naming the first YYYY-MM-DD in ``text`` that is no calendar day ("2025-02-30")."""
+    for match in _ISO_DAY.finditer(text):
+        year, month, day = (int(g) for g in match.group(2, 3, 4))
+        try:
+            date(year, month, day)
+        except ValueError:
+            raise TapestryError(f"{match.group(0)!r} is not a valid date: {_why_no_day(year, month)}") from None
+
+
+def _why_no_day(year: int, month: int) -> str:
+    if not 1 <= month <= 12:
+        return "months run from 01 to 12"
+    if year < 1:
+        return "years start at 0001"
+    last = month_period(date(year, month, 1)).end
+    return f"{last.strftime('%B')} {year} has {last.day} days"
 
 
 def _find_range(text: str, now: datetime, tz: ZoneInfo, fdow: int) -> tuple[TimeRange, str] | None:
@@ -193,7 +272,7 @@ def _range_at(text: str, opener: re.Match[str], words: list[re.Match[str]], join
         end = opener.end() + words[stop - 1].end()
         phrase = text[opener.start():end].rstrip(",.;:?!")
         rest = " ".join((text[:opener.start()] + " " + text[opener.start() + len(phrase):].lstrip(",.;:")).split())
-        return _span(phrase, lo, hi, tz), rest
+        return _span(phrase, lo, hi, now, tz), rest
     return None
 
 
