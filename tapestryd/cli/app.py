@@ -72,15 +72,26 @@ def call(ctx: typer.Context, op: str, args: dict[str, Any], *, local_args: Optio
     """
     from tapestryd.daemon.local import call as call_here_or_daemon
 
-    return call_here_or_daemon(settings(ctx), op, args, timeout=timeout, local_args=local_args, on_local=_say_local)
+    conf = settings(ctx)
+    return call_here_or_daemon(conf, op, args, timeout=timeout, local_args=local_args,
+                               on_local=lambda name: _say_local(conf, name))
 
 
-def _say_local(op: str) -> None:
+def _say_local(conf: Settings, op: str) -> None:
+    """Before a read op runs here: say so, and warn when the projections lag behind the log
+    (an import cut short), since the answer then misses what they have not applied."""
     from tapestryd.daemon.ops import find_op
+    from tapestryd.paths import paths_for
+    from tapestryd.queries.status import events_behind
 
     spec = find_op(op)
-    if spec is not None and spec.kind == "read":
-        warn("tapestryd is not running; answering from the database read-only")
+    if spec is None or spec.kind != "read":
+        return
+    warn("tapestryd is not running; answering from the database read-only")
+    behind = events_behind(paths_for(conf))
+    if behind:
+        warn(f"warning: the projections are {behind} events behind the log (an import cut short?), so answers "
+             "may miss them; start the daemon (`tapestryd`) or run `tapestryctl rebuild` to bring them up to date")
 
 
 def emit(data: Any, fmt: Format, text: Callable[[Any], str]) -> None:

@@ -14,14 +14,19 @@ in place as ``{"error": "..."}`` instead of failing the whole status.
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any, Callable
+
+import sqlite3
 
 from tapestryd.db import connect, translate_errors
 from tapestryd.errors import StoreError
+from tapestryd.paths import Paths
 from tapestryd.projections import checkpoints, default_projections
 from tapestryd.queries.reader import Reader
 
-__all__ = ["SECTIONS", "build_status", "log_last_seq", "projection_lag", "status_section", "store_counts"]
+__all__ = ["SECTIONS", "build_status", "events_behind", "log_last_seq", "projection_lag", "status_section",
+           "store_counts"]
 
 Section = Callable[[Reader], Any]
 SECTIONS: dict[str, Section] = {}
@@ -76,3 +81,31 @@ def projection_lag(reader: Reader) -> dict[str, Any]:
     names += [name for name in marks if name not in names]
     return {"last_seq": last, "checkpoints": {n: marks.get(n, 0) for n in names},
             "lag": {n: max(0, last - marks.get(n, 0)) for n in names}}
+
+
+def events_behind(paths: Paths) -> int:
+    """How many events of the log the slowest projection has not applied (an import cut short).
+
+    Two small read-only queries: the log's last seq and the lowest checkpoint. 0 when either
+    database is missing or unreadable (the query that follows says what is wrong).
+    """
+    if not paths.events_db.exists() or not paths.projections_db.exists():
+        return 0
+    try:
+        last = _scalar(paths.events_db, "SELECT COALESCE(MAX(seq), 0) FROM events")
+        conn = connect(paths.projections_db, readonly=True)
+        try:
+            marks = checkpoints(conn)
+        finally:
+            conn.close()
+    except (sqlite3.Error, StoreError):
+        return 0
+    return max(0, last - min(marks.values(), default=0))
+
+
+def _scalar(db: Path, sql: str) -> int:
+    conn = connect(db, readonly=True)
+    try:
+        return int(conn.execute(sql).fetchone()[0])
+    finally:
+        conn.close()

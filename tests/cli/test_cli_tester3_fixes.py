@@ -3,6 +3,7 @@ projections are warned about, unknown agents are named, level names and threshol
 
 from __future__ import annotations
 
+import importlib
 import json
 import socket
 import threading
@@ -15,13 +16,16 @@ from typing import Any, Iterator
 import pytest
 from typer.testing import CliRunner, Result
 
-import tapestryd.cli.main  # noqa: F401  (registers every command)
 from tapestryd.cli.app import app
+from tapestryd.cli.main import COMMAND_MODULES
 from tapestryd.config import load_settings
 from tapestryd.daemon.runtime import Runtime
 from tapestryd.events import MessageRecorded, NewEvent, event_id, format_utc
 
 T0 = datetime(2025, 6, 14, 10, 0, tzinfo=timezone.utc)
+
+for _module in COMMAND_MODULES:  # each registers its commands on ``app``
+    importlib.import_module(_module)
 
 
 def message(conversation: str, key: str, text: str, *, agent: str = "chatgpt", minute: int = 0) -> NewEvent:
@@ -107,3 +111,20 @@ def test_iterate_gives_up_across_slices_on_a_failing_provider(home: Path, failin
     last = result.output.strip().splitlines()[-1]
     assert last.startswith("error: gave up after 3 failed summaries in a row; provider openai: ")
     assert f"{failing.url}/chat/completions: HTTP 500" in last
+
+
+def test_read_commands_warn_when_the_projections_are_behind_the_log(home: Path) -> None:
+    """After an import cut short (events logged, not projected), local answers say they are stale."""
+    fill(home)
+    for command in (["search", "braid"], ["stats"], ["conversations"]):
+        assert "behind the log" not in run(*command).stderr
+    with Runtime.open(load_settings(home)) as runtime:
+        runtime.store.append([message("chatgpt:c", "m3", "Tune the guitar", minute=9),
+                              message("chatgpt:c", "m4", "Drop D tuning", minute=10)])
+    for command in (["search", "guitar"], ["stats"], ["conversations"], ["status"]):
+        result = run(*command)
+        assert result.exit_code == 0, result.output
+        assert "the projections are 2 events behind the log" in result.stderr
+        assert "`tapestryctl rebuild`" in result.stderr
+    assert "2 events behind" not in run("rebuild").stderr
+    assert "behind the log" not in run("search", "guitar").stderr
