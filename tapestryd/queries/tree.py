@@ -13,7 +13,7 @@ import sqlite3
 from pathlib import Path
 from typing import Any
 
-from tapestryd.clock import parse_period_key, period_of
+from tapestryd.clock import UnsupportedDateError, parse_period_key, period_of
 from tapestryd.db import translate_errors
 from tapestryd.errors import TapestryError
 from tapestryd.paths import Paths
@@ -150,6 +150,8 @@ def resolve_nodes(conn: sqlite3.Connection, level: int, when: str, *, first_day_
     """
     try:
         day = parse_period_key(when.strip(), first_day_of_week).start
+    except UnsupportedDateError:
+        raise
     except ValueError as exc:
         raise TapestryError(f"not a date, month or year: {when!r} (expected 2026-03-04, 2026-03 or 2026)") from exc
     start = period_of(max(level, 1), day, first_day_of_week).start.isoformat()
