@@ -27,7 +27,7 @@ from zoneinfo import ZoneInfo
 from tapestryd.db import translate_errors
 from tapestryd.events.types import parse_utc
 from tapestryd.queries.reader import Reader
-from tapestryd.queries.search import RRF_K, SearchFilters, message_hits, search
+from tapestryd.queries.search import RRF_K, SearchFilters, message_hits, search, with_conversation_key
 from tapestryd.queries.sessions import rank_conversations
 from tapestryd.queries.similar import similar
 
@@ -48,7 +48,7 @@ def hybrid_search(reader: Reader, query: str, filters: SearchFilters = SearchFil
     ``widen`` as in :func:`search`. Raises TapestryError as :func:`search` and
     :func:`similar` do.
     """
-    depth = max(pool, limit)
+    depth, filters = max(pool, limit), with_conversation_key(reader, filters)
     lexical = search(reader, query, filters, now=now, limit=depth, widen=widen)
     window = filters
     if lexical["time"]:

@@ -12,6 +12,9 @@
   before ranking and is echoed back (:mod:`tapestryd.queries.timephrase`); when the range
   holds fewer matches than asked for, matches from other times follow, marked as such. A
   query that is only a time phrase lists that period's messages, newest first.
+* ``conversation`` may be a conversation's full key or a unique end of it at least
+  :data:`CONVERSATION_MIN_END` characters long, as ``show`` and ``forget --conversation``
+  take it (:func:`~tapestryd.queries.conversations.find_conversation`).
 * ``regex`` mode scans message text with Python's ``re`` (case-insensitive), newest first.
 * Speed: FTS5 must score every match, which at a million messages takes 100–200 ms for a
   word found in one message in seven. In the daemon the warm index
@@ -39,6 +42,7 @@ from tapestryd.events.types import format_utc, parse_utc
 from tapestryd.projections.tfidf import LexicalQuery
 from tapestryd.projections.warmdocs import micros
 from tapestryd.queries.ftsrank import RANK_WINDOW, message_where, ranked_ids
+from tapestryd.queries.conversations import ambiguity, find_conversation
 from tapestryd.queries.nodes import has_nodes
 from tapestryd.queries.reader import Reader
 from tapestryd.queries.snippets import query_stems, snippet
@@ -47,13 +51,15 @@ from tapestryd.queries.timephrase import TimeRange, find_time_phrase
 from tapestryd.queries.tokens import flatten
 from tapestryd.queries.warm import warm_index
 
-__all__ = ["LEVELS", "SORTS", "SearchFilters", "SearchHit", "content_terms", "fts_expression", "fts_ranking",
-           "list_period", "message_hits", "outside_range", "rrf_merge", "search", "search_messages", "search_regex",
-           "search_summaries"]
+__all__ = ["CONVERSATION_MIN_END", "LEVELS", "SORTS", "SearchFilters", "SearchHit", "content_terms", "fts_expression",
+           "fts_ranking", "list_period", "message_hits", "outside_range", "rrf_merge", "search", "search_messages",
+           "search_regex", "search_summaries", "with_conversation_key"]
 
 LEVELS = ("all", "messages", "summaries", "L0", "L1", "L2", "L3", "L4")
 SORTS = ("relevance", "time")
 RRF_K = 60
+CONVERSATION_MIN_END = 6
+"""The fewest characters of a key's end that ``--conversation`` takes (as ``forget --conversation``)."""
 _TERM = re.compile(r"\w+", re.UNICODE)
 _MESSAGE_COLUMNS = "m.id, m.conversation, m.message_key, c.title, m.agent, m.role, m.ts"
 
@@ -130,9 +136,10 @@ def search(reader: Reader, query: str, filters: SearchFilters = SearchFilters(),
     the range are returned, unless ``widen``: then, when fewer than ``limit`` match there,
     matches from other times follow, each marked ``extra.outside_range`` and counted in
     ``outside`` (a phrase may name when something happened rather than when it was
-    discussed). Raises TapestryError
-    for an unknown sort or level, or an invalid regular expression.
+    discussed). Raises TapestryError for an unknown sort or level, an invalid regular
+    expression, or a conversation filter :func:`with_conversation_key` refuses.
     """
+    filters = with_conversation_key(reader, filters)
     if sort not in SORTS:
         raise TapestryError(f"unknown sort {sort!r}; expected one of {', '.join(SORTS)}")
     if filters.level not in LEVELS:
@@ -151,6 +158,25 @@ def search(reader: Reader, query: str, filters: SearchFilters = SearchFilters(),
     return {"query": query, "terms": terms, "time": found.to_dict() if found else None, "sort": sort,
             "level": filters.level, "regex": regex, "outside": len(outside),
             "hits": [h.to_dict() for h in hits + outside]}
+
+
+def with_conversation_key(reader: Reader, filters: SearchFilters) -> SearchFilters:
+    """``filters`` with ``conversation`` made the full key it names (unchanged when empty).
+
+    Takes the full key or a unique end of one at least :data:`CONVERSATION_MIN_END`
+    characters long. Raises TapestryError when the end ends several keys (naming them), is
+    shorter, or ends none.
+    """
+    ref = filters.conversation
+    if not ref:
+        return filters
+    found = find_conversation(reader, ref)
+    if found is not None and (found["key"] == ref or len(ref) >= CONVERSATION_MIN_END):
+        return replace(filters, conversation=str(found["key"]))
+    if found is not None:
+        raise TapestryError(f"--conversation {ref!r} is too short: give the full key or its last "
+                            f"{CONVERSATION_MIN_END} or more characters (see `tapestryctl conversations`)")
+    raise TapestryError(f"{ambiguity(reader, ref) or f'no conversation matches {ref!r}'} (see `tapestryctl conversations`)")
 
 
 def outside_range(inside: list[SearchHit], anywhere: list[SearchHit], limit: int) -> list[SearchHit]:

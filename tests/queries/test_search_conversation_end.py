@@ -1,0 +1,73 @@
+"""search --conversation takes the full key or a unique end of 6+ characters, as forget does;
+an ambiguous, too short or unknown end is one clear error."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from datetime import datetime
+
+import pytest
+from query_helpers import PARIS, History
+
+from tapestryd.config import load_settings
+from tapestryd.daemon.ops.safety_ops import MIN_END
+from tapestryd.errors import TapestryError
+from tapestryd.queries.hybrid import hybrid_search
+from tapestryd.queries.reader import Reader
+from tapestryd.queries.search import CONVERSATION_MIN_END, SearchFilters, search
+
+NOW = datetime(2026, 3, 5, 12, 0, tzinfo=PARIS)
+
+
+@pytest.fixture
+def reader(history: History) -> Reader:
+    history.message("claude-ai:tool-conv-002", datetime(2026, 3, 3, 10, tzinfo=PARIS), "python tool call", agent="claude")
+    history.message("claude-ai:tool-conv-002", datetime(2026, 3, 3, 10, 5, tzinfo=PARIS),
+                    "the tool call returned a python traceback from the tool call wrapper", agent="claude")
+    history.message("claude-ai:tool-conv-002", datetime(2026, 3, 3, 10, 9, tzinfo=PARIS), "call it once more",
+                    agent="claude")
+    history.message("chatgpt:tool-conv-102", datetime(2026, 3, 3, 11, tzinfo=PARIS), "python elsewhere",
+                    agent="chatgpt")
+    history.message("chatgpt:other-conv-102", datetime(2026, 3, 3, 12, tzinfo=PARIS), "python again", agent="chatgpt")
+    history.commit()
+    return Reader.open(load_settings(history.settings.home))
+
+
+def conversations(result: dict) -> set[str]:
+    return {h["conversation"] for h in result["hits"]}
+
+
+@pytest.mark.parametrize("ref", ["tool-conv-002", "conv-002", "claude-ai:tool-conv-002"])
+def test_a_unique_end_finds_the_conversation(reader: Reader, ref: str) -> None:
+    assert conversations(search(reader, "python", SearchFilters(conversation=ref), now=NOW)) == {
+        "claude-ai:tool-conv-002"}
+    hybrid = hybrid_search(reader, "python", SearchFilters(conversation=ref), now=NOW)
+    full = hybrid_search(reader, "python", SearchFilters(conversation="claude-ai:tool-conv-002"), now=NOW)
+    assert conversations(hybrid) == {"claude-ai:tool-conv-002"} and hybrid == full
+
+
+def test_an_end_of_several_keys_names_them(reader: Reader) -> None:
+    with pytest.raises(TapestryError, match="'conv-102' is ambiguous.*chatgpt:other-conv-102, chatgpt:tool-conv-102"):
+        search(reader, "python", SearchFilters(conversation="conv-102"), now=NOW)
+
+
+def test_a_short_or_unknown_end_is_refused(reader: Reader) -> None:
+    with pytest.raises(TapestryError, match="--conversation '002' is too short: give the full key or its last 6"):
+        search(reader, "python", SearchFilters(conversation="002"), now=NOW)
+    with pytest.raises(TapestryError, match="no conversation matches 'nowhere-999'"):
+        search(reader, "python", SearchFilters(conversation="nowhere-999"), now=NOW)
+
+
+def test_search_takes_the_same_shortest_end_as_forget() -> None:
+    assert CONVERSATION_MIN_END == MIN_END
+
+
+def test_the_cli_searches_one_conversation_by_its_end(reader: Reader) -> None:
+    done = subprocess.run([sys.executable, "-m", "tapestryd.cli", "search", "python", "--conversation",
+                           "tool-conv-002", "-f", "jsonl"], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0 and done.stdout.count('"conversation":"claude-ai:tool-conv-002"') == 2
+    assert done.stdout.count("\n") == 2
+    bad = subprocess.run([sys.executable, "-m", "tapestryd.cli", "search", "python", "--conversation", "conv-102"],
+                         capture_output=True, text=True, timeout=60)
+    assert bad.returncode == 1 and "ambiguous" in bad.stderr and "Traceback" not in bad.stderr
