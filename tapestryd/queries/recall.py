@@ -38,7 +38,10 @@ def cover(first: date, last: date, first_day_of_week: int = 0) -> list[Period]:
 
 
 def recall(reader: Reader, when: str, *, now: datetime, agent: str = "") -> dict[str, Any]:
-    """The best available nodes for ``when`` (a date, period key, phrase or ``A..B`` range).
+    """The best available nodes for ``when`` (a date, period key, phrase, ``A..B``, ``A..`` or ``..B``).
+
+    A range open at its end, or a rolling window ("last 3 months"), stops at today; one open
+    at its start begins at the first recorded day.
 
     Returns ``{when, range, periods, nodes, conversations}``: ``nodes`` each with their
     ``sources`` (links down), ``conversations`` listing the range's conversations when no
