@@ -20,6 +20,7 @@ from tapestryd.cli.app import app
 from tapestryd.cli.main import COMMAND_MODULES
 from tapestryd.config import load_settings
 from tapestryd.daemon.runtime import Runtime
+from tapestryd.errors import TapestryError
 from tapestryd.events import MessageRecorded, NewEvent, event_id, format_utc
 
 T0 = datetime(2025, 6, 14, 10, 0, tzinfo=timezone.utc)
@@ -47,6 +48,12 @@ def fill(home: Path, *, project: bool = True) -> None:
 def run(*args: str) -> Result:
     """tapestryctl ``args`` in process (no daemon runs, so everything is answered locally)."""
     return CliRunner().invoke(app, list(args))
+
+
+def error_of(result: Result) -> str:
+    """The message of the TapestryError a command raised (``tapestryctl`` prints it as ``error: …``)."""
+    assert isinstance(result.exception, TapestryError), result.output
+    return result.exception.message
 
 
 class Failing:
@@ -128,3 +135,30 @@ def test_read_commands_warn_when_the_projections_are_behind_the_log(home: Path) 
         assert "`tapestryctl rebuild`" in result.stderr
     assert "2 events behind" not in run("rebuild").stderr
     assert "behind the log" not in run("search", "guitar").stderr
+
+
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "sources"
+
+
+def test_ingest_refuses_an_agent_that_is_neither_configured_nor_stored(home: Path) -> None:
+    export = FIXTURES / "chatgpt" / "conversations.json"
+    assert error_of(run("ingest", str(export), "--agent", "nope")).startswith(
+        "no agent named 'nope'; known: chatgpt, claude-ai, claude-code; to use a new label, add [agents.nope]")
+    assert not (home / "data" / "events.db").exists() or "nope" not in run("stats", "-f", "json").stdout
+    (home / "tapestry.toml").write_text((home / "tapestry.toml").read_text() + '[agents.work]\nparser = "chatgpt"\n')
+    assert run("ingest", str(export), "--agent", "work").exit_code == 0
+    assert json.loads(run("conversations", "--agent", "work", "-f", "json").stdout)
+
+
+@pytest.mark.parametrize("command", [["search", "braid", "--agent", "chatgtp"], ["context", "--agent", "chatgtp"],
+                                     ["tree", "--agent", "chatgtp"], ["conversations", "--agent", "chatgtp"],
+                                     ["recall", "2025-06", "--agent", "chatgtp"]])
+def test_read_commands_name_an_unknown_agent(home: Path, command: list[str]) -> None:
+    fill(home)
+    assert error_of(run(*command)) == "no agent named 'chatgtp'; known: chatgpt, claude-ai, claude-code"
+
+
+def test_a_configured_agent_without_data_answers_empty(home: Path) -> None:
+    fill(home)
+    result = run("search", "braid", "--agent", "claude-code", "-f", "json")
+    assert result.exit_code == 0 and json.loads(result.stdout) == []

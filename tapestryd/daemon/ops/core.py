@@ -7,7 +7,7 @@ from typing import Any
 
 from tapestryd import __version__
 from tapestryd.clock import check_supported
-from tapestryd.daemon.ops.query_ops import now_of
+from tapestryd.daemon.ops.query_ops import check_agent, now_of
 from tapestryd.daemon.ops.registry import read_op, write_op
 from tapestryd.daemon.runtime import Runtime
 from tapestryd.errors import TapestryError
@@ -44,7 +44,7 @@ def search(reader: Reader, args: dict[str, Any]) -> dict[str, Any]:
     if args.get("role") and args["role"] not in ROLES:
         raise TapestryError(f"role must be one of {', '.join(ROLES)}, got {args['role']!r}")
     filters = SearchFilters(
-        agent=str(args.get("agent") or ""), role=str(args.get("role") or ""),
+        agent=check_agent(reader.settings, reader.conn, args.get("agent")), role=str(args.get("role") or ""),
         conversation=str(args.get("conversation") or ""), level=str(args.get("level") or "all"),
         since=_when(reader, args.get("since"), now, "since"), until=_when(reader, args.get("until"), now, "until"),
     )
@@ -73,7 +73,8 @@ def _when(reader: Reader, value: Any, now: Any, end: str) -> Any:
 @read_op("conversations")
 def conversations(reader: Reader, args: dict[str, Any]) -> list[dict[str, Any]]:
     """Recent conversations; args: agent, limit."""
-    return list_conversations(reader, agent=str(args.get("agent") or ""), limit=_limit(args, 50))
+    return list_conversations(reader, agent=check_agent(reader.settings, reader.conn, args.get("agent")),
+                              limit=_limit(args, 50))
 
 
 @read_op("show")
@@ -103,10 +104,11 @@ def ingest(runtime: Runtime, args: dict[str, Any]) -> dict[str, Any]:
     from tapestryd.daemon.peer import PEER_ARG, check_readable
     from tapestryd.sources.ingest import ingest_paths
 
+    agent = check_agent(runtime.settings, runtime.projector.conn, args.get("agent"), new_label=True)
     paths = [Path(p) for p in args.get("paths", [])]
     check_readable(paths, args.get(PEER_ARG))  # over the socket: only what the requesting uid can read
     receipt = runtime.projector.alongside(lambda: ingest_paths(
-        runtime.store, paths, settings=runtime.settings, agent=args.get("agent") or None,
+        runtime.store, paths, settings=runtime.settings, agent=agent or None,
         parser=str(args.get("parser") or "auto"), progress=args.get("_progress")))
     return receipt.to_dict()
 

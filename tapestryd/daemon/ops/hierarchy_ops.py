@@ -16,6 +16,7 @@ from tapestryd.clock import SystemClock, check_supported
 from tapestryd.daemon.dayclose import close_days
 from tapestryd.daemon.hierarchy_jobs import Host, record_checks, record_run, repair_job
 from tapestryd.daemon.ops.daemon_ops import DAEMON_ARG
+from tapestryd.daemon.ops.query_ops import check_agent
 from tapestryd.daemon.ops.registry import read_op, write_op
 from tapestryd.daemon.runtime import Runtime
 from tapestryd.daemon.summarizer import Target, exclusive, summarize_dirty, summarize_keys
@@ -42,7 +43,8 @@ def iterate(runtime: Runtime, args: dict[str, Any]) -> dict[str, Any]:
         closed = close_days(runtime, clock)
         with _summarizer(runtime, args) as summarizer:
             report = summarize_dirty(Target.of(runtime), summarizer, until=_iso_date(args.get("until")),
-                                     agent=str(args.get("agent") or ""), mode=mode, budget=_budget(runtime),
+                                     agent=check_agent(runtime.settings, runtime.projector.conn, args.get("agent")),
+                                     mode=mode, budget=_budget(runtime),
                                      max_seconds=_seconds(args.get("max_seconds")), progress=args.get("_progress"))
         result = {"days_closed": closed, **report.to_dict()}
         record_run(runtime.paths, clock, "iterate" if mode == "context" else "catchup", result, report)
@@ -87,7 +89,8 @@ def repair_op(runtime: Runtime, args: dict[str, Any]) -> dict[str, Any]:
 @read_op("tree")
 def tree_op(reader: Reader, args: dict[str, Any]) -> list[dict[str, Any]]:
     """The summary tree; args: agent, start, end (local ISO dates), min_level (0–4, default 1)."""
-    return tree(reader, agent=str(args.get("agent") or ""), start=_iso_date(args.get("start")),
+    return tree(reader, agent=check_agent(reader.settings, reader.conn, args.get("agent")),
+                start=_iso_date(args.get("start")),
                 end=_iso_date(args.get("end")), min_level=_level(args.get("min_level", 1)))
 
 

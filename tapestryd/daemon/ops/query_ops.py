@@ -8,10 +8,12 @@ the wall clock.
 
 from __future__ import annotations
 
+import sqlite3
 from datetime import datetime
 from typing import Any
 
 from tapestryd.clock import SystemClock
+from tapestryd.config import Settings
 from tapestryd.daemon.ops.registry import read_op
 from tapestryd.errors import TapestryError
 from tapestryd.events.types import parse_utc
@@ -21,7 +23,7 @@ from tapestryd.queries.recall import recall, show_node
 from tapestryd.queries.similar import similar
 from tapestryd.queries.timephrase import parse_when
 
-__all__ = ["now_of", "positive_int"]
+__all__ = ["check_agent", "now_of", "positive_int"]
 
 
 def now_of(args: dict[str, Any]) -> datetime:
@@ -55,6 +57,35 @@ def positive_int(args: dict[str, Any], name: str, default: int | None, *, most: 
     return min(number, most)
 
 
+def check_agent(settings: Settings, conn: sqlite3.Connection, agent: Any, *, new_label: bool = False) -> str:
+    """``agent`` ('' for every agent) when it is configured (``[agents.*]`` and the defaults) or
+    has conversations stored; else raises TapestryError naming the known agents.
+
+    ``new_label`` (ingest) adds how to introduce a new label. One indexed-free lookup that
+    stops at the first conversation, run only for a name that is not configured.
+    """
+    name = str(agent or "")
+    if not name or settings.agent(name) is not None or _has_data(conn, name):
+        return name
+    known = sorted({a.name for a in settings.agents} | set(_data_agents(conn)))
+    hint = f"; to use a new label, add [agents.{name}] to {settings.config_file}" if new_label else ""
+    raise TapestryError(f"no agent named {name!r}; known: {', '.join(known)}{hint}")
+
+
+def _has_data(conn: sqlite3.Connection, agent: str) -> bool:
+    try:
+        return conn.execute("SELECT 1 FROM conversations WHERE agent = ? LIMIT 1", (agent,)).fetchone() is not None
+    except sqlite3.OperationalError:  # no projections yet
+        return False
+
+
+def _data_agents(conn: sqlite3.Connection) -> list[str]:
+    try:
+        return [row[0] for row in conn.execute("SELECT DISTINCT agent FROM conversations")]
+    except sqlite3.OperationalError:
+        return []
+
+
 @read_op("context")
 def context(reader: Reader, args: dict[str, Any]) -> dict[str, Any]:
     """Telescoping context; args: date, agent, project, max_tokens, format (text|markdown|json),
@@ -64,7 +95,7 @@ def context(reader: Reader, args: dict[str, Any]) -> dict[str, Any]:
     if args.get("date"):
         anchor = parse_when(str(args["date"]), now=now, tz=reader.tz,
                             first_day_of_week=reader.settings.first_day_of_week).last
-    request = ContextRequest(anchor=anchor, agent=str(args.get("agent") or ""),
+    request = ContextRequest(anchor=anchor, agent=check_agent(reader.settings, reader.conn, args.get("agent")),
                              project=str(args.get("project") or ""),
                              max_tokens=positive_int(args, "max_tokens", None),
                              fmt=str(args.get("format") or "text"), recent=positive_int(args, "recent", 30, most=500) or 30,
@@ -88,7 +119,7 @@ def recall_op(reader: Reader, args: dict[str, Any]) -> dict[str, Any]:
     when = str(args.get("when") or "").strip()
     if not when:
         raise TapestryError("recall needs a date, period or range (e.g. 2026-03, 'last week', 2026-03-01..2026-03-15)")
-    return recall(reader, when, now=now_of(args), agent=str(args.get("agent") or ""))
+    return recall(reader, when, now=now_of(args), agent=check_agent(reader.settings, reader.conn, args.get("agent")))
 
 
 @read_op("node")
