@@ -8,8 +8,10 @@
   becomes FTS5 syntax. Every content word must match first; when that finds fewer than
   ``limit`` hits, matches of any content word fill the rest (questions rarely share all
   their words with the answer).
-* A time phrase in the query ("yesterday", "last week", "since March") narrows the range
-  before ranking and is echoed back (:mod:`tapestryd.queries.timephrase`); when the range
+* A time phrase in the query ("yesterday", "last week", "since March", "last 3 months",
+  "2025-06-14..") narrows the range before ranking and is echoed back
+  (:mod:`tapestryd.queries.timephrase`: "last N units" runs from local midnight N units
+  back up to now; "last week" is the previous calendar week); when the range
   holds fewer matches than asked for, matches from other times follow, marked as such. A
   query that is only a time phrase lists that period's messages, newest first.
 * ``conversation`` may be a conversation's full key or a unique end of it at least
@@ -41,8 +43,8 @@ from tapestryd.errors import TapestryError
 from tapestryd.events.types import format_utc, parse_utc
 from tapestryd.projections.tfidf import LexicalQuery
 from tapestryd.projections.warmdocs import micros
-from tapestryd.queries.ftsrank import RANK_WINDOW, message_where, ranked_ids
 from tapestryd.queries.conversations import ambiguity, find_conversation
+from tapestryd.queries.ftsrank import RANK_WINDOW, message_where, ranked_ids
 from tapestryd.queries.nodes import has_nodes
 from tapestryd.queries.reader import Reader
 from tapestryd.queries.snippets import query_stems, snippet

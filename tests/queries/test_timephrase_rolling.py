@@ -83,7 +83,7 @@ def test_parse_when_reads_open_ends_on_either_side() -> None:
 
 
 def test_an_ellipsis_after_a_date_is_not_an_open_range() -> None:
-    found, left = find_time_phrase("on 2025-06-14... then", now=NOW, tz=PARIS)
+    found, _ = find_time_phrase("on 2025-06-14... then", now=NOW, tz=PARIS)
     assert found is not None and (found.first, found.last) == (date(2025, 6, 14), date(2025, 6, 14))
 
 
