@@ -55,9 +55,13 @@ def ingest(ctx: typer.Context,
            agent: Optional[str] = typer.Option(None, "--agent", help="Agent label (default: from the parser)."),
            parser: str = typer.Option("auto", "--parser", help="auto, claude-code, chatgpt or claude."),
            fmt: Format = typer.Option(Format.text, "-f", "--format", help="Receipt as text or json.")) -> None:
-    """Import exports and session files; print a receipt of what was new, known, skipped or wrong."""
+    """Import exports and session files; print a receipt of what was new, known, skipped or wrong.
+
+    A missing path is an error in the receipt while the others are imported; the exit code is 1 only
+    when nothing could be imported.
+    """
     missing = [str(p) for p in paths if not p.exists()]
-    if missing:
+    if len(missing) == len(paths):
         raise TapestryError(f"no such file or folder: {', '.join(missing)}")
     args = {"paths": [str(p.resolve()) for p in paths], "agent": agent, "parser": parser}
     with _progress() as progress:

@@ -1,11 +1,15 @@
-"""The import inbox: a file dropped into the inbox folder is imported once complete, then filed away.
+"""The import inbox: a file or folder dropped into the inbox folder is imported once complete, then filed away.
 
 * A file is complete when its size and modification time have not changed for
   ``settle`` seconds (:class:`SettleTracker`); names a browser or editor uses while still
-  writing (``*.part``, ``*.crdownload``, ``*.tmp``, dot-files) are never picked up.
+  writing (``*.part``, ``*.crdownload``, ``*.tmp``, dot-files) are never picked up. A
+  folder (other than ``processed/`` and ``failed/``) is complete when the total size, the
+  number and the newest modification time of everything under it have not changed for
+  ``settle`` seconds (:func:`folder_stamp`), so a folder still being copied waits.
 * :func:`import_inbox_file` imports it with :func:`tapestryd.sources.ingest.ingest_file`
-  (format detected from content), then moves it to ``inbox/processed/YYYY-MM-DD/`` (the
-  local date); a file that cannot be imported moves to ``inbox/failed/`` beside
+  (format detected from content; a folder's files as ``ingest FOLDER`` would), then moves
+  it to ``inbox/processed/YYYY-MM-DD/`` (the local date); a file or folder that cannot be
+  imported (nothing imported and some error) moves to ``inbox/failed/`` beside
   ``<name>.error.txt`` saying what was wrong. A name already taken gets ``-2``, ``-3``, ...
   Dropping the same export twice adds nothing: event ids make the import idempotent.
 * :class:`InboxWatcher` runs a thread that watches the folder (native events, a rescan
@@ -17,6 +21,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import stat
 import threading
 import time
 from dataclasses import dataclass
@@ -32,8 +37,8 @@ from tapestryd.events.store import EventStore
 from tapestryd.sources.ingest import ingest_file
 from tapestryd.sources.watch import FolderWatcher
 
-__all__ = ["ImportInterrupted", "InboxOutcome", "InboxWatcher", "SettleTracker", "file_away", "import_inbox_file",
-           "is_candidate"]
+__all__ = ["ImportInterrupted", "InboxOutcome", "InboxWatcher", "SettleTracker", "file_away", "folder_stamp",
+           "import_inbox_file", "is_candidate", "list_inbox"]
 
 log = structlog.get_logger(__name__)
 
@@ -81,20 +86,41 @@ class SettleTracker:
 
 
 def list_inbox(inbox: Path) -> dict[str, tuple[int, int]]:
-    """Regular files directly in ``inbox`` that are candidates: path → (size, mtime_ns)."""
+    """Candidate regular files and folders directly in ``inbox`` (not processed/, failed/):
+    path → (size, mtime_ns), a folder's from :func:`folder_stamp`."""
     found = {}
     try:
         entries = list(os.scandir(inbox))
     except OSError:
         return {}
     for entry in entries:
+        if not is_candidate(entry.path):
+            continue
         try:
-            if entry.is_file(follow_symlinks=False) and is_candidate(entry.path):
+            if entry.is_file(follow_symlinks=False):
                 info = entry.stat(follow_symlinks=False)
                 found[entry.path] = (info.st_size, info.st_mtime_ns)
+            elif entry.is_dir(follow_symlinks=False) and entry.name not in SUBFOLDERS:
+                found[entry.path] = folder_stamp(Path(entry.path))
         except OSError:
             continue
     return found
+
+
+def folder_stamp(folder: Path) -> tuple[int, int]:
+    """``(bytes + entries, newest mtime_ns)`` of everything under ``folder`` (itself included):
+    changes whenever a file under it is added, removed, grown or rewritten."""
+    newest = folder.stat().st_mtime_ns
+    total = 0
+    for root, dirs, files in os.walk(folder):
+        for name in dirs + files:
+            try:
+                info = os.lstat(os.path.join(root, name))
+            except OSError:
+                continue
+            total += 1 + (info.st_size if stat.S_ISREG(info.st_mode) else 0)
+            newest = max(newest, info.st_mtime_ns)
+    return total, newest
 
 
 @dataclass(frozen=True)
@@ -115,7 +141,7 @@ class InboxOutcome:
 
 def import_inbox_file(store: EventStore, path: Path, *, settings: Settings, today: date | None = None,
                       should_stop: Callable[[], bool] = lambda: False) -> InboxOutcome:
-    """Import ``path`` and file it under processed/ or failed/ (see the module docstring).
+    """Import ``path`` (a file or folder) and file it under processed/ or failed/ (see the module docstring).
 
     Raises ImportInterrupted (leaving the file where it is) when ``should_stop()`` turns
     true during the import; StoreError when the log cannot be written (file left too).
@@ -167,7 +193,10 @@ def _failed(path: Path, inbox: Path, message: str, receipt: dict[str, Any] | Non
 
 
 def file_away(path: Path, folder: Path) -> Path:
-    """Move ``path`` into ``folder`` (created), never over an existing file; returns the new path."""
+    """Move ``path`` (a file or folder) into ``folder`` (created), never over an existing entry.
+
+    Returns where it went.
+    """
     folder.mkdir(parents=True, exist_ok=True)
     target = folder / path.name
     counter = 2
@@ -179,7 +208,7 @@ def file_away(path: Path, folder: Path) -> Path:
 
 
 class InboxWatcher:
-    """Watches ``inbox`` and calls ``on_ready(path)`` for each complete file, one at a time.
+    """Watches ``inbox`` and calls ``on_ready(path)`` for each complete file or folder, one at a time.
 
     ``settle`` seconds without change make a file complete; ``rescan`` seconds is the
     longest the folder goes unlisted when no event arrives. ``polling`` and

@@ -14,20 +14,29 @@ some were, *known* when none were. ``skipped`` counts Skip reasons and the conte
 kinds (``tool_use``, ``thinking``...) the messages left out. Files met inside folders or
 ZIPs that are not exports (images, ``chat.html``) or are export side files
 (``users.json``...) are counted in the totals' ``skipped`` (``not-an-export``,
-``export-metadata``), not listed. A file that cannot be read or parsed becomes error
-lines in its receipt, never an exception: what was stored before is untouched.
+``export-metadata``), not listed, unless their name is that of an export file
+(:func:`export_named`: ``conversations.json``, ``conversations-NNN.json``, a ``.jsonl``
+under a ``projects`` folder): such a file that is no export is an error, like a file named
+on the command line. A folder or ZIP named on the command line in which no file was an
+export gets an error saying so; so does a path that is missing or not a regular file or
+folder, while the other paths are still imported. An export-named file that is empty or an
+empty JSON array is an export of no conversations (skipped ``empty-export``), not an error.
+A file that cannot be read or parsed becomes error lines in its receipt, never an exception:
+what was stored before is untouched.
 """
 
 from __future__ import annotations
 
 import hashlib
 import io
+import re
+import stat
 import zipfile
 import zlib
 from contextlib import ExitStack
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime, timezone
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any, BinaryIO, Callable, Iterator, Sequence
 
 from tapestryd.config import Settings
@@ -41,17 +50,24 @@ from tapestryd.sources.parsers.detect import HEAD_SIZE, ZIP_MAGIC, detect_format
 from tapestryd.sources.receipts import FileReceipt, Receipt
 from tapestryd.sources.screen import Screen, holds_marker
 
-__all__ = ["BATCH", "FileReceipt", "Progress", "Receipt", "ingest_file", "ingest_paths"]
+__all__ = ["BATCH", "FileReceipt", "Progress", "Receipt", "export_named", "ingest_file", "ingest_paths"]
 
 Progress = Callable[[int, int, str], None]
 
 KEEP_BYTES = 8 << 20
 """A source up to this size (bytes) is read from disk once and kept in memory for its later passes."""
 
+_EXPORT_NAME = re.compile(r"conversations(-\d+)?\.json", re.IGNORECASE)
+_EMPTY_EXPORT = re.compile(rb"\s*(\[\s*\])?\s*")
+"""What a file named like an export holds when it has no conversations: nothing, or an empty JSON array."""
+
 
 @dataclass(frozen=True)
 class _Source:
-    """One file to import: a file on disk or a ZIP member, with its size in bytes."""
+    """One file to import: a file on disk or a ZIP member, with its size in bytes.
+
+    ``explicit``: named on the command line, or named like an export (not passed over silently).
+    """
 
     display: str
     size: int
@@ -81,17 +97,55 @@ def ingest_paths(store: EventStore, paths: Sequence[Path], *, settings: Settings
         get_parser(parser)
     receipt = Receipt()
     with ExitStack() as stack:
-        sources = list(_expand([Path(p) for p in paths], stack, receipt))
-        ctx = _Context(settings, agent, parser, _Meter(progress, sum(s.size for s in sources)), BatchAppender(store))
-        for source in sources:
-            outcome = _ingest_source(store, source, ctx)
-            if isinstance(outcome, FileReceipt):
-                receipt.files.append(outcome)
-            else:
-                receipt.ignored[outcome] = receipt.ignored.get(outcome, 0) + 1
+        groups = [_expand(Path(p), stack) for p in paths]
+        total = sum(s.size for group in groups for s in group.sources)
+        ctx = _Context(settings, agent, parser, _Meter(progress, total), BatchAppender(store))
+        for group in groups:
+            _ingest_group(store, group, ctx, receipt)
         ctx.appender.close()
         ctx.meter.finish()
     return receipt
+
+
+def export_named(display: str) -> bool:
+    """Whether a file's name says it is an export: ``conversations.json``, ``conversations-NNN.json``
+    (ChatGPT, Claude.ai), or a ``.jsonl`` under a ``projects`` folder (Claude Code's
+    ``~/.claude/projects/<project>/<session>.jsonl``). ``display`` is a path or ``x.zip!/member``."""
+    parts = PurePosixPath(display.replace("!/", "/")).parts
+    if not parts:
+        return False
+    name = parts[-1]
+    return bool(_EXPORT_NAME.fullmatch(name)) or (name.lower().endswith(".jsonl") and "projects" in parts[:-1])
+
+
+@dataclass
+class _Group:
+    """The sources of one path given to the ingest, and the receipts of what could not be read while
+    listing it; ``container`` is ``folder`` or ``ZIP archive`` when the path was one that could be listed."""
+
+    path: Path
+    sources: list[_Source] = field(default_factory=list)
+    container: str = ""
+    unreadable: list[FileReceipt] = field(default_factory=list)
+
+
+def _ingest_group(store: EventStore, group: _Group, ctx: _Context, receipt: Receipt) -> None:
+    """Import one path's sources; a folder or ZIP in which none was an export gets an error saying so."""
+    receipt.files.extend(group.unreadable)
+    found, passed = 0, dict[str, int]()
+    for source in group.sources:
+        outcome = _ingest_source(store, source, ctx)
+        if isinstance(outcome, FileReceipt):
+            receipt.files.append(outcome)
+            found += 1
+        else:
+            receipt.ignored[outcome] = receipt.ignored.get(outcome, 0) + 1
+            passed[outcome] = passed.get(outcome, 0) + 1
+    if group.container and not found:
+        detail = ", ".join(f"{k} {v}" for k, v in sorted(passed.items()))
+        why = f" (passed over {sum(passed.values())} files: {detail})" if passed else ""
+        receipt.files.append(_failed(str(group.path), f"{group.path}: the {group.container} holds no export "
+                                                      f"files{why}; nothing to import"))
 
 
 def ingest_file(store: EventStore, path: Path, *, settings: Settings, agent: str | None = None,
@@ -103,39 +157,65 @@ def ingest_file(store: EventStore, path: Path, *, settings: Settings, agent: str
     return FileReceipt.merged(str(path), _sha256_of(path), receipt)
 
 
-def _expand(paths: list[Path], stack: ExitStack, receipt: Receipt) -> Iterator[_Source]:
-    for path in paths:
-        if path.is_dir():
-            for child in sorted(p for p in path.rglob("*") if p.is_file()):
-                yield from _file_sources(child, stack, receipt, explicit=False)
-        elif path.is_file():
-            yield from _file_sources(path, stack, receipt, explicit=True)
-        else:
-            receipt.files.append(_failed(str(path), f"{path}: no such file or folder"))
+def _expand(path: Path, stack: ExitStack) -> _Group:
+    """The sources of one given path; a missing or unreadable path becomes an error receipt of the group."""
+    group = _Group(path)
+    try:
+        mode = path.stat().st_mode
+    except OSError as exc:
+        missing = isinstance(exc, (FileNotFoundError, NotADirectoryError))
+        group.unreadable.append(_failed(str(path), f"{path}: {'no such file or folder' if missing else _cannot(exc)}"))
+        return group
+    if stat.S_ISDIR(mode):
+        group.container = "folder"
+        for child in sorted(p for p in path.rglob("*") if p.is_file()):
+            group.sources.extend(_file_sources(child, stack, group, explicit=False))
+    elif not stat.S_ISREG(mode):
+        group.unreadable.append(_failed(str(path), f"{path}: not a regular file or folder (a device, pipe or "
+                                                   f"socket); tapestry imports files, folders and ZIP exports"))
+    elif _is_zip(path):
+        members = _archive_sources(path, stack, group)
+        group.sources, group.container = members or [], "ZIP archive" if members is not None else ""
+    else:
+        group.sources.extend(_file_sources(path, stack, group, explicit=True))
+    return group
 
 
-def _file_sources(path: Path, stack: ExitStack, receipt: Receipt, *, explicit: bool) -> Iterator[_Source]:
+def _is_zip(path: Path) -> bool:
+    try:
+        with path.open("rb") as fh:
+            return fh.read(4).startswith(ZIP_MAGIC)
+    except OSError:
+        return False
+
+
+def _cannot(exc: OSError) -> str:
+    return f"cannot read: {exc.strerror or exc}"
+
+
+def _file_sources(path: Path, stack: ExitStack, group: _Group, *, explicit: bool) -> Iterator[_Source]:
     try:
         with path.open("rb") as fh:
             magic = fh.read(4)
         size = path.stat().st_size
     except OSError as exc:
-        receipt.files.append(_failed(str(path), f"{path}: cannot read: {exc.strerror}"))
+        group.unreadable.append(_failed(str(path), f"{path}: {_cannot(exc)}"))
         return
     if magic.startswith(ZIP_MAGIC):
-        yield from _archive_sources(path, stack, receipt)
+        yield from _archive_sources(path, stack, group) or []
         return
-    yield _Source(str(path), size, lambda: path.open("rb"), explicit)
+    yield _Source(str(path), size, lambda: path.open("rb"), explicit or export_named(str(path)))
 
 
-def _archive_sources(path: Path, stack: ExitStack, receipt: Receipt) -> Iterator[_Source]:
+def _archive_sources(path: Path, stack: ExitStack, group: _Group) -> list[_Source] | None:
+    """The members of the ZIP at ``path``; None (and an error receipt in ``group``) when it is refused."""
     try:
         archive = stack.enter_context(Archive(path))
     except ArchiveError as exc:
-        receipt.files.append(_failed(str(path), exc.message))
-        return
-    for member in archive.members:
-        yield _Source(archive.display(member), member.file_size, lambda m=member: archive.open(m), False)  # type: ignore[misc]
+        group.unreadable.append(_failed(str(path), exc.message))
+        return None
+    return [_Source(archive.display(m), m.file_size, lambda m=m: archive.open(m),  # type: ignore[misc]
+                    export_named(archive.display(m))) for m in archive.members]
 
 
 def _ingest_source(store: EventStore, src: _Source, ctx: _Context) -> FileReceipt | str:
@@ -147,6 +227,8 @@ def _ingest_source(store: EventStore, src: _Source, ctx: _Context) -> FileReceip
     try:
         name = _format_of(head, src, ctx.parser)
     except UnknownFormatError as exc:
+        if export_named(src.display) and _EMPTY_EXPORT.fullmatch(head.removeprefix(b"\xef\xbb\xbf")):
+            return FileReceipt(src.display, sha, skipped={"empty-export": 1})  # an export of no conversations
         return _failed(src.display, exc.message, sha) if src.explicit else "not-an-export"
     if name in ("metadata", "zip"):
         reason = "export-metadata" if name == "metadata" else "nested-archive"
