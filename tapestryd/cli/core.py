@@ -97,7 +97,9 @@ class _progress:
 @app.command()
 def search(ctx: typer.Context,
            query: List[str] = typer.Argument(..., help="Words to find; may carry a time phrase such as "
-                                             "'yesterday', 'last week' or 'since March'. With --regex, a pattern."),
+                                             "'yesterday', 'last week' (the previous calendar week), 'last 3 months' "
+                                             "(from that day 3 months back up to now), 'since March' or '2025-06-14..' "
+                                             "(from that day up to now). With --regex, a pattern."),
            agent: Optional[str] = typer.Option(None, "--agent"),
            role: Optional[str] = typer.Option(None, "--role", help="user, assistant, system or tool."),
            conversation: Optional[str] = typer.Option(None, "--conversation"),
