@@ -51,7 +51,8 @@ def test_options_are_set_on_a_file_made_without_them(tmp_path: Path) -> None:
     reopened.close()
 
 
-def test_matches_and_ranks_equal_those_of_the_default_options(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_matches_and_ranks_equal_those_of_the_default_options(tmp_path: Path,
+                                                              monkeypatch: pytest.MonkeyPatch) -> None:
     """The same messages indexed with FTS5's default options and with ours match and rank alike."""
     store = EventStore(tmp_path / "events.db")
     store.append([_message(i) for i in range(300)])

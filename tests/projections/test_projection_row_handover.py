@@ -21,7 +21,8 @@ def _unlinked() -> list[Projection]:
     return [MessagesProjection(), HierarchyProjection("UTC", 0), SimilarityFeed()]
 
 
-def _build(store: EventStore, path: Path, projections: list[Projection], batch: int) -> dict[str, list[tuple[object, ...]]]:
+def _build(store: EventStore, path: Path, projections: list[Projection],
+           batch: int) -> dict[str, list[tuple[object, ...]]]:
     projector = Projector(store, path, projections)
     while projector.catch_up(batch=batch, max_events=batch):
         pass
