@@ -10,12 +10,13 @@ from __future__ import annotations
 import json
 import sys
 from enum import Enum
+from pathlib import Path
 from typing import Any, Callable, Optional
 
 import typer
 
 from tapestryd.cli.render import printable
-from tapestryd.config import Settings, load_settings
+from tapestryd.config import Settings, load_settings, resolve_home
 from tapestryd.errors import TapestryError
 
 __all__ = ["Format", "app", "call", "emit", "emit_lines", "settings", "warn"]
@@ -51,11 +52,19 @@ def settings(ctx: typer.Context) -> Settings:
     """
     obj = ctx.find_root().obj if ctx.find_root().obj is not None else {}
     if "settings" not in obj:
+        _check_home(obj.get("home"))
         obj["settings"] = load_settings(obj.get("home"))
         ctx.find_root().obj = obj
         for line in obj["settings"].warnings:
             warn(f"warning: {line}")
     return obj["settings"]  # type: ignore[no-any-return]
+
+
+def _check_home(home: Optional[str]) -> None:
+    """Raise TapestryError when the home (``--home`` / ``TAPESTRY_HOME``) names a file."""
+    root = resolve_home(home)
+    if root is not None and root.exists() and not root.is_dir():
+        raise TapestryError(f"the home {root} is a file, not a folder (check --home or TAPESTRY_HOME)")
 
 
 def warn(message: str) -> None:
@@ -127,7 +136,10 @@ def run() -> int:
     except OSError as exc:  # the environment, not the code: a read-only or foreign folder, a full disk
         if exc.filename is None:
             raise
-        warn(f"error: {exc.filename}: {exc.strerror}")
+        if isinstance(exc, FileExistsError) and Path(exc.filename).is_file():
+            warn(f"error: {exc.filename} is a file, not a folder")
+        else:
+            warn(f"error: {exc.filename}: {exc.strerror}")
         return 1
     return 0
 

@@ -16,8 +16,9 @@ __all__ = ["render_drift", "render_eval"]
 @app.command("eval")
 def eval_cmd(ctx: typer.Context,
              agent: Optional[str] = typer.Option(None, "--agent", help="Evaluate one agent's tree (default: all)."),
-             level: Optional[List[int]] = typer.Option(None, "--level", "-l", min=0, max=4,
-                                                       help="Level 0-4 to report; repeat for several (default: all)."),
+             level: Optional[List[str]] = typer.Option(None, "--level", "-l",
+                                                       help="Level 0-4 (or L0-L4) to report; repeat for several "
+                                                       "(default: all)."),
              facts: Optional[Path] = typer.Option(None, "--facts", help="JSONL facts file (default: extract facts "
                                                   "from the raw messages)."),
              method: str = typer.Option("tfidf", "--method", help="Similarity: tfidf, or embedding when "
@@ -39,8 +40,8 @@ def eval_cmd(ctx: typer.Context,
 @app.command("drift")
 def drift_cmd(ctx: typer.Context,
               agent: Optional[str] = typer.Option(None, "--agent", help="One agent's nodes (default: all)."),
-              level: Optional[int] = typer.Option(None, "--level", "-l", min=0, max=4,
-                                                  help="One level (default: all)."),
+              level: Optional[str] = typer.Option(None, "--level", "-l",
+                                                  help="One level, 0-4 or L0-L4 (default: all)."),
               threshold: Optional[float] = typer.Option(None, "--threshold",
                                                         help="Drift (1 - cosine) that flags a node (default 0.30)."),
               show_all: bool = typer.Option(False, "--all", help="List every node with two or more versions."),

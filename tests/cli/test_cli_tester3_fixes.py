@@ -162,3 +162,42 @@ def test_a_configured_agent_without_data_answers_empty(home: Path) -> None:
     fill(home)
     result = run("search", "braid", "--agent", "claude-code", "-f", "json")
     assert result.exit_code == 0 and json.loads(result.stdout) == []
+
+
+def test_level_names_read_the_same_everywhere(home: Path) -> None:
+    """``1``, ``L1`` and ``l1`` name level 1 for eval, drift, similar and search alike."""
+    fill(home)
+    for level in ("L1", "1", "l1"):
+        evaluated = run("eval", "--level", level, "--yield-sample", "0", "-f", "json")
+        assert evaluated.exit_code == 0, evaluated.output
+        assert [r["level"] for r in json.loads(evaluated.stdout)["levels"]] == [1]
+        assert run("drift", "--level", level).exit_code == 0
+        similar = run("similar", "braid", "--level", level, "-f", "json")
+        assert similar.exit_code == 0, similar.output
+        assert run("search", "braid", "--level", level, "-f", "json").exit_code == 0
+    assert error_of(run("similar", "braid", "--level", "7")) == \
+        "unknown level '7'; use one of all, messages, summaries, 0-4 or L0-L4"
+    assert error_of(run("eval", "--level", "L9", "--yield-sample", "0")) == "unknown level 'L9'; use 0-4 or L0-L4"
+
+
+@pytest.mark.parametrize("threshold", ["5", "0", "-0.2"])
+def test_eval_refuses_a_threshold_outside_zero_to_one(home: Path, threshold: str) -> None:
+    fill(home)
+    assert error_of(run("eval", "--threshold", threshold, "--yield-sample", "0")).startswith(
+        "threshold is a cosine: more than 0 and at most 1")
+
+
+def test_a_home_that_is_a_file_is_named(tmp_path: Path) -> None:
+    afile = tmp_path / "afile"
+    afile.write_text("not a folder")
+    assert error_of(run("--home", str(afile), "stats")) == \
+        f"the home {afile} is a file, not a folder (check --home or TAPESTRY_HOME)"
+
+
+def test_calendar_on_a_port_in_use_says_so(home: Path) -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        assert error_of(run("calendar", "--port", str(port))) == \
+            f"port {port} is in use on 127.0.0.1; stop what listens there or pick another with --port"

@@ -14,6 +14,7 @@ from tapestryd.errors import TapestryError
 from tapestryd.events.types import parse_utc
 from tapestryd.queries.conversations import ambiguity, list_conversations, show_conversation, stats
 from tapestryd.queries.hybrid import hybrid_search
+from tapestryd.queries.levelnames import level_filter
 from tapestryd.queries.reader import Reader
 from tapestryd.queries.search import SearchFilters
 from tapestryd.queries.search import search as run_search
@@ -45,7 +46,7 @@ def search(reader: Reader, args: dict[str, Any]) -> dict[str, Any]:
         raise TapestryError(f"role must be one of {', '.join(ROLES)}, got {args['role']!r}")
     filters = SearchFilters(
         agent=check_agent(reader.settings, reader.conn, args.get("agent")), role=str(args.get("role") or ""),
-        conversation=str(args.get("conversation") or ""), level=str(args.get("level") or "all"),
+        conversation=str(args.get("conversation") or ""), level=level_filter(args.get("level")),
         since=_when(reader, args.get("since"), now, "since"), until=_when(reader, args.get("until"), now, "until"),
     )
     if filters.since and filters.until and filters.until <= filters.since:

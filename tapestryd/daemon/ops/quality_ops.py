@@ -26,6 +26,7 @@ from tapestryd.quality.evaluate import LEVELS
 from tapestryd.quality.recall import NodeSummarize
 from tapestryd.quality.report import EvalOptions, run_eval
 from tapestryd.quality.similarity import make_similarity
+from tapestryd.queries.levelnames import level_number
 from tapestryd.queries.reader import Reader
 from tapestryd.summarize import Budget, Summarizer, make_summarizer
 
@@ -48,7 +49,7 @@ def eval_op(reader: Reader, args: dict[str, Any]) -> dict[str, Any]:
         local = summarizer is not None and summarizer.local
         options = EvalOptions(agent=str(args.get("agent") or ""), levels=_levels(args.get("levels")),
                               facts_file=Path(args["facts"]) if args.get("facts") else None,
-                              method=str(args.get("method") or "tfidf"), threshold=_number(args.get("threshold")),
+                              method=str(args.get("method") or "tfidf"), threshold=_threshold(args.get("threshold")),
                               sample=(LOCAL_YIELD_SAMPLE if local else 0) if sample is None else sample)
         make = None if summarizer is None else node_summarize(reader.conn, reader.tz, summarizer,
                                                               Budget(conf.budget_calls, conf.budget_tokens))
@@ -96,7 +97,7 @@ def drift_op(reader: Reader, args: dict[str, Any]) -> dict[str, Any]:
     threshold = DRIFT_THRESHOLD if threshold is None else threshold
     level = args.get("level")
     versions = read_versions(reader.paths.events_db, agent=str(args.get("agent") or ""),
-                             level=None if level in (None, "") else int(level))
+                             level=None if level in (None, "") else level_number(level))
     similarity = make_similarity(str(args.get("method") or "tfidf"))
     nodes = sorted(measure_drift(versions, similarity), key=lambda n: (-n.worst.drift, n.node))
     flagged = [n for n in nodes if n.worst.drift >= threshold]
@@ -108,12 +109,18 @@ def drift_op(reader: Reader, args: dict[str, Any]) -> dict[str, Any]:
 
 
 def _levels(value: Any) -> tuple[int, ...]:
+    """Levels as 0-4 or L0-L4 (one, or a list), sorted; every level when none is given."""
     if value in (None, "", []):
         return LEVELS
-    try:
-        return tuple(sorted({int(v) for v in (value if isinstance(value, list) else [value])}))
-    except (TypeError, ValueError) as exc:
-        raise TapestryError(f"levels must be numbers 0-4, got {value!r}") from exc
+    return tuple(sorted({level_number(v) for v in (value if isinstance(value, list) else [value])}))
+
+
+def _threshold(value: Any) -> float | None:
+    """The eval ``threshold``, a cosine in (0, 1]; None for the method's default."""
+    threshold = _number(value)
+    if threshold is not None and not 0 < threshold <= 1:
+        raise TapestryError(f"threshold is a cosine: more than 0 and at most 1, got {threshold:g}")
+    return threshold
 
 
 def _count(value: Any) -> int:

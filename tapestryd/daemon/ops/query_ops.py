@@ -18,6 +18,7 @@ from tapestryd.daemon.ops.registry import read_op
 from tapestryd.errors import TapestryError
 from tapestryd.events.types import parse_utc
 from tapestryd.queries.contextdoc import ContextRequest, context_answer
+from tapestryd.queries.levelnames import level_filter
 from tapestryd.queries.reader import Reader
 from tapestryd.queries.recall import recall, show_node
 from tapestryd.queries.similar import similar
@@ -110,7 +111,7 @@ def similar_op(reader: Reader, args: dict[str, Any]) -> dict[str, Any]:
     if not query:
         raise TapestryError("similar needs some text to compare with")
     return similar(reader, query, top=positive_int(args, "top", 10, most=1000) or 10,
-                   level=str(args.get("level") or "all"))
+                   level=level_filter(args.get("level")))
 
 
 @read_op("recall")
