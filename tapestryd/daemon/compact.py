@@ -7,9 +7,13 @@ payloads become tombstones:
 * a ``MessageRecorded`` the messages projection dropped because a ``Forgotten`` rule
   covers it: text ``""``, ``meta = {"forgotten": true}`` (the projection never stores a
   tombstone, so a rebuild after compaction equals the one before);
-* a ``ConversationTitled`` of a conversation forgotten as a whole: title ``""``;
-* a ``NodeSummarized`` superseded by a newer summary of the same node made after a
-  ``Forgotten`` (the old version may quote what was forgotten): text and title ``""``.
+* a ``ConversationTitled`` of a conversation forgotten as a whole, or whose title a
+  pattern rule (without a time bound) matches: title ``""``;
+* a ``NodeSummarized`` written before a ``Forgotten`` event blanked its node, or that a
+  later pattern rule matches (it may quote what was forgotten): title ``""``, text a
+  tombstone naming that event (:mod:`tapestryd.daemon.compact_summaries`), which blanks the
+  node again on replay, so ``rebuild`` after compaction gives the summaries, titles and
+  states it gave before.
 
 :func:`compact_log` first writes a ``pre-compact-*`` backup, updates the rows in one
 transaction, then ``VACUUM`` and a truncating WAL checkpoint so the old bytes leave the
@@ -30,12 +34,24 @@ from typing import Any
 import structlog
 
 from tapestryd.daemon.backup import backup_log, list_backups
+from tapestryd.daemon.compact_summaries import (
+    is_summary_tombstone,
+    lost_leaves,
+    summary_tombstones,
+)
 from tapestryd.daemon.runtime import Runtime
 from tapestryd.db import transaction, translate_errors
 from tapestryd.errors import TapestryError
 from tapestryd.events.codec import encode
-from tapestryd.events.types import ConversationTitled, Forgotten, MessageRecorded, NodeSummarized, StoredEvent
-from tapestryd.projections.forgetting import ForgetRule
+from tapestryd.events.types import (
+    ConversationTitled,
+    Forgotten,
+    MessageRecorded,
+    NodeSummarized,
+    StoredEvent,
+)
+from tapestryd.privacy import outbound
+from tapestryd.projections.forgetting import ForgetRule, compiled
 
 __all__ = ["CompactionPlan", "compact_log", "confirm_compaction", "plan_compaction"]
 
@@ -66,8 +82,12 @@ def plan_compaction(runtime: Runtime) -> CompactionPlan:
     forgets = list(runtime.store.read(types=[Forgotten.type]))
     plan = CompactionPlan()
     if forgets:
-        _plan_messages(runtime, [ForgetRule.of(f.event) for f in forgets], plan)  # type: ignore[arg-type]
-        _plan_summaries(runtime, [f.seq for f in forgets], plan)
+        gone = _plan_messages(runtime, [ForgetRule.of(f.event) for f in forgets], plan)  # type: ignore[arg-type]
+        settings = runtime.settings
+        lost = lost_leaves(gone, forgets, settings.timezone, settings.first_day_of_week)
+        events = runtime.store.read(types=[NodeSummarized.type, Forgotten.type])
+        for event, tombstone in summary_tombstones(events, lost, settings.first_day_of_week):
+            plan.add(event, tombstone)
     return plan
 
 
@@ -75,32 +95,36 @@ def _stored_keys(conn: sqlite3.Connection) -> set[tuple[str, str]]:
     return {(c, k) for c, k in conn.execute("SELECT conversation, message_key FROM messages")}
 
 
-def _plan_messages(runtime: Runtime, rules: list[ForgetRule], plan: CompactionPlan) -> None:
+def _plan_messages(runtime: Runtime, rules: list[ForgetRule], plan: CompactionPlan) -> list[StoredEvent]:
+    """Plan message and title tombstones; returns every forgotten MessageRecorded (tombstones included)."""
     stored = _stored_keys(runtime.projector.conn)
     whole = {r.conversation for r in rules if r.conversation and not (r.before or r.match)}
+    gone = []
     for event in runtime.store.read(types=[MessageRecorded.type, ConversationTitled.type]):
         payload = event.event
-        if isinstance(payload, ConversationTitled) and payload.conversation in whole and payload.title:
-            plan.add(event, dataclasses.replace(payload, title=""))
-        elif (isinstance(payload, MessageRecorded) and not payload.meta.get("forgotten")
-              and (payload.conversation, payload.message) not in stored and _plausible(rules, payload)):
+        if isinstance(payload, ConversationTitled):
+            if payload.title and (payload.conversation in whole or _title_matched(rules, payload)):
+                plan.add(event, dataclasses.replace(payload, title=""))
+        elif isinstance(payload, MessageRecorded) and payload.meta.get("forgotten"):
+            gone.append(event)
+        elif (isinstance(payload, MessageRecorded) and (payload.conversation, payload.message) not in stored
+              and _plausible(rules, payload)):
             plan.add(event, dataclasses.replace(payload, text="", meta={"forgotten": True}))
+            gone.append(event)
+    return gone
+
+
+def _title_matched(rules: list[ForgetRule], titled: ConversationTitled) -> bool:
+    """Whether a pattern rule without a time bound forgets this title (as the projection judges it)."""
+    title = outbound(titled.title)
+    return any(r.match and not r.before and r.conversation in ("", titled.conversation)
+               and compiled(r.match).search(title) for r in rules)
 
 
 def _plausible(rules: list[ForgetRule], msg: MessageRecorded) -> bool:
     """A rule whose conversation and time bounds include the message (its regex was judged by the projection)."""
     return any((not r.conversation or r.conversation == msg.conversation) and (not r.before or msg.timestamp < r.before)
                for r in rules)
-
-
-def _plan_summaries(runtime: Runtime, forget_seqs: list[int], plan: CompactionPlan) -> None:
-    versions: dict[str, list[StoredEvent]] = defaultdict(list)
-    for event in runtime.store.read(types=[NodeSummarized.type]):
-        versions[event.event.node].append(event)  # type: ignore[attr-defined]
-    for events in versions.values():
-        for old in events:
-            if old.event.text and any(old.seq < f < newer.seq for f in forget_seqs for newer in events):  # type: ignore[attr-defined]
-                plan.add(old, dataclasses.replace(old.event, text="", title=""))
 
 
 def compact_log(runtime: Runtime, *, dry_run: bool = False) -> dict[str, Any]:
@@ -165,7 +189,8 @@ def _is_tombstone(type_name: str, data: dict[str, Any]) -> bool:
         return bool((data.get("meta") or {}).get("forgotten"))
     if type_name == ConversationTitled.type:
         return data.get("title") == ""
-    return data.get("text") == "" and data.get("title") == ""
+    text = data.get("text") or ""
+    return is_summary_tombstone(text) or (text == "" and data.get("title") == "")
 
 
 def _scrub_file(path: Path, tombstones: dict[str, str]) -> int:

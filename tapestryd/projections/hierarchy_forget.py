@@ -19,7 +19,14 @@ covers. Each L0 whose message sources no longer exist then:
 A pattern rule also blanks, with their ancestors, the summaries and titles it matches
 (a word may reach a summary only through a conversation title); such an L0 is dirty too.
 
-An L0 left without messages is deleted, and so is each ancestor left without children.
+An L0 left without messages is deleted, and so is each ancestor left without children;
+the nearest ancestor left is blanked and recounted like any other.
+
+``tapestryctl compact`` replaces the summaries a Forgotten event blanked by a tombstone
+(:func:`tombstone_text`: :data:`TOMBSTONE` + ``:{forgotten seq}:{n}``). The messages they
+came from are tombstones too, which the messages projection never stores, so on replay
+that Forgotten event finds no lost sources and no matching text; it blanks instead every
+node whose summary is one of its tombstones, as it blanked them before the compaction.
 
 Deterministic on replay: the same events in the same order give the same rows.
 """
@@ -34,7 +41,16 @@ from tapestryd.projections.forgetting import compiled
 from tapestryd.projections.hierarchy_keys import add_to_digest, l0_fingerprint
 from tapestryd.projections.hierarchy_state import refresh_parent, refresh_state
 
-__all__ = ["forget_sources"]
+__all__ = ["TOMBSTONE", "forget_sources", "tombstone_text"]
+
+TOMBSTONE = "\ufdd0forgotten"
+"""Prefix of a compacted summary (U+FDD0 is a Unicode noncharacter, never in a real summary)."""
+
+
+def tombstone_text(forgotten_seq: int, variant: int) -> str:
+    """The text of a compacted summary that the Forgotten event at ``forgotten_seq`` blanks;
+    ``variant`` numbers the distinct texts of one node, so equal summaries stay equal."""
+    return f"{TOMBSTONE}:{forgotten_seq}:{variant}"
 
 
 def forget_sources(conn: sqlite3.Connection, event: StoredEvent) -> list[str]:
@@ -46,30 +62,44 @@ def forget_sources(conn: sqlite3.Connection, event: StoredEvent) -> list[str]:
         lost[node].append(source)
     for leaf, sources in sorted(lost.items()):
         _shrink(conn, leaf, sources, event.event_id)
+    touched = set(lost) | _blank_tombstones(conn, event)
     rule = event.event
     if isinstance(rule, Forgotten) and rule.match and not rule.before:
-        return sorted(set(lost) | _blank_matching(conn, rule, event.event_id))
-    return sorted(lost)
+        touched |= _blank_matching(conn, rule, event.event_id)
+    return sorted(touched)
+
+
+def _blank_tombstones(conn: sqlite3.Connection, event: StoredEvent) -> set[str]:
+    """Blank the nodes whose summary is a compaction tombstone of this event, as the event
+    blanked them before the compaction; returns the L0 keys touched."""
+    rows = conn.execute("SELECT key, level, digest, parent FROM nodes WHERE summary LIKE ?",
+                        (tombstone_text(event.seq, 0)[:-1] + "%",)).fetchall()
+    return {key for key, level, digest, parent in rows if _blank(conn, key, level, digest, parent, event.event_id)}
 
 
 def _blank_matching(conn: sqlite3.Connection, rule: Forgotten, forgotten: str) -> set[str]:
     """Blank every summary or title the pattern matches (a word may reach a summary only
-    through a conversation title), with its ancestors; an L0 gets the event in its digest so
-    it is summarized again. Returns the L0 keys touched."""
+    through a conversation title), with its ancestors. Returns the L0 keys touched."""
     pattern = compiled(rule.match)
     scope, params = (" AND conversation = ?", (rule.conversation,)) if rule.conversation else ("", ())
-    touched: set[str] = set()
-    rows = conn.execute(f"SELECT key, level, digest, title, summary FROM nodes WHERE 1 = 1{scope}", params).fetchall()
-    for key, level, digest, title, summary in rows:
-        if not (pattern.search(title) or pattern.search(summary)):
-            continue
-        if level == 0:
-            digest = add_to_digest(digest, forgotten, "forgotten")
-            conn.execute("UPDATE nodes SET digest = ?, fingerprint = ? WHERE key = ?",
-                         (digest, l0_fingerprint(digest), key))
-            touched.add(key)
+    rows = conn.execute(f"SELECT key, level, digest, parent, title, summary FROM nodes WHERE 1 = 1{scope}",
+                        params).fetchall()
+    return {key for key, level, digest, parent, title, summary in rows
+            if (pattern.search(title) or pattern.search(summary)) and _blank(conn, key, level, digest, parent, forgotten)}
+
+
+def _blank(conn: sqlite3.Connection, key: str, level: int, digest: str, parent: str, forgotten: str) -> bool:
+    """Blank one node's summary and title and its ancestors', each dirty until summarized again
+    (an L0 gets the Forgotten event in its digest); returns whether the node is an L0."""
+    if level != 0:
         _lower_ancestors(conn, key, 0, 0)
-    return touched
+        return False
+    digest = add_to_digest(digest, forgotten, "forgotten")
+    conn.execute("UPDATE nodes SET digest = ?, fingerprint = ?, summary = '', title = '', summarized_fingerprint = ''"
+                 " WHERE key = ?", (digest, l0_fingerprint(digest), key))
+    refresh_state(conn, key)
+    _lower_ancestors(conn, parent, 0, 0)
+    return True
 
 
 def _shrink(conn: sqlite3.Connection, leaf: str, sources: list[str], forgotten: str) -> None:
@@ -84,8 +114,7 @@ def _shrink(conn: sqlite3.Connection, leaf: str, sources: list[str], forgotten: 
         return
     digest, old_count, old_chars, parent, _ = row
     if count == 0:
-        _drop(conn, leaf)
-        _lower_ancestors(conn, parent, old_count, old_chars)
+        _lower_ancestors(conn, _drop(conn, leaf), old_count, old_chars)
         return
     digest = add_to_digest(digest, forgotten, "forgotten")
     conn.execute("UPDATE nodes SET digest = ?, fingerprint = ?, message_count = ?, source_chars = ?, summary = '',"
@@ -94,15 +123,17 @@ def _shrink(conn: sqlite3.Connection, leaf: str, sources: list[str], forgotten: 
     _lower_ancestors(conn, parent, old_count - count, old_chars - chars)
 
 
-def _drop(conn: sqlite3.Connection, key: str) -> None:
-    """Delete a node that holds nothing any more, and each ancestor it leaves without children."""
+def _drop(conn: sqlite3.Connection, key: str) -> str:
+    """Delete a node that holds nothing any more, and each ancestor it leaves without children;
+    returns the key of the nearest ancestor left (``''`` when none is)."""
     while key:
         parent = conn.execute("SELECT parent FROM nodes WHERE key = ?", (key,)).fetchone()
         conn.execute("DELETE FROM node_sources WHERE node = ? OR (kind = 'node' AND source = ?)", (key, key))
         conn.execute("DELETE FROM nodes WHERE key = ?", (key,))
         key = parent[0] if parent else ""
         if conn.execute("SELECT 1 FROM nodes WHERE parent = ?", (key,)).fetchone():
-            return
+            return key
+    return ""
 
 
 def _lower_ancestors(conn: sqlite3.Connection, key: str, messages: int, chars: int) -> None:
