@@ -26,6 +26,7 @@ from typing import Any, Iterable, Sequence
 
 from tapestryd.events.store import EventStore
 from tapestryd.events.types import NodeSummarized
+from tapestryd.projections.hierarchy_forget import TOMBSTONE
 from tapestryd.quality.similarity import Similarity
 
 __all__ = ["DRIFT_THRESHOLD", "SEVERITIES", "NodeDrift", "Step", "Version", "measure_drift", "read_versions",
@@ -125,6 +126,9 @@ def _step(old: Version, new: Version, similarity: Similarity) -> Step:
 def read_versions(events_db: Path, *, agent: str = "", level: int | None = None) -> list[Version]:
     """Every NodeSummarized version in the log (read-only), optionally of one agent or level.
 
+    Versions that ``compact`` scrubbed (text :data:`~tapestryd.projections.hierarchy_forget.TOMBSTONE`
+    + ``…``, or empty) are left out: they no longer say anything to compare.
+
     Raises StoreError when the log cannot be opened.
     """
     found: list[Version] = []
@@ -134,11 +138,15 @@ def read_versions(events_db: Path, *, agent: str = "", level: int | None = None)
             if not isinstance(event, NodeSummarized):
                 continue
             owner = stored.agent or _agent_of(event.node)
-            if (agent and owner != agent) or (level is not None and event.level != level):
+            if (agent and owner != agent) or (level is not None and event.level != level) or _scrubbed(event):
                 continue
             found.append(Version(event.node, event.level, stored.seq, stored.occurred_at, owner, event.text,
                                  event.provider, event.model))
     return found
+
+
+def _scrubbed(event: NodeSummarized) -> bool:
+    return event.text.startswith(TOMBSTONE) or not event.text
 
 
 def _agent_of(node: str) -> str:

@@ -10,6 +10,7 @@ import pytest
 
 from tapestryd.events.store import EventStore
 from tapestryd.events.types import NewEvent, NodeSummarized, event_id
+from tapestryd.projections.hierarchy_forget import TOMBSTONE
 from tapestryd.quality.drift import Version, measure_drift, read_versions, severity_of
 from tapestryd.quality.similarity import TfidfSimilarity
 
@@ -73,3 +74,13 @@ def test_versions_are_read_from_the_log_by_agent_and_level(tmp_path: Path) -> No
     assert [(v.node, v.text, v.agent) for v in found] == [("L1:chatgpt:2026-03-04", "one", "chatgpt"),
                                                           ("L1:chatgpt:2026-03-04", "two", "chatgpt")]
     assert len(read_versions(db)) == 4
+
+
+def test_versions_scrubbed_by_compact_are_not_compared(tmp_path: Path) -> None:
+    """A summary compact replaced by its tombstone (or emptied, as older compacts did) is no version to drift from."""
+    db = tmp_path / "events.db"
+    node = "L1:chatgpt:2026-03-04"
+    with EventStore(db) as store:
+        store.append([summarized(node, 1, TOMBSTONE + ":7:0", 1), summarized(node, 1, "", 2),
+                      summarized(node, 1, "the kept summary", 3)])
+    assert [v.text for v in read_versions(db)] == ["the kept summary"]
