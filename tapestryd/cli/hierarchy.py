@@ -52,7 +52,7 @@ def _finish(ctx: typer.Context, total: dict[str, Any], fmt: Format) -> None:
     if total["stopped"] == "errors":
         conf = settings(ctx).summarize
         provider = f"{conf.provider} (preset {conf.preset})" if conf.preset else conf.provider
-        warn(f"error: gave up after {_MAX_FAILURES_IN_A_ROW} failed summaries in a row; provider {provider}: "
+        warn(f"error: gave up after {_MAX_FAILURES_IN_A_ROW} failed attempts in a row; provider {provider}: "
              f"{total.get('last_error', 'see the failures above')}")
         raise typer.Exit(1)
 

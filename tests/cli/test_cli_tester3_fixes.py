@@ -116,7 +116,7 @@ def test_iterate_gives_up_across_slices_on_a_failing_provider(home: Path, failin
     assert result.exit_code == 1, result.output
     assert failing.calls == 3
     last = result.output.strip().splitlines()[-1]
-    assert last.startswith("error: gave up after 3 failed summaries in a row; provider openai: ")
+    assert last.startswith("error: gave up after 3 failed attempts in a row; provider openai: ")
     assert f"{failing.url}/chat/completions: HTTP 500" in last
 
 
