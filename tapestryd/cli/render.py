@@ -85,6 +85,9 @@ def render_receipt(receipt: dict[str, Any]) -> str:
     """The import receipt: per file counts, skipped reasons and errors, then totals."""
     lines = []
     for f in receipt.get("files", []):
+        if not f.get("parser"):  # never read (missing, unreadable, not an export): its errors say it all
+            lines.extend(f"error: {e}" for e in f.get("errors", []))
+            continue
         conv, msg = f.get("conversations", {}), f.get("messages", {})
         lines.append(f"{f['path']}  [{f.get('parser') or '?'} → {f.get('agent') or '?'}]")
         lines.append(f"  conversations: {conv.get('new', 0)} new, {conv.get('updated', 0)} updated, "

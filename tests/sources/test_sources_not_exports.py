@@ -112,6 +112,7 @@ def test_cli_imports_what_exists_and_exits_1_only_when_nothing_imported(tmp_path
     some = ctl(home, "ingest", str(CHATGPT), str(missing))
     assert some.returncode == 0, some.stderr
     assert f"error: {missing}: no such file or folder" in some.stdout and "new messages" in some.stdout
+    assert "[? → ?]" not in some.stdout and f"{missing}  [" not in some.stdout  # a path never read shows its error only
     odd = ctl(home, "ingest", "/dev/null")
     assert odd.returncode == 1 and "/dev/null: not a regular file or folder" in odd.stdout
     (tmp_path / "emptydir").mkdir()
