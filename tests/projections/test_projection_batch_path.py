@@ -11,6 +11,7 @@ from __future__ import annotations
 import sqlite3
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -94,6 +95,11 @@ def dump(conn: sqlite3.Connection) -> dict[str, list[tuple[object, ...]]]:
 
 def build(store: EventStore, path: Path, *, batch: int, event_by_event: bool) -> dict[str, list[tuple[object, ...]]]:
     projections = default_projections("UTC", 0) + ([_EventByEvent()] if event_by_event else [])  # type: ignore[list-item]
+    return build_with(store, path, projections, batch)
+
+
+def build_with(store: EventStore, path: Path, projections: list[Any], batch: int) -> dict[str, list[tuple[object, ...]]]:
+    """The rows ``projections`` leave after catching up ``batch`` events at a time."""
     projector = Projector(store, path, projections)
     while projector.catch_up(batch=batch, max_events=batch):
         pass

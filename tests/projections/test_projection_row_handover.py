@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from test_projection_batch_path import dump, forgetting, history
+from test_projection_batch_path import build_with, dump, forgetting, history
 
 from tapestryd.events import EventStore
 from tapestryd.projections import (HierarchyProjection, MessagesProjection, Projection, Projector, SimilarityFeed,
@@ -21,25 +21,14 @@ def _unlinked() -> list[Projection]:
     return [MessagesProjection(), HierarchyProjection("UTC", 0), SimilarityFeed()]
 
 
-def _build(store: EventStore, path: Path, projections: list[Projection],
-           batch: int) -> dict[str, list[tuple[object, ...]]]:
-    projector = Projector(store, path, projections)
-    while projector.catch_up(batch=batch, max_events=batch):
-        pass
-    try:
-        return dump(projector.conn)
-    finally:
-        projector.close()
-
-
 @pytest.mark.parametrize("with_forgetting", [False, True])
 def test_handed_over_rows_equal_rows_read(tmp_path: Path, with_forgetting: bool) -> None:
     store = EventStore(tmp_path / "events.db")
     store.append(history() + (forgetting() if with_forgetting else []))
-    expected = _build(store, tmp_path / "read.db", _unlinked(), 1000)
+    expected = build_with(store, tmp_path / "read.db", _unlinked(), 1000)
     assert expected["node_sources"] and expected["similarity_feed"]
     for batch in (1000, 5, 1):
-        assert _build(store, tmp_path / f"handed-{batch}.db", default_projections("UTC", 0), batch) == expected
+        assert build_with(store, tmp_path / f"handed-{batch}.db", default_projections("UTC", 0), batch) == expected
 
 
 def test_a_rolled_back_batch_holds_no_row(tmp_path: Path) -> None:
@@ -60,5 +49,5 @@ def test_a_rolled_back_batch_holds_no_row(tmp_path: Path) -> None:
     assert messages._stored == {}  # type: ignore[attr-defined]
     hierarchy.apply_batch = original  # type: ignore[attr-defined]
     projector.catch_up()
-    assert dump(projector.conn) == _build(store, tmp_path / "read.db", _unlinked(), 1000)
+    assert dump(projector.conn) == build_with(store, tmp_path / "read.db", _unlinked(), 1000)
     projector.close()
