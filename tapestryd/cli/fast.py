@@ -200,7 +200,7 @@ def _emit(command: str, result: Any, fmt: str) -> None:
 def render_control(command: str, result: dict[str, Any]) -> str:
     """What pause, resume and reload print (a restart-needed note goes to stderr)."""
     if command == "pause":
-        return "tapestryd paused; `tapestryctl resume` catches up with what changes meanwhile"
+        return "tapestryd paused; `tapestryctl resume` catches up with what changed meanwhile"
     if command == "resume":
         return "tapestryd resumed"
     held = result.get("restart_needed") or []

@@ -34,7 +34,8 @@ from tapestryd.clock import Clock
 from tapestryd.config import Settings
 from tapestryd.daemon.dayclose import close_days
 from tapestryd.daemon.runtime import Runtime
-from tapestryd.daemon.summarizer import RunReport, SummarizerBusy, Target, exclusive, summarize_dirty, summarize_keys
+from tapestryd.daemon.summarizer import (RunReport, SummarizerBusy, Target, exclusive, never, summarize_dirty,
+                                         summarize_keys)
 from tapestryd.errors import TapestryError
 from tapestryd.events.types import NewEvent, format_utc
 from tapestryd.paths import Paths, paths_for
@@ -74,14 +75,15 @@ class Host:
 
     @classmethod
     @contextmanager
-    def of_daemon(cls, settings: Settings, writer: WriterLike) -> Iterator[Host]:
-        """Reads through a read-only connection of its own; writes queued to ``writer``."""
+    def of_daemon(cls, settings: Settings, writer: WriterLike, *,
+                  halted: Callable[[], bool] = never) -> Iterator[Host]:
+        """Reads through a read-only connection of its own; writes queued to ``writer``; runs end once ``halted()``."""
         def commit(events: list[NewEvent]) -> None:
             writer.run(lambda runtime: Target.of(runtime).commit(events), name="summaries")
 
         reader = Reader.open(settings)
         try:
-            yield cls(settings, paths_for(settings), Target(reader.conn, commit, settings.tz),
+            yield cls(settings, paths_for(settings), Target(reader.conn, commit, settings.tz, halted),
                       lambda fn: writer.run(fn, name="hierarchy"))
         finally:
             reader.close()

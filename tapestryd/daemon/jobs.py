@@ -78,11 +78,14 @@ def summarize_hierarchy(service: Service) -> None:
 
     Provider calls run on this scheduler thread (a local provider in a child process, see
     :mod:`tapestryd.daemon.summary_worker`); only the appends go through the writer.
+    The run ends after the node in hand once the daemon is paused or stopping
+    (:meth:`~tapestryd.daemon.service.Service.halted`).
     """
     if service.state.paused or service.writer is None:
         return
     try:
-        with Host.of_daemon(service.settings, service.writer) as host, isolated(service.settings.summarize) as s:
+        with Host.of_daemon(service.settings, service.writer, halted=service.halted) as host, \
+                isolated(service.settings.summarize, halted=service.halted) as s:
             service.state.record_job("hierarchy", summarize_job(host, SystemClock(), s, max_seconds=50.0))
     except TapestryError as exc:
         service.state.record_error("hierarchy", exc.message)
@@ -93,7 +96,8 @@ def repair_hierarchy(service: Service) -> None:
     if service.state.paused or service.writer is None:
         return
     try:
-        with Host.of_daemon(service.settings, service.writer) as host, isolated(service.settings.summarize) as s:
+        with Host.of_daemon(service.settings, service.writer, halted=service.halted) as host, \
+                isolated(service.settings.summarize, halted=service.halted) as s:
             service.state.record_job("repair", repair_job(host, SystemClock(), s))
     except TapestryError as exc:
         service.state.record_error("repair", exc.message)

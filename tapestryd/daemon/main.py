@@ -6,12 +6,14 @@ Signals: SIGTERM and SIGINT stop it cleanly (exit 0 within 5 s, socket removed);
 reloads tapestry.toml. Under systemd (``Type=notify``) it sends ``READY=1`` once serving
 and ``WATCHDOG=1`` while its writer thread lives. Exit codes: 0 stopped cleanly (or
 ``TAPESTRY_DISABLE`` set), 1 could not start (another instance holds the home, a database
-or the socket failed), 2 invalid configuration.
+or the socket failed), 2 invalid configuration (a bad value, or a ``[summarize]`` section
+naming no usable provider: the one line ``iterate`` would print).
 """
 
 from __future__ import annotations
 
 import argparse
+import gc
 import logging
 import os
 import signal
@@ -26,7 +28,7 @@ from tapestryd import __version__
 from tapestryd.config import Settings, load_settings
 from tapestryd.daemon.logs import configure_logging
 from tapestryd.daemon.notify import Notifier
-from tapestryd.daemon.service import Service, log_config_warnings
+from tapestryd.daemon.service import Service, check_summarizer, log_config_warnings
 from tapestryd.errors import ConfigError, StoreLockedError, TapestryError
 
 __all__ = ["main", "run"]
@@ -70,21 +72,30 @@ def _parse(argv: Sequence[str] | None) -> argparse.Namespace:
 def main(argv: Sequence[str] | None = None) -> None:
     """Run the daemon until SIGTERM; exits the process with its code (see the module docstring)."""
     args = _parse(argv)
-    try:
-        settings = load_settings(args.home)
-    except ConfigError as exc:
-        print(f"tapestryd: {exc.message}", file=sys.stderr)
-        sys.exit(2)
+    settings = _settings(args.home)
     configure_logging(fmt=args.log_format, level=args.log_level, secrets=[settings.summarize.api_key])
     log_config_warnings(settings)
     if settings.disabled:
         log.info("daemon.disabled", reason="TAPESTRY_DISABLE is set")
         sys.exit(0)
     code = run(settings)
+    gc.collect()  # multiprocessing objects left in reference cycles unlink their semaphores (else: "leaked")
     logging.shutdown()
     sys.stdout.flush()
     sys.stderr.flush()
     os._exit(code)  # job threads of a library may linger; exit now, everything is closed
+
+
+def _settings(home: str | None) -> Settings:
+    """The home's settings; exits 2 with one line for an invalid value or summarizer provider."""
+    try:
+        settings = load_settings(home)
+        if not settings.disabled:
+            check_summarizer(settings)
+    except ConfigError as exc:
+        print(f"tapestryd: {exc.message}", file=sys.stderr)
+        sys.exit(2)
+    return settings
 
 
 def run(settings: Settings, *, notifier: Notifier | None = None) -> int:

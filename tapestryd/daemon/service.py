@@ -11,8 +11,14 @@ down, the socket server (a client that gets an answer talks to a daemon that is 
 until then the CLI answers read-only from the database), and last the calendar web page
 when ``[web] enabled`` (a taken port is logged and recorded, the daemon goes on).
 
-Stop (SIGTERM): the calendar, sources and scheduler first, then the socket (removed), then the writer
-finishes the task in hand, then the databases close.
+Stop (SIGTERM): a running summarizer job ends after (or abandons) the node in hand, the
+calendar and sources stop, the scheduler waits up to :data:`JOB_GRACE` seconds for its
+jobs (so a summarizer child process is gone before exit), then the socket (removed), then
+the writer finishes the task in hand, then the databases close.
+
+``pause`` halts the summarizer the same way; ``resume`` starts it again at once.
+``reload`` refuses a ``[summarize]`` section naming no usable provider (the error
+``iterate`` gives; old settings kept) and restarts the calendar when ``[web]`` changed.
 
 Requests from the socket are dispatched here: read operations run on the server thread
 with a pooled :class:`~tapestryd.queries.reader.Reader`, write operations are queued to
@@ -26,6 +32,8 @@ from __future__ import annotations
 import dataclasses
 import queue
 import threading
+import time
+from datetime import datetime
 from contextlib import contextmanager
 from typing import Any, Iterator
 
@@ -52,13 +60,16 @@ from tapestryd.paths import paths_for
 from tapestryd.projections.tfidf import SimilarityIndex
 from tapestryd.queries.reader import Reader
 from tapestryd.queries.warm import register_warm_index, unregister_warm_index
+from tapestryd.summarize import make_summarizer
 from tapestryd.web.server import WebServer
 
-__all__ = ["Service", "log_config_warnings"]
+__all__ = ["Service", "check_summarizer", "log_config_warnings"]
 
 log = structlog.get_logger(__name__)
 
 POOLED_READERS = 16
+JOB_GRACE = 2.0  # seconds stop waits for running jobs (a halted summarizer needs well under one)
+STOP_BUDGET = 4.5  # seconds for the whole stop (systemd is told "exits within 5 s"); the writer gets what is left
 RESTART_FIELDS = ("data_dir", "timezone", "first_day_of_week", "socket_override")
 
 
@@ -79,6 +90,7 @@ class Service:
         self.web: WebServer | None = None
         self._readers: queue.LifoQueue[Reader] = queue.LifoQueue()
         self._control = threading.RLock()
+        self._stopping = threading.Event()
 
     def start(self) -> None:
         """Start every component; on failure stop what started and re-raise.
@@ -110,16 +122,17 @@ class Service:
 
     def stop(self) -> None:
         """Stop in reverse order; the databases close only if the writer finished in time."""
+        deadline = time.monotonic() + STOP_BUDGET
+        self._stopping.set()
         self.notifier.stopping()
         if self.web is not None:
             self.web.stop()
         if self.feeds is not None:
             self.feeds.stop()
-        if self.scheduler is not None and self.scheduler.running:
-            self.scheduler.shutdown(wait=False)
+        self._stop_scheduler()
         if self.server is not None:
             self.server.stop()
-        finished = self.writer.stop() if self.writer is not None else True
+        finished = self.writer.stop(max(0.5, deadline - time.monotonic())) if self.writer is not None else True
         if self.similarity is not None:
             unregister_warm_index(self.paths.projections_db)
             self.similarity.stop()
@@ -127,6 +140,20 @@ class Service:
         if self.runtime is not None and finished:
             self.runtime.close()
         log.info("daemon.stopped", clean=finished)
+
+    def _stop_scheduler(self) -> None:
+        """Shut the scheduler down, waiting up to JOB_GRACE seconds for running jobs (halted by now)."""
+        if self.scheduler is None or not self.scheduler.running:
+            return
+        waiter = threading.Thread(target=self.scheduler.shutdown, name="scheduler-stop", daemon=True)
+        waiter.start()
+        waiter.join(JOB_GRACE)
+        if waiter.is_alive():
+            log.warning("daemon.jobs_abandoned", waited=JOB_GRACE)
+
+    def halted(self) -> bool:
+        """Whether summarizer runs must end now: the daemon is paused or stopping."""
+        return self.state.paused or self._stopping.is_set()
 
     def _start_web(self) -> WebServer | None:
         """The calendar when ``[web] enabled``; a taken port is logged and the daemon goes on."""
@@ -212,7 +239,7 @@ class Service:
         return snap
 
     def pause(self) -> dict[str, Any]:
-        """Stop feeding the log (tailer, inbox) and running jobs; queries and ingests go on."""
+        """Stop feeding the log (tailer, inbox) and running jobs (a summarizer run halts); queries go on."""
         with self._control:
             self.state.paused = True
             if self.scheduler is not None:
@@ -226,6 +253,7 @@ class Service:
             self.state.paused = False
             if self.scheduler is not None:
                 self.scheduler.resume()
+                self.scheduler.modify_job("hierarchy", next_run_time=datetime.now(self.settings.tz))
             if self.feeds is not None:
                 self.feeds.catch_up()
         log.info("daemon.resumed")
@@ -235,12 +263,14 @@ class Service:
         """Read tapestry.toml again and restart the sources and jobs with it.
 
         Settings that need a restart (data dir, timezone, week start, socket) are kept and
-        listed in ``restart_needed``. Raises ConfigError (old settings kept) for a bad file.
+        listed in ``restart_needed``; a changed ``[web]`` restarts the calendar. Raises
+        ConfigError (old settings kept) for a bad file or a ``[summarize]`` naming no usable provider.
         """
         with self._control:
             self.notifier.reloading()
             try:
                 new = load_settings(self.settings.home, config_file=self.settings.config_file)
+                check_summarizer(new)
             except ConfigError as exc:
                 self.state.record_error("reload", exc.message)
                 self.notifier.ready()
@@ -251,21 +281,35 @@ class Service:
         log.info("daemon.reloaded", config_file=str(new.config_file), restart_needed=held)
         log_config_warnings(new)
         return {"reloaded": True, "config_file": str(new.config_file), "restart_needed": held,
-                "warnings": list(new.warnings)}
+                "warnings": list(new.warnings), "web": self.web.url if self.web else None}
 
     def _apply(self, new: Settings) -> None:
         new = dataclasses.replace(new, **{f: getattr(self.settings, f) for f in RESTART_FIELDS})
         set_secrets([new.summarize.api_key])
         if self.feeds is not None:
             self.feeds.stop()
-        self.settings = new
+        old, self.settings = self.settings, new
         if self.runtime is not None:
             self.runtime.settings = new
+        if new.web != old.web:
+            self._restart_web()
         if self.scheduler is not None:
             register_jobs(self.scheduler, self)
         if self.writer is not None:
             self.feeds = Feeds(new, self.writer, self.state)
             self.feeds.start()
+
+
+    def _restart_web(self) -> None:
+        """Serve the calendar as the new ``[web]`` says (stopped, or on its new host and port)."""
+        if self.web is not None:
+            self.web.stop()
+        self.web = self._start_web()
+
+
+def check_summarizer(settings: Settings) -> None:
+    """Raise ConfigError (the message ``iterate`` gives) when ``[summarize]`` names no usable provider."""
+    make_summarizer(settings.summarize).close()
 
 
 def log_config_warnings(settings: Settings) -> None:

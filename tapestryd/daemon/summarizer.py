@@ -21,6 +21,10 @@ Target's ``commit``. From a Runtime (CLI, write ops) both are the runtime's own;
 daemon the scheduled job reads through a read-only connection and commits through the
 writer thread, so slow provider calls never hold up ingest. One run at a time per
 process: :func:`exclusive` refuses a second one with :class:`SummarizerBusy`.
+
+A Target's ``halted()`` is asked before every node; once it says yes (the daemon paused or
+stopping) the run ends with ``stopped='halted'`` after the node in hand, whose failure (a
+child process ended on purpose) is not recorded as the node's error.
 """
 
 from __future__ import annotations
@@ -44,7 +48,7 @@ from tapestryd.projections.hierarchy_keys import hash_parts
 from tapestryd.projections.hierarchy_read import NodeRow, get_node, has_dirty_child, todo_nodes
 from tapestryd.summarize.base import Budget, BudgetExhausted, Summarizer, Summary, Usage
 
-__all__ = ["RunReport", "SummarizerBusy", "Target", "exclusive", "summarize_dirty", "summarize_keys"]
+__all__ = ["RunReport", "SummarizerBusy", "Target", "exclusive", "never", "summarize_dirty", "summarize_keys"]
 
 log = structlog.get_logger(__name__)
 
@@ -52,6 +56,11 @@ Progress = Callable[[int, int, str], None]
 _BATCH = 256
 _MAX_FAILURES_IN_A_ROW = 3
 _RUNNING = threading.Lock()
+
+
+def never() -> bool:
+    """A ``halted`` that never halts (runs started from the CLI or a write op)."""
+    return False
 
 
 class SummarizerBusy(DaemonError):
@@ -75,15 +84,16 @@ def exclusive() -> Iterator[None]:
 
 @dataclass(frozen=True)
 class Target:
-    """Where a run reads nodes (a projections connection, local ``tz``) and how it commits events.
+    """Where a run reads nodes (a projections connection, local ``tz``), how it commits events, when to halt.
 
     ``commit(events)`` must append them to the log and return once the projections have
-    applied them.
+    applied them; ``halted()`` is True once the run must end after the node in hand.
     """
 
     conn: sqlite3.Connection
     commit: Callable[[list[NewEvent]], None]
     tz: ZoneInfo
+    halted: Callable[[], bool] = never
 
     @classmethod
     def of(cls, runtime: Runtime) -> Target:
@@ -99,7 +109,8 @@ class Target:
 class RunReport:
     """What one run did: nodes summarized (of which unchanged), failures by node, usage, why it stopped.
 
-    ``stopped`` is ``""`` (ran out of work), ``budget``, ``time``, ``errors`` or ``interrupted``.
+    ``stopped`` is ``""`` (ran out of work), ``budget``, ``time``, ``errors``, ``halted`` (the
+    daemon paused or is stopping) or ``interrupted``.
     """
 
     summarized: int = 0
@@ -148,6 +159,9 @@ def summarize_keys(target: Target, summarizer: Summarizer, keys: Iterable[str], 
             if max_seconds is not None and time.monotonic() - started > max_seconds:
                 run.report.stopped = "time"
                 break
+            if target.halted():
+                run.report.stopped = "halted"
+                break
             if not run.step(key, state, key in force):
                 break
             if progress:
@@ -194,6 +208,9 @@ class _Run:
             log.info("summarizer.budget_spent", node=node.key, reason=exc.message)
             return False
         except ProviderError as exc:
+            if self.target.halted():
+                self.report.stopped = "halted"
+                return False
             return self._failed(node, exc)
         self.streak = 0
         self._record(node, summary, context_fp)
