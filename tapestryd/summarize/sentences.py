@@ -1,12 +1,13 @@
 """Sentence candidates for extractive summaries, and how specific each one is.
 
 Code blocks, markdown furniture, markup tags (``<antArtifact …>``, ``<input …>``), lines of
-unfenced code (ending in ``;``, ``{`` or ``}``, a ``key: [`` or ``name = {`` line, or an
-``import``/``const``/``def``… statement) and lines that are mostly symbols are dropped;
-what is left is split into sentences at ``.``/``!``/``?`` followed by a capital, a digit or
-a quote, and at line breaks; lines wholly in square brackets (attachment notes such as
-"[shared an image: ...]") are metadata, not something said, and are dropped too. Each
-sentence is split into its stand-alone clauses and compressed
+unfenced code (ending in ``;``, ``{`` or ``}``, a comma after them too; a ``key: [``,
+``name = {`` or ``'key':`` line; an ``import``/``const``/``def``… statement) and lines that
+are mostly symbols are dropped; bold markers (``**``) are dropped, their words kept. What is
+left is split into sentences at ``.``/``!``/``?`` followed by a capital, a digit or a quote,
+and at line breaks; lines wholly in square brackets (attachment notes such as "[shared an
+image: ...]") are metadata, not something said, and are dropped too. Each sentence is split
+into its stand-alone clauses and compressed
 (:mod:`tapestryd.summarize.compress`). A sentence's *specificity* counts what a reader would want kept:
 numbers, dates and times, names (capitalised words not opening the sentence),
 identifiers (``file.py``, ``a/b``, ``snake_case``), quoted terms and decision words.
@@ -37,7 +38,7 @@ _SPECIFIC = re.compile(
     r"because)\w*))"
     r"|(?<=[\s(\"'])(?P<name>[A-Z][a-z]+(?:[A-Z][a-z]+)*|[A-Z]{2,})\b")
 _TAG = re.compile(r"</?[A-Za-z][\w:.-]*(?:\s[^<>]*)?/?>")
-_CODE = re.compile(r"[;{}]$|^[\w.]+\s*[:=]\s*[\[{(]|^(?:import|export|from|const|let|var|function|def|class|return)\s.*[(){}=;:'\"]")
+_CODE = re.compile(r"[;{}],?$|^[\w.]+\s*[:=]\s*[\[{(]|^['\"][\w.-]+['\"]\s*:|^(?:import|export|from|const|let|var|function|def|class|return)\s.*[(){}=;:'\"]")
 _BRACKETED = re.compile(r"^\[[^\]]*\]$")
 _NOT_PROSE = re.compile(r"[\d_]|[^\w\s]")
 _WEIGHTS = {"number": 1.5, "ident": 1.0, "quoted": 1.0, "calendar": 1.5, "decision": 0.75, "name": 1.0}
@@ -59,7 +60,7 @@ def split_sentences(text: str) -> list[str]:
     """The prose sentences of ``text``, in order, trimmed; code and short fragments dropped."""
     out: list[str] = []
     for line in _FENCE.sub("\n", text).splitlines():
-        line = _FURNITURE.sub("", _TAG.sub(" ", line)).strip()
+        line = _FURNITURE.sub("", _TAG.sub(" ", line)).replace("**", "").strip()
         if not line or _symbolic(line) or _BRACKETED.match(line) or _CODE.search(line):
             continue
         pieces = (compress(c) for p in _SPLIT.split(line) for c in clauses(p.strip()))

@@ -80,10 +80,13 @@ def test_markup_and_unfenced_code_are_not_sentences() -> None:
             "import { Tabs, TabsList } from '@/components/ui/tabs';\n"
             "bestSellers: ['Sourdough Sandwich Loaf', 'Artisan Baguette'],\n"
             "const total = inputTokens * price;\n"
+            "    'claude-3-opus': { name: 'Claude 3 Opus', input: 15.00, output: 75.00 },\n"
             "I built the pricing calculator with presets for each model.</antThinking>\n"
-            "Note: the plain sentence with a colon stays.")
+            "Note: the plain sentence with a colon stays.\n"
+            "**PEP 695** makes generic classes shorter in Python 3.12.")
     assert split_sentences(text) == ["I built the pricing calculator with presets for each model.",
-                                     "Note: the plain sentence with a colon stays."]
+                                     "Note: the plain sentence with a colon stays.",
+                                     "PEP 695 makes generic classes shorter in Python 3.12."]
 
 
 def test_a_clipped_title_does_not_stack_ellipses() -> None:
