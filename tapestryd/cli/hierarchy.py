@@ -21,8 +21,6 @@ __all__: list[str] = []
 
 _SLICE_SECONDS = 3.0
 _BUSY_RETRIES = 60
-_MAX_FAILURES_IN_A_ROW = 3
-"""Failed nodes in a row, across slices, after which iterate gives up (as one run does)."""
 _MARKS = {"clean": " ", "dirty": "*", "context_stale": "~"}
 
 
@@ -52,7 +50,7 @@ def _finish(ctx: typer.Context, total: dict[str, Any], fmt: Format) -> None:
     if total["stopped"] == "errors":
         conf = settings(ctx).summarize
         provider = f"{conf.provider} (preset {conf.preset})" if conf.preset else conf.provider
-        warn(f"error: gave up after {_MAX_FAILURES_IN_A_ROW} failed attempts in a row; provider {provider}: "
+        warn(f"error: gave up after {total['failed_in_a_row']} failed attempts in a row; provider {provider}: "
              f"{total.get('last_error', 'see the failures above')}")
         raise typer.Exit(1)
 
@@ -61,18 +59,15 @@ def _slices(ctx: typer.Context, args: dict[str, Any], label: str) -> dict[str, A
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn, TimeRemainingColumn
 
     total: dict[str, Any] = {"summarized": 0, "unchanged": 0, "failed": {}, "days_closed": 0, "remaining": 0,
-                             "stopped": "", "usage": {"calls": 0, "tokens_in": 0, "tokens_out": 0}}
+                             "stopped": "", "failed_in_a_row": 0, "usage": {"calls": 0, "tokens_in": 0, "tokens_out": 0}}
     with Progress("[progress.description]{task.description}", BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                   TimeRemainingColumn(), transient=True, disable=not sys.stderr.isatty()) as bar:
         task = bar.add_task(label, total=None)
-        streak = 0
         while True:
-            result = _call_when_free(ctx, "iterate", {**args, "max_seconds": _SLICE_SECONDS})
+            result = _call_when_free(ctx, "iterate", {**args, "max_seconds": _SLICE_SECONDS,
+                                                      "failed_in_a_row": total["failed_in_a_row"]})
             _add(total, result)
             bar.update(task, completed=total["summarized"], total=total["summarized"] + result["remaining"])
-            streak = 0 if result.get("summarized") else streak + len(result.get("failed", {}))
-            if result["stopped"] == "time" and streak >= _MAX_FAILURES_IN_A_ROW:
-                total["stopped"] = "errors"
             if result.get("failed"):
                 total["last_error"] = list(result["failed"].values())[-1]
             if total["stopped"] != "time":
@@ -97,6 +92,7 @@ def _add(total: dict[str, Any], result: dict[str, Any]) -> None:
         total["usage"][key] = total["usage"].get(key, 0) + value
     total["failed"].update(result.get("failed", {}))
     total["remaining"], total["stopped"] = result["remaining"], result["stopped"]
+    total["failed_in_a_row"] = result.get("failed_in_a_row", 0)
 
 
 def _render_run(result: dict[str, Any]) -> str:

@@ -19,7 +19,7 @@ from tapestryd.daemon.ops.daemon_ops import DAEMON_ARG
 from tapestryd.daemon.ops.query_ops import check_agent
 from tapestryd.daemon.ops.registry import read_op, write_op
 from tapestryd.daemon.runtime import Runtime
-from tapestryd.daemon.summarizer import Target, exclusive, summarize_dirty, summarize_keys
+from tapestryd.daemon.summarizer import RunReport, Target, exclusive, summarize_dirty, summarize_keys
 from tapestryd.daemon.summary_worker import isolated
 from tapestryd.errors import TapestryError
 from tapestryd.projections.hierarchy_checks import run_checks
@@ -27,14 +27,24 @@ from tapestryd.queries.reader import Reader
 from tapestryd.queries.tree import hierarchy_status, resolve_nodes, tree
 from tapestryd.summarize import Budget, Summarizer, make_summarizer
 
-__all__: list[str] = []
+__all__ = ["MAX_FAILURES_IN_A_ROW"]
 
 _MODES = ("context", "catchup")
 
 
+MAX_FAILURES_IN_A_ROW = 3
+"""Failed nodes in a row, across the slices of one ``iterate`` command, after which it gives up."""
+
+
 @write_op("iterate")
 def iterate(runtime: Runtime, args: dict[str, Any]) -> dict[str, Any]:
-    """Summarize dirty closed nodes bottom-up; args: until (ISO date), agent, mode, max_seconds."""
+    """Summarize dirty closed nodes bottom-up; args: until (ISO date), agent, mode, max_seconds,
+    failed_in_a_row (failures in a row in the earlier slices of the same command).
+
+    The result's ``failed_in_a_row`` carries the streak on; a slice that ends on its time limit
+    with the streak at :data:`MAX_FAILURES_IN_A_ROW` is recorded (and answered) as
+    ``stopped: errors``, the reason the command gives up.
+    """
     mode = str(args.get("mode") or "context")
     if mode not in _MODES:
         raise TapestryError(f"mode must be context or catchup, got {mode!r}")
@@ -46,7 +56,7 @@ def iterate(runtime: Runtime, args: dict[str, Any]) -> dict[str, Any]:
                                      agent=check_agent(runtime.settings, runtime.projector.conn, args.get("agent")),
                                      mode=mode, budget=_budget(runtime),
                                      max_seconds=_seconds(args.get("max_seconds")), progress=args.get("_progress"))
-        result = {"days_closed": closed, **report.to_dict()}
+        result = {"days_closed": closed, **report.to_dict(), **_streak(report, args.get("failed_in_a_row"))}
         record_run(runtime.paths, clock, "iterate" if mode == "context" else "catchup", result, report)
         if report.summarized and not report.remaining:
             record_checks(runtime.paths, clock, run_checks(runtime.projector.conn))
@@ -132,6 +142,16 @@ def _level(value: Any) -> int:
     if level not in range(5):
         raise TapestryError(f"level must be 0 to 4, got {value!r}")
     return level
+
+
+def _streak(report: RunReport, earlier: Any) -> dict[str, Any]:
+    """``failed_in_a_row`` after this slice, and ``stopped: errors`` when it reaches the limit."""
+    try:
+        streak = 0 if report.summarized else max(0, int(earlier or 0)) + len(report.failed)
+    except (TypeError, ValueError) as exc:
+        raise TapestryError(f"failed_in_a_row must be a number, got {earlier!r}") from exc
+    stopped = "errors" if report.stopped == "time" and streak >= MAX_FAILURES_IN_A_ROW else report.stopped
+    return {"failed_in_a_row": streak, "stopped": stopped}
 
 
 def _budget(runtime: Runtime) -> Budget:

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 from zoneinfo import ZoneInfo
 
+from tapestryd.daemon.ops.query_ops import check_agent
 from tapestryd.daemon.ops.registry import read_op
 from tapestryd.daemon.summary_requests import build_request
 from tapestryd.errors import ConfigError, TapestryError
@@ -43,11 +44,12 @@ def eval_op(reader: Reader, args: dict[str, Any]) -> dict[str, Any]:
     (nor with a provider whose settings are incomplete); 0 never builds a provider at all.
     """
     sample = None if args.get("sample") is None else _count(args["sample"])
+    agent = check_agent(reader.settings, reader.conn, args.get("agent"))
     summarizer = _provider(reader, sample)
     conf = reader.settings.summarize
     try:
         local = summarizer is not None and summarizer.local
-        options = EvalOptions(agent=str(args.get("agent") or ""), levels=_levels(args.get("levels")),
+        options = EvalOptions(agent=agent, levels=_levels(args.get("levels")),
                               facts_file=Path(args["facts"]) if args.get("facts") else None,
                               method=str(args.get("method") or "tfidf"), threshold=_threshold(args.get("threshold")),
                               sample=(LOCAL_YIELD_SAMPLE if local else 0) if sample is None else sample)
@@ -96,7 +98,7 @@ def drift_op(reader: Reader, args: dict[str, Any]) -> dict[str, Any]:
     threshold = _number(args.get("threshold"))
     threshold = DRIFT_THRESHOLD if threshold is None else threshold
     level = args.get("level")
-    versions = read_versions(reader.paths.events_db, agent=str(args.get("agent") or ""),
+    versions = read_versions(reader.paths.events_db, agent=check_agent(reader.settings, reader.conn, args.get("agent")),
                              level=None if level in (None, "") else level_number(level))
     similarity = make_similarity(str(args.get("method") or "tfidf"))
     nodes = sorted(measure_drift(versions, similarity), key=lambda n: (-n.worst.drift, n.node))

@@ -1,0 +1,67 @@
+"""Fixes from the fourth fresh-user test: eval and drift name an unknown agent, status records
+iterate's real stop reason, flags show no ``<bool>`` value in help, recall output is bounded."""
+
+from __future__ import annotations
+
+import importlib
+import json
+from pathlib import Path
+from typing import Iterator
+
+import pytest
+from typer.testing import CliRunner, Result
+
+from tapestryd.cli.app import app
+from tapestryd.cli.main import COMMAND_MODULES
+from tapestryd.errors import TapestryError
+
+from test_cli_tester3_fixes import Failing, fill
+
+for _module in COMMAND_MODULES:  # each registers its commands on ``app``
+    importlib.import_module(_module)
+
+
+def run(*args: str) -> Result:
+    """tapestryctl ``args`` in process (no daemon runs, so everything is answered locally)."""
+    return CliRunner().invoke(app, list(args))
+
+
+def error_of(result: Result) -> str:
+    """The message of the TapestryError a command raised (``tapestryctl`` prints it as ``error: …``)."""
+    assert isinstance(result.exception, TapestryError), result.output
+    return result.exception.message
+
+
+@pytest.mark.parametrize("command", [["drift", "--agent", "chatgtp"],
+                                     ["eval", "--agent", "chatgtp", "--yield-sample", "0"]])
+def test_eval_and_drift_name_an_unknown_agent(home: Path, command: list[str]) -> None:
+    fill(home)
+    assert error_of(run(*command)) == "no agent named 'chatgtp'; known: chatgpt, claude-ai, claude-code"
+    assert run(*command[:1], "--agent", "chatgpt", *command[3:]).exit_code == 0
+
+
+@pytest.fixture
+def failing() -> Iterator[Failing]:
+    server = Failing(failures=8, delay=0.3)
+    server.thread.start()
+    yield server
+    server.server.shutdown()
+    server.server.server_close()
+
+
+def test_status_records_the_stop_reason_iterate_printed(home: Path, failing: Failing,
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each slice ends on its time limit; the slice that gives up is recorded as stopped: errors."""
+    with (home / "tapestry.toml").open("a") as config:
+        config.write(f'[summarize]\nprovider = "openai"\nbase_url = "{failing.url}"\nmodel = "m"\n'
+                     "max_retries = 0\ntimeout = 5\n")
+    fill(home)
+    monkeypatch.setattr("tapestryd.cli.hierarchy._SLICE_SECONDS", 0.1)
+    result = run("iterate")
+    assert result.exit_code == 1, result.output
+    assert "stopped: errors" in result.stdout
+    assert "error: gave up after 3 failed attempts in a row" in result.stderr
+    status = run("status")
+    assert status.exit_code == 0, status.output
+    line = next(line for line in status.stdout.splitlines() if "iterate" in line and "remaining" in line)
+    assert line.endswith("stopped: errors"), line
