@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any, Callable, Optional
 
 import typer
+from typer.core import TyperOption
 
 from tapestryd.cli.render import printable
 from tapestryd.config import Settings, load_settings, resolve_home
@@ -28,6 +29,21 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
 )
+
+
+_VALUE_TYPE = TyperOption.display_type_rich
+
+
+def _flag_type(option: TyperOption, ctx: Any) -> Optional[str]:
+    """What ``--help`` shows after an option: nothing for a flag, which takes no value.
+
+    typer 0.29 shows ``<bool>`` there, which reads as ``--now true`` (then refused as an
+    extra argument); the plain (non-rich) help already leaves flags bare.
+    """
+    return None if option.is_flag else _VALUE_TYPE(option, ctx)
+
+
+TyperOption.display_type_rich = _flag_type  # type: ignore[method-assign]
 
 
 class Format(str, Enum):

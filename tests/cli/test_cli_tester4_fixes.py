@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Iterator
 
 import pytest
+import typer.main
 from typer.testing import CliRunner, Result
 
 from tapestryd.cli.app import app
@@ -65,3 +66,14 @@ def test_status_records_the_stop_reason_iterate_printed(home: Path, failing: Fai
     assert status.exit_code == 0, status.output
     line = next(line for line in status.stdout.splitlines() if "iterate" in line and "remaining" in line)
     assert line.endswith("stopped: errors"), line
+
+
+def test_help_shows_no_value_for_flags() -> None:
+    """A flag (``context --now``) shows no ``<bool>`` in any command's help; valued options keep theirs."""
+    commands = typer.main.get_command(app).commands  # type: ignore[attr-defined]
+    for name in commands:
+        assert "<bool>" not in run(name, "--help").stdout, name
+    lines = run("context", "--help").stdout.splitlines()
+    now = next(line for line in lines if "--now" in line)
+    assert now.split("--now")[1].strip(" │").startswith("Only the short")
+    assert "<int range>" in next(line for line in lines if "--max-tokens" in line)
