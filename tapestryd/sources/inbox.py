@@ -10,7 +10,9 @@
   (format detected from content; a folder's files as ``ingest FOLDER`` would), then moves
   it to ``inbox/processed/YYYY-MM-DD/`` (the local date); a file or folder that cannot be
   imported (nothing imported and some error) moves to ``inbox/failed/`` beside
-  ``<name>.error.txt`` saying what was wrong. A name already taken gets ``-2``, ``-3``, ...
+  ``<name>.error.txt`` saying what was wrong; one that imported with some errors (a bad ZIP
+  beside a good export in a folder) goes to processed/ and its errors are in the receipt, the
+  outcome's ``error`` and the ``inbox.imported`` log line. A name already taken gets ``-2``, ``-3``, ...
   Dropping the same export twice adds nothing: event ids make the import idempotent.
 * :class:`InboxWatcher` runs a thread that watches the folder (native events, a rescan
   every ``rescan`` seconds as a safety net) and hands each complete file to
@@ -125,7 +127,8 @@ def folder_stamp(folder: Path) -> tuple[int, int]:
 
 @dataclass(frozen=True)
 class InboxOutcome:
-    """One inbox file's fate: where it went, whether it imported, its receipt or error text."""
+    """One inbox file's fate: where it went, whether it imported, its receipt and error text
+    (why it failed, or the errors of an import that still went through; '' when none)."""
 
     source: str
     moved_to: str
@@ -164,8 +167,10 @@ def import_inbox_file(store: EventStore, path: Path, *, settings: Settings, toda
     if problem:
         return _failed(path, inbox, problem, receipt)
     moved = file_away(path, inbox / "processed" / day.isoformat())
-    log.info("inbox.imported", file=path.name, moved_to=str(moved), messages=receipt.get("messages"))
-    return InboxOutcome(str(path), str(moved), True, receipt)
+    errors = [str(e) for e in receipt.get("errors", [])]
+    (log.warning if errors else log.info)("inbox.imported", file=path.name, moved_to=str(moved),
+                                          messages=receipt.get("messages"), errors=errors)
+    return InboxOutcome(str(path), str(moved), True, receipt, "\n".join(errors))
 
 
 def _interrupter(should_stop: Callable[[], bool]) -> Callable[[int, int, str], None]:

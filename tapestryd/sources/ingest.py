@@ -21,6 +21,9 @@ on the command line. A folder or ZIP named on the command line in which no file 
 export gets an error saying so; so does a path that is missing or not a regular file or
 folder, while the other paths are still imported. An export-named file that is empty or an
 empty JSON array is an export of no conversations (skipped ``empty-export``), not an error.
+A ZIP in a folder is read like one named on the command line (``folder/x.zip!/member`` in errors);
+a ``*.zip`` that is no ZIP is an error (``not a ZIP archive``); one that holds no export (only
+images, say) is passed over as one file (``zip-without-export``), like other side files.
 A file that cannot be read or parsed becomes error lines in its receipt, never an exception:
 what was stored before is untouched.
 """
@@ -46,7 +49,7 @@ from tapestryd.events.types import ImportReceived, NewEvent, event_id
 from tapestryd.sources.appender import BATCH, BatchAppender, FileRun
 from tapestryd.sources.parsers.archives import Archive
 from tapestryd.sources.parsers.base import Origin, Skip
-from tapestryd.sources.parsers.detect import HEAD_SIZE, ZIP_MAGIC, detect_format, get_parser
+from tapestryd.sources.parsers.detect import HEAD_SIZE, ZIP_MAGIC, detect_format, get_parser, preview
 from tapestryd.sources.receipts import FileReceipt, Receipt
 from tapestryd.sources.screen import Screen, holds_marker
 
@@ -75,6 +78,17 @@ class _Source:
     explicit: bool
 
 
+@dataclass(frozen=True)
+class _Nested:
+    """A ZIP met inside a folder (``display`` is its path) and its members."""
+
+    display: str
+    members: list[_Source]
+
+
+_Unit = _Source | _Nested
+
+
 @dataclass
 class _Context:
     settings: Settings
@@ -98,7 +112,7 @@ def ingest_paths(store: EventStore, paths: Sequence[Path], *, settings: Settings
     receipt = Receipt()
     with ExitStack() as stack:
         groups = [_expand(Path(p), stack) for p in paths]
-        total = sum(s.size for group in groups for s in group.sources)
+        total = sum(s.size for group in groups for unit in group.sources for s in _members(unit))
         ctx = _Context(settings, agent, parser, _Meter(progress, total), BatchAppender(store))
         for group in groups:
             _ingest_group(store, group, ctx, receipt)
@@ -124,7 +138,7 @@ class _Group:
     listing it; ``container`` is ``folder`` or ``ZIP archive`` when the path was one that could be listed."""
 
     path: Path
-    sources: list[_Source] = field(default_factory=list)
+    sources: list[_Unit] = field(default_factory=list)
     container: str = ""
     unreadable: list[FileReceipt] = field(default_factory=list)
 
@@ -133,8 +147,7 @@ def _ingest_group(store: EventStore, group: _Group, ctx: _Context, receipt: Rece
     """Import one path's sources; a folder or ZIP in which none was an export gets an error saying so."""
     receipt.files.extend(group.unreadable)
     found, passed = 0, dict[str, int]()
-    for source in group.sources:
-        outcome = _ingest_source(store, source, ctx)
+    for outcome in (o for unit in group.sources for o in _ingest_unit(store, unit, ctx)):
         if isinstance(outcome, FileReceipt):
             receipt.files.append(outcome)
             found += 1
@@ -146,6 +159,18 @@ def _ingest_group(store: EventStore, group: _Group, ctx: _Context, receipt: Rece
         why = f" (passed over {sum(passed.values())} files: {detail})" if passed else ""
         receipt.files.append(_failed(str(group.path), f"{group.path}: the {group.container} holds no export "
                                                       f"files{why}; nothing to import"))
+
+
+def _members(unit: _Unit) -> list[_Source]:
+    return unit.members if isinstance(unit, _Nested) else [unit]
+
+
+def _ingest_unit(store: EventStore, unit: _Unit, ctx: _Context) -> list[FileReceipt | str]:
+    """The outcomes of a file, or of a ZIP in a folder (``zip-without-export`` when no member was an export)."""
+    outcomes = [_ingest_source(store, source, ctx) for source in _members(unit)]
+    if isinstance(unit, _Nested) and not any(isinstance(o, FileReceipt) for o in outcomes):
+        return ["zip-without-export"]
+    return outcomes
 
 
 def ingest_file(store: EventStore, path: Path, *, settings: Settings, agent: str | None = None,
@@ -175,7 +200,8 @@ def _expand(path: Path, stack: ExitStack) -> _Group:
                                                    f"socket); tapestry imports files, folders and ZIP exports"))
     elif _is_zip(path):
         members = _archive_sources(path, stack, group)
-        group.sources, group.container = members or [], "ZIP archive" if members is not None else ""
+        group.sources.extend(members or [])
+        group.container = "ZIP archive" if members is not None else ""
     else:
         group.sources.extend(_file_sources(path, stack, group, explicit=True))
     return group
@@ -193,7 +219,7 @@ def _cannot(exc: OSError) -> str:
     return f"cannot read: {exc.strerror or exc}"
 
 
-def _file_sources(path: Path, stack: ExitStack, group: _Group, *, explicit: bool) -> Iterator[_Source]:
+def _file_sources(path: Path, stack: ExitStack, group: _Group, *, explicit: bool) -> Iterator[_Unit]:
     try:
         with path.open("rb") as fh:
             magic = fh.read(4)
@@ -202,7 +228,9 @@ def _file_sources(path: Path, stack: ExitStack, group: _Group, *, explicit: bool
         group.unreadable.append(_failed(str(path), f"{path}: {_cannot(exc)}"))
         return
     if magic.startswith(ZIP_MAGIC):
-        yield from _archive_sources(path, stack, group) or []
+        members = _archive_sources(path, stack, group)
+        if members is not None:
+            yield _Nested(str(path), members)
         return
     yield _Source(str(path), size, lambda: path.open("rb"), explicit or export_named(str(path)))
 
@@ -229,6 +257,9 @@ def _ingest_source(store: EventStore, src: _Source, ctx: _Context) -> FileReceip
     except UnknownFormatError as exc:
         if export_named(src.display) and _EMPTY_EXPORT.fullmatch(head.removeprefix(b"\xef\xbb\xbf")):
             return FileReceipt(src.display, sha, skipped={"empty-export": 1})  # an export of no conversations
+        if src.display.lower().endswith(".zip"):
+            what = f"it starts with {preview(head)}" if head else "it is empty"
+            return _failed(src.display, f"{src.display}: not a ZIP archive ({what}); nothing to import", sha)
         return _failed(src.display, exc.message, sha) if src.explicit else "not-an-export"
     if name in ("metadata", "zip"):
         reason = "export-metadata" if name == "metadata" else "nested-archive"

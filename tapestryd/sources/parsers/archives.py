@@ -61,6 +61,9 @@ class Archive:
 
     def open(self, member: zipfile.ZipInfo) -> BinaryIO:
         """A stream of the member's bytes; raises ArchiveError if it is encrypted or unreadable."""
+        if member.flag_bits & 0x1:
+            raise ArchiveError(f"member {member.filename!r} is encrypted (password-protected); "
+                               f"tapestry reads only ZIPs without a password", str(self.path))
         try:
             return self.zip.open(member)  # type: ignore[return-value]
         except (zipfile.BadZipFile, RuntimeError, NotImplementedError, OSError) as exc:

@@ -17,7 +17,7 @@ from tapestryd.sources.parsers.chatgpt import ChatGPTParser
 from tapestryd.sources.parsers.claude_ai import ClaudeAIParser
 from tapestryd.sources.parsers.claude_code import ClaudeCodeParser
 
-__all__ = ["HEAD_SIZE", "PARSER_NAMES", "ZIP_MAGIC", "detect_format", "get_parser"]
+__all__ = ["HEAD_SIZE", "PARSER_NAMES", "ZIP_MAGIC", "detect_format", "get_parser", "preview"]
 
 HEAD_SIZE = 4096
 _PARSERS: dict[str, Parser] = {p.name: p for p in (ClaudeCodeParser(), ChatGPTParser(), ClaudeAIParser())}
@@ -54,10 +54,11 @@ def detect_format(head: bytes, *, location: str) -> str:
         if parser.sniff(head):
             return name
     raise UnknownFormatError(
-        f"not a Claude Code session, ChatGPT export or Claude.ai export (it starts with {_preview(head)}); "
+        f"not a Claude Code session, ChatGPT export or Claude.ai export (it starts with {preview(head)}); "
         f"name the format with --parser if it is one of them", location)
 
 
-def _preview(head: bytes) -> str:
+def preview(head: bytes) -> str:
+    """The first 40 bytes of ``head`` as a quoted string (bad UTF-8 as U+FFFD), ``…`` when there is more."""
     text = head[:40].decode("utf-8", "replace")
     return repr(text + ("…" if len(head) > 40 else ""))
