@@ -102,9 +102,12 @@ def search(ctx: typer.Context,
                                              "(from that day up to now). With --regex, a pattern."),
            agent: Optional[str] = typer.Option(None, "--agent"),
            role: Optional[str] = typer.Option(None, "--role", help="user, assistant, system or tool."),
-           conversation: Optional[str] = typer.Option(None, "--conversation"),
+           conversation: Optional[str] = typer.Option(None, "--conversation", help="A conversation key or any "
+                                                      "unique end of it (as `show` takes it)."),
            level: str = typer.Option("all", "--level", help="all, messages, summaries, or L0 … L4."),
-           since: Optional[str] = typer.Option(None, "--since", help="ISO time or phrase ('last week')."),
+           since: Optional[str] = typer.Option(None, "--since", help="ISO time or phrase ('last week'). With a time "
+                                               "phrase in QUERY too, their overlap is searched (the 'reading' "
+                                               "line shows it)."),
            until: Optional[str] = typer.Option(None, "--until", help="ISO time or phrase (its end is used)."),
            sort: str = typer.Option("relevance", "--sort", help="relevance (BM25) or time (newest first)."),
            regex: bool = typer.Option(False, "--regex", help="Treat QUERY as a regular expression over "

@@ -5,10 +5,12 @@ from __future__ import annotations
 from typing import Any
 
 from tapestryd.db import translate_errors
+from tapestryd.errors import TapestryError
 from tapestryd.events.types import parse_utc
 from tapestryd.queries.reader import Reader
 
-__all__ = ["ambiguity", "conversation_candidates", "find_conversation", "list_conversations", "show_conversation", "stats"]
+__all__ = ["ambiguity", "conversation_candidates", "find_conversation", "list_conversations", "resolve_conversation",
+           "show_conversation", "stats"]
 
 _CONV_COLUMNS = ("key", "agent", "source", "title", "first_ts", "last_ts", "message_count", "session", "cwd",
                  "git_branch")
@@ -25,7 +27,9 @@ def list_conversations(reader: Reader, *, agent: str = "", limit: int = 50) -> l
 
 
 def find_conversation(reader: Reader, ref: str) -> dict[str, Any] | None:
-    """The conversation whose key is ``ref``, or whose key ends with ``ref`` (unique), or None."""
+    """The conversation whose key is ``ref``, or whose key ends with ``ref`` (unique), or None (also for '')."""
+    if not ref.strip():
+        return None
     with translate_errors(reader.conn):
         rows = reader.conn.execute(
             f"SELECT {', '.join(_CONV_COLUMNS)} FROM conversations WHERE key = ? OR key LIKE ? ESCAPE '\\' LIMIT 2",
@@ -45,11 +49,25 @@ def conversation_candidates(reader: Reader, ref: str, limit: int = 6) -> list[st
 
 def ambiguity(reader: Reader, ref: str) -> str:
     """A message naming up to 5 keys when ``ref`` ends several conversation keys, else ``''``."""
-    keys = conversation_candidates(reader, ref)
+    keys = conversation_candidates(reader, ref) if ref.strip() else []
     if len(keys) < 2:
         return ""
     shown = ", ".join(keys[:5]) + (", …" if len(keys) > 5 else "")
     return f"{ref!r} is ambiguous: it ends several conversation keys ({shown}); give more of the key"
+
+
+def resolve_conversation(reader: Reader, ref: str, flag: str = "--conversation") -> str:
+    """The full key ``ref`` names: the key itself or any unique end of one, as ``show`` takes it.
+
+    Raises TapestryError when ``ref`` is empty, ends several keys (naming up to 5) or ends none.
+    """
+    if not ref.strip():
+        raise TapestryError(f"{flag} is empty: give a conversation key or a unique end of one"
+                            " (see `tapestryctl conversations`)")
+    found = find_conversation(reader, ref)
+    if found is not None:
+        return str(found["key"])
+    raise TapestryError(f"{ambiguity(reader, ref) or f'no conversation matches {ref!r}'} (see `tapestryctl conversations`)")
 
 
 def show_conversation(reader: Reader, ref: str) -> dict[str, Any] | None:

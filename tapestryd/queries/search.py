@@ -14,9 +14,12 @@
   back up to now; "last week" is the previous calendar week); when the range
   holds fewer matches than asked for, matches from other times follow, marked as such. A
   query that is only a time phrase lists that period's messages, newest first.
-* ``conversation`` may be a conversation's full key or a unique end of it at least
-  :data:`CONVERSATION_MIN_END` characters long, as ``show`` and ``forget --conversation``
-  take it (:func:`~tapestryd.queries.conversations.find_conversation`).
+* ``conversation`` may be a conversation's full key or any unique end of it, as ``show``
+  takes it (:func:`~tapestryd.queries.conversations.resolve_conversation`); ``forget
+  --conversation``, which cannot be undone, asks for 6 or more characters.
+* A time phrase in the query and a ``since``/``until`` filter both apply: the range
+  searched is their overlap, echoed back with both ("reading 'last 2 months' as … within
+  --since …"); ranges that do not overlap are an error.
 * ``regex`` mode scans message text with Python's ``re`` (case-insensitive), newest first.
 * Speed: FTS5 must score every match, which at a million messages takes 100–200 ms for a
   word found in one message in seven. In the daemon the warm index
@@ -43,7 +46,7 @@ from tapestryd.errors import TapestryError
 from tapestryd.events.types import format_utc, parse_utc
 from tapestryd.projections.tfidf import LexicalQuery
 from tapestryd.projections.warmdocs import micros
-from tapestryd.queries.conversations import ambiguity, find_conversation
+from tapestryd.queries.conversations import resolve_conversation
 from tapestryd.queries.ftsrank import RANK_WINDOW, message_where, ranked_ids
 from tapestryd.queries.nodes import has_nodes
 from tapestryd.queries.reader import Reader
@@ -53,15 +56,13 @@ from tapestryd.queries.timephrase import TimeRange, find_time_phrase
 from tapestryd.queries.tokens import flatten
 from tapestryd.queries.warm import warm_index
 
-__all__ = ["CONVERSATION_MIN_END", "LEVELS", "SORTS", "SearchFilters", "SearchHit", "content_terms", "fts_expression",
+__all__ = ["LEVELS", "SORTS", "SearchFilters", "SearchHit", "content_terms", "fts_expression",
            "fts_ranking", "list_period", "message_hits", "outside_range", "rrf_merge", "search", "search_messages",
            "search_regex", "search_summaries", "with_conversation_key"]
 
 LEVELS = ("all", "messages", "summaries", "L0", "L1", "L2", "L3", "L4")
 SORTS = ("relevance", "time")
 RRF_K = 60
-CONVERSATION_MIN_END = 6
-"""The fewest characters of a key's end that ``--conversation`` takes (as ``forget --conversation``)."""
 _TERM = re.compile(r"\w+", re.UNICODE)
 _MESSAGE_COLUMNS = "m.id, m.conversation, m.message_key, c.title, m.agent, m.role, m.ts"
 
@@ -163,22 +164,15 @@ def search(reader: Reader, query: str, filters: SearchFilters = SearchFilters(),
 
 
 def with_conversation_key(reader: Reader, filters: SearchFilters) -> SearchFilters:
-    """``filters`` with ``conversation`` made the full key it names (unchanged when empty).
+    """``filters`` with ``conversation`` made the full key it names (unchanged when '', no filter).
 
-    Takes the full key or a unique end of one at least :data:`CONVERSATION_MIN_END`
-    characters long. Raises TapestryError when the end ends several keys (naming them), is
-    shorter, or ends none.
+    Takes the full key or any unique end of one (as ``show``). Raises TapestryError when
+    it is blank, ends several keys (naming them), or ends none
+    (:func:`~tapestryd.queries.conversations.resolve_conversation`).
     """
-    ref = filters.conversation
-    if not ref:
+    if filters.conversation == "":
         return filters
-    found = find_conversation(reader, ref)
-    if found is not None and (found["key"] == ref or len(ref) >= CONVERSATION_MIN_END):
-        return replace(filters, conversation=str(found["key"]))
-    if found is not None:
-        raise TapestryError(f"--conversation {ref!r} is too short: give the full key or its last "
-                            f"{CONVERSATION_MIN_END} or more characters (see `tapestryctl conversations`)")
-    raise TapestryError(f"{ambiguity(reader, ref) or f'no conversation matches {ref!r}'} (see `tapestryctl conversations`)")
+    return replace(filters, conversation=resolve_conversation(reader, filters.conversation))
 
 
 def outside_range(inside: list[SearchHit], anywhere: list[SearchHit], limit: int) -> list[SearchHit]:
@@ -189,9 +183,11 @@ def outside_range(inside: list[SearchHit], anywhere: list[SearchHit], limit: int
 
 
 def _time_phrase(reader: Reader, query: str, filters: SearchFilters, now: datetime) -> tuple[TimeRange | None, str]:
-    if filters.since or filters.until:
-        return None, query
-    return find_time_phrase(query, now=now, tz=reader.tz, first_day_of_week=reader.settings.first_day_of_week)
+    """The query's time phrase (cut to its overlap with the filters' since/until, if any) and the other words."""
+    found, terms = find_time_phrase(query, now=now, tz=reader.tz, first_day_of_week=reader.settings.first_day_of_week)
+    if found is not None and (filters.since or filters.until):
+        found = found.within(filters.since, filters.until)
+    return found, terms
 
 
 def _ranked(reader: Reader, terms: str, filters: SearchFilters, *, limit: int, sort: str) -> list[SearchHit]:

@@ -13,14 +13,17 @@ Wednesday, "may" the verb):
   one … twelve), also after "in/over/within/during/for the": a rolling window from local
   midnight of the same calendar day N units back (a month back from 31 March is 28
   February) up to now, open-ended; hours count back from the instant itself. "past week"
-  (no number) is one unit back. A window reaching before 1970-01-01 starts there. "last
+  (no number) is one unit back. A count with a fraction ("last 1.5 months", "last 2,5
+  weeks") is an error naming the phrase and the whole count of a smaller unit to use. A window reaching before 1970-01-01 starts there. "last
   week", "last month" and "last year" without a number stay the previous calendar period;
 * "since X" / "after X" → from X's start until now; "before X" → up to X's start; "until X"
   / "till X" → up to X's end (X included, as ``--until`` does);
-* "between A and B", "from A to B" and "A..B" → from A's start to B's end (A borrows B's
+* "between A and B", "from A to B", "A to B" and "A..B" → from A's start to B's end (A borrows B's
   year when it has none: "between November and December 2024"); a range that ends
   before it starts is refused; "A.." runs from A's start up to now, "..B" from the
   beginning to B's end;
+* a query holding two separate time phrases ("last 2 months 2026-10-02") is an error
+  naming both, not one of them read and the other dropped;
 * a date written YYYY-MM-DD that does not exist ("2025-02-30") is an error naming it, not
   words;
 * a lone month name followed by "of" and a word ("march of progress") and an article with
@@ -67,6 +70,9 @@ _ROLLING = re.compile(r"(?<!\w)(?:(?:in|over|within|during|for)\s+)?(?:the\s+)?(
                       rf"(?:(\d+|{'|'.join(_NUMBERS)})\s+)?(hour|day|week|month|year)s?\b", re.I)
 _ISO_DAY = re.compile(r"(?<![\w-])(?:(on|since|after|before|until|till)\s+)?(\d{4})-(\d{2})-(\d{2})(?![\w-])", re.I)
 _YEAR = re.compile(r"\b\d{4}\b")
+_FRACTION = re.compile(r"(?<!\w)(?:last|past|previous)\s+(\d+)[.,](\d+)\s+(hour|day|week|month|year)s?\b", re.I)
+_SMALLER = {"year": ("month", 12), "month": ("day", 30), "week": ("day", 7), "day": ("hour", 24)}
+_BARE_TO = re.compile(r"(?<=\s)(?:to|through)(?=\s)", re.I)
 _RANGE_WORDS = 5  # the most words read as either end of a range
 
 
@@ -76,7 +82,8 @@ class TimeRange:
 
     ``first`` and ``last`` are the local calendar days it covers (inclusive; an open end
     takes the anchor day), ``granularity`` is ``day``, ``week``, ``month``, ``year``,
-    ``part`` (part of a day) or ``range``; ``phrase`` is the text as found.
+    ``part`` (part of a day) or ``range``; ``phrase`` is the text as found; ``note``, when
+    set, says how the range was narrowed after reading (see :meth:`within`).
     """
 
     phrase: str
@@ -86,19 +93,46 @@ class TimeRange:
     last: date
     granularity: str
     timezone: str
+    note: str = ""
 
     def label(self) -> str:
-        """The range in local time, e.g. ``2026-03-03 18:00 → 2026-03-04 00:00 (Europe/Paris)``."""
-        tz = ZoneInfo(self.timezone)
-        lo = self.since.astimezone(tz).strftime("%Y-%m-%d %H:%M") if self.since else "the beginning"
-        hi = self.until.astimezone(tz).strftime("%Y-%m-%d %H:%M") if self.until else "now"
-        return f"{lo} → {hi} ({self.timezone})"
+        """The range in local time, e.g. ``2026-03-03 18:00 → 2026-03-04 00:00 (Europe/Paris)``, then the note."""
+        return _label(self.since, self.until, self.timezone) + (f", {self.note}" if self.note else "")
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready: phrase, since/until (ISO UTC or None), first/last days, granularity, label."""
         return {"phrase": self.phrase, "since": _iso(self.since), "until": _iso(self.until),
                 "first": self.first.isoformat(), "last": self.last.isoformat(),
                 "granularity": self.granularity, "label": self.label()}
+
+    def within(self, since: datetime | None, until: datetime | None) -> TimeRange:
+        """This range cut to its overlap with ``[since, until)`` (either None: open), noted in its label.
+
+        Raises TapestryError when the two do not overlap.
+        """
+        lo = max((t for t in (self.since, since) if t is not None), default=None)
+        hi = min((t for t in (self.until, until) if t is not None), default=None)
+        tz = ZoneInfo(self.timezone)
+        flags = " and ".join(f"--{name} {_local(t, tz)}" for name, t in (("since", since), ("until", until)) if t)
+        if lo is not None and hi is not None and hi <= lo:
+            raise TapestryError(f"{self.phrase!r} ({self.label()}) and {flags} do not overlap: drop one of them")
+        first = lo.astimezone(tz).date() if lo else self.first
+        last = (hi - timedelta(microseconds=1)).astimezone(tz).date() if hi else self.last
+        alone = _label(self.since, self.until, self.timezone, named=False)
+        return TimeRange(self.phrase, lo, hi, first, last, "range", self.timezone,
+                         f"the part within {flags} ({self.phrase!r} alone: {alone})")
+
+
+def _label(since: datetime | None, until: datetime | None, zone: str, *, named: bool = True) -> str:
+    """``since → until`` in local time of ``zone`` (open ends: "the beginning", "now"), then ``(zone)`` if ``named``."""
+    tz = ZoneInfo(zone)
+    lo = _local(since, tz) if since else "the beginning"
+    hi = _local(until, tz) if until else "now"
+    return f"{lo} → {hi}" + (f" ({zone})" if named else "")
+
+
+def _local(moment: datetime, tz: ZoneInfo) -> str:
+    return moment.astimezone(tz).strftime("%Y-%m-%d %H:%M")
 
 
 def _iso(ts: datetime | None) -> str | None:
@@ -112,11 +146,27 @@ def find_time_phrase(query: str, *, now: datetime, tz: ZoneInfo,
     ``now`` is the aware instant relative phrases count from. Returns ``(None, query)``
     when the query holds no time phrase. dateparser is imported only when the query has a
     digit or a calendar word, so plain queries stay cheap.
+
+    Raises TapestryError when the query holds two separate time phrases (naming both), a
+    fractional count ("last 1.5 months") or a day that does not exist.
     """
     if not _CUE.search(query):
         return None, query
     text = _POSSESSIVE.sub(r"\1", query)
     _check_real_days(text)
+    _check_whole_counts(text)
+    found, rest = _find_one(text, now, tz, first_day_of_week)
+    if found is None:
+        return None, query
+    again, _ = _find_one(rest, now, tz, first_day_of_week) if _CUE.search(rest) else (None, rest)
+    if again is not None:
+        raise _TwoPhrases(f"the query holds two time phrases, {found.phrase!r} and {again.phrase!r}: keep one, "
+                          f"or join them into one range ('A to B', 'since A', A..B)")
+    return found, rest
+
+
+def _find_one(text: str, now: datetime, tz: ZoneInfo, first_day_of_week: int) -> tuple[TimeRange | None, str]:
+    """The first time phrase in ``text`` (a range, a rolling window, then what dateparser finds), and the rest."""
     ranged = _find_range(text, now, tz, first_day_of_week) or _find_rolling(text, now, tz)
     if ranged is not None:
         return ranged
@@ -134,7 +184,7 @@ def find_time_phrase(query: str, *, now: datetime, tz: ZoneInfo,
         found_range = _open_ended(parsed, prefix, now, tz) if prefix else parsed
         rest = " ".join((text[:cut_from] + " " + text[start + len(found):]).split())
         return found_range, rest
-    return None, query
+    return None, text
 
 
 def parse_when(text: str, *, now: datetime, tz: ZoneInfo, first_day_of_week: int = 0) -> TimeRange:
@@ -168,6 +218,10 @@ def parse_when(text: str, *, now: datetime, tz: ZoneInfo, first_day_of_week: int
 
 class _Unreadable(TapestryError):
     """Text that is not a time at all (as opposed to a time out of range or reversed)."""
+
+
+class _TwoPhrases(_Unreadable):
+    """Text holding two separate time phrases: not one time (so a range's end that holds two is no end)."""
 
 
 def _span(phrase: str, lo: TimeRange | None, hi: TimeRange | None, now: datetime, tz: ZoneInfo) -> TimeRange:
@@ -229,6 +283,22 @@ def _check_real_days(text: str) -> None:
             raise TapestryError(f"{match.group(0)!r} is not a valid date: {_why_no_day(year, month)}") from None
 
 
+def _check_whole_counts(text: str) -> None:
+    """Raise TapestryError naming the first "last N units" whose N has a fraction ("last 1.5 months").
+
+    The error suggests the whole count of the next smaller unit (a month taken as 30 days).
+    """
+    match = _FRACTION.search(text)
+    if match is None:
+        return
+    count, unit = float(f"{match.group(1)}.{match.group(2)}"), match.group(3).lower()
+    hint = f"use a whole number of {unit}s"
+    if unit in _SMALLER:
+        smaller, per = _SMALLER[unit]
+        hint += f", or {smaller}s ('last {int(count * per + 0.5)} {smaller}s')"
+    raise TapestryError(f"{match.group(0)!r}: {hint}")
+
+
 def _why_no_day(year: int, month: int) -> str:
     if not 1 <= month <= 12:
         return "months run from 01 to 12"
@@ -239,7 +309,7 @@ def _why_no_day(year: int, month: int) -> str:
 
 
 def _find_range(text: str, now: datetime, tz: ZoneInfo, fdow: int) -> tuple[TimeRange, str] | None:
-    """The first ``A..B``, "between A and B" or "from A to B" range in ``text``, and the rest."""
+    """The first ``A..B``, "between A and B", "from A to B" or "A to B" range in ``text``, and the rest."""
     for match in _DOTTED.finditer(text):
         found = _try_when(match.group(1), now, tz, fdow)
         if found is not None:
@@ -249,18 +319,36 @@ def _find_range(text: str, now: datetime, tz: ZoneInfo, fdow: int) -> tuple[Time
         joins = _RANGE_JOIN[match.group(1).lower()]
         for i, join in enumerate(words[1:_RANGE_WORDS + 1], start=1):
             if join.group().lower() in joins:
-                found = _range_at(text, match, words, i, now, tz, fdow)
+                lo_text = " ".join(w.group() for w in words[:i])
+                found = _range_to(text, match.start(), lo_text, words[i + 1:], match.end(), now, tz, fdow)
                 if found is not None:
                     return found
+    return _find_bare_to(text, now, tz, fdow)
+
+
+def _find_bare_to(text: str, now: datetime, tz: ZoneInfo, fdow: int) -> tuple[TimeRange, str] | None:
+    """The first "A to B" (or "A through B") range without "from": A is the longest run of
+    words (at most :data:`_RANGE_WORDS`) just before the joining word that reads as a time."""
+    for join in _BARE_TO.finditer(text):
+        before = list(re.finditer(r"\S+", text[:join.start()]))
+        after = list(re.finditer(r"\S+", text[join.end():]))
+        for n in range(min(len(before), _RANGE_WORDS), 0, -1):
+            start = before[-n].start()
+            lo_text = text[start:join.start()].strip()
+            if _try_when(lo_text, now, tz, fdow) is not None:
+                found = _range_to(text, start, lo_text, after, join.end(), now, tz, fdow)
+                if found is not None:
+                    return found
+                break
     return None
 
 
-def _range_at(text: str, opener: re.Match[str], words: list[re.Match[str]], join: int, now: datetime,
+def _range_to(text: str, start: int, lo_text: str, after: list[re.Match[str]], base: int, now: datetime,
               tz: ZoneInfo, fdow: int) -> tuple[TimeRange, str] | None:
-    """The range whose first end is ``words[:join]`` and second the longest run after the joining word."""
-    lo_text = " ".join(w.group() for w in words[:join])
-    for stop in range(min(len(words), join + 1 + _RANGE_WORDS), join + 1, -1):
-        hi_text = " ".join(w.group() for w in words[join + 1:stop])
+    """The range from ``lo_text`` (beginning at ``text[start]``) to the longest run of the words
+    ``after`` the joining word (their offsets counted from ``base``) that reads as a time."""
+    for stop in range(min(len(after), _RANGE_WORDS), 0, -1):
+        hi_text = " ".join(w.group() for w in after[:stop])
         hi = _try_when(hi_text.rstrip(",.;:?!"), now, tz, fdow)
         if hi is None:
             continue
@@ -269,9 +357,8 @@ def _range_at(text: str, opener: re.Match[str], words: list[re.Match[str]], join
         lo = lo or _try_when(lo_text, now, tz, fdow)
         if lo is None:
             return None
-        end = opener.end() + words[stop - 1].end()
-        phrase = text[opener.start():end].rstrip(",.;:?!")
-        rest = " ".join((text[:opener.start()] + " " + text[opener.start() + len(phrase):].lstrip(",.;:")).split())
+        phrase = text[start:base + after[stop - 1].end()].rstrip(",.;:?!")
+        rest = " ".join((text[:start] + " " + text[start + len(phrase):].lstrip(",.;:")).split())
         return _span(phrase, lo, hi, now, tz), rest
     return None
 

@@ -1,5 +1,5 @@
-"""search --conversation takes the full key or a unique end of 6+ characters, as forget does;
-an ambiguous, too short or unknown end is one clear error."""
+"""search --conversation takes the full key or any unique end of it, as show does (forget asks
+for 6+ characters); an ambiguous, blank or unknown end is one clear error."""
 
 from __future__ import annotations
 
@@ -11,11 +11,11 @@ import pytest
 from query_helpers import PARIS, History
 
 from tapestryd.config import load_settings
-from tapestryd.daemon.ops.safety_ops import MIN_END
+from tapestryd.daemon.ops import OPS
 from tapestryd.errors import TapestryError
 from tapestryd.queries.hybrid import hybrid_search
 from tapestryd.queries.reader import Reader
-from tapestryd.queries.search import CONVERSATION_MIN_END, SearchFilters, search
+from tapestryd.queries.search import SearchFilters, search
 
 NOW = datetime(2026, 3, 5, 12, 0, tzinfo=PARIS)
 
@@ -38,7 +38,7 @@ def conversations(result: dict) -> set[str]:
     return {h["conversation"] for h in result["hits"]}
 
 
-@pytest.mark.parametrize("ref", ["tool-conv-002", "conv-002", "claude-ai:tool-conv-002"])
+@pytest.mark.parametrize("ref", ["tool-conv-002", "conv-002", "claude-ai:tool-conv-002", "002", "-002"])
 def test_a_unique_end_finds_the_conversation(reader: Reader, ref: str) -> None:
     assert conversations(search(reader, "python", SearchFilters(conversation=ref), now=NOW)) == {
         "claude-ai:tool-conv-002"}
@@ -52,15 +52,19 @@ def test_an_end_of_several_keys_names_them(reader: Reader) -> None:
         search(reader, "python", SearchFilters(conversation="conv-102"), now=NOW)
 
 
-def test_a_short_or_unknown_end_is_refused(reader: Reader) -> None:
-    with pytest.raises(TapestryError, match="--conversation '002' is too short: give the full key or its last 6"):
-        search(reader, "python", SearchFilters(conversation="002"), now=NOW)
+@pytest.mark.parametrize("ref", ["2", "02", "-102", "conv-102"])
+def test_an_end_of_many_keys_is_ambiguous_at_any_length(reader: Reader, ref: str) -> None:
+    with pytest.raises(TapestryError, match=f"^'{ref}' is ambiguous: it ends several conversation keys"):
+        search(reader, "python", SearchFilters(conversation=ref), now=NOW)
+
+
+def test_a_blank_or_unknown_end_is_refused(reader: Reader) -> None:
+    for blank in ("", "  "):
+        with pytest.raises(TapestryError, match="^--conversation is empty: give a conversation key"):
+            OPS["search"].fn(reader, {"query": "python", "conversation": blank})
+    assert len(conversations(OPS["search"].fn(reader, {"query": "python", "conversation": None}))) == 3
     with pytest.raises(TapestryError, match="no conversation matches 'nowhere-999'"):
         search(reader, "python", SearchFilters(conversation="nowhere-999"), now=NOW)
-
-
-def test_search_takes_the_same_shortest_end_as_forget() -> None:
-    assert CONVERSATION_MIN_END == MIN_END
 
 
 def test_the_cli_searches_one_conversation_by_its_end(reader: Reader) -> None:
@@ -71,3 +75,6 @@ def test_the_cli_searches_one_conversation_by_its_end(reader: Reader) -> None:
     bad = subprocess.run([sys.executable, "-m", "tapestryd.cli", "search", "python", "--conversation", "conv-102"],
                          capture_output=True, text=True, timeout=60)
     assert bad.returncode == 1 and "ambiguous" in bad.stderr and "Traceback" not in bad.stderr
+    empty = subprocess.run([sys.executable, "-m", "tapestryd.cli", "search", "python", "--conversation", ""],
+                           capture_output=True, text=True, timeout=60)
+    assert empty.returncode == 1 and "--conversation is empty" in empty.stderr

@@ -12,7 +12,8 @@ from tapestryd.daemon.ops.registry import read_op, write_op
 from tapestryd.daemon.runtime import Runtime
 from tapestryd.errors import TapestryError
 from tapestryd.events.types import parse_utc
-from tapestryd.queries.conversations import ambiguity, list_conversations, show_conversation, stats
+from tapestryd.queries.conversations import (ambiguity, list_conversations, resolve_conversation, show_conversation,
+                                             stats)
 from tapestryd.queries.hybrid import hybrid_search
 from tapestryd.queries.levelnames import level_filter
 from tapestryd.queries.reader import Reader
@@ -46,7 +47,8 @@ def search(reader: Reader, args: dict[str, Any]) -> dict[str, Any]:
         raise TapestryError(f"role must be one of {', '.join(ROLES)}, got {args['role']!r}")
     filters = SearchFilters(
         agent=check_agent(reader.settings, reader.conn, args.get("agent")), role=str(args.get("role") or ""),
-        conversation=str(args.get("conversation") or ""), level=level_filter(args.get("level")),
+        conversation="" if args.get("conversation") is None else resolve_conversation(reader, str(args["conversation"])),
+        level=level_filter(args.get("level")),
         since=_when(reader, args.get("since"), now, "since"), until=_when(reader, args.get("until"), now, "until"),
     )
     if filters.since and filters.until and filters.until <= filters.since:
