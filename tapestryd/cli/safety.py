@@ -96,8 +96,12 @@ def _render_verify(report: dict[str, Any]) -> str:
 @app.command()
 def forget(ctx: typer.Context,
            conversation: Optional[str] = typer.Option(None, "--conversation",
-                                                  help="A conversation key, or its unique end (6+ characters)."),
-           before: Optional[str] = typer.Option(None, "--before", help="Everything before a local date or ISO time."),
+                                                  help="A conversation key, or its unique end of 6 or more "
+                                                       "characters (stricter than search/show's any unique end, as "
+                                                       "forgetting cannot be undone)."),
+           before: Optional[str] = typer.Option(None, "--before", help="Everything before this: a local date "
+                                                "(2024-06-14), month (2024-06), year (2024), ISO time, or a phrase "
+                                                "('yesterday', 'last 3 months': before the start of what it names)."),
            match: Optional[str] = typer.Option(
                None, "--match", help="Messages whose text matches this Python regex, case-insensitive like `search --regex`"
                                  " ((?-i:...) for an exact case; the pattern is kept in the log)."),
@@ -110,6 +114,11 @@ def forget(ctx: typer.Context,
 
 
 def _render_forget(result: dict[str, Any]) -> str:
+    head = f"{result['before_read']}\n" if result.get("before_read") else ""
+    return head + _forget_outcome(result)
+
+
+def _forget_outcome(result: dict[str, Any]) -> str:
     what = f"{result['messages']} messages in {result['conversations']} conversations"
     if result["dry_run"]:
         sample = "".join(f"\n  {key}" for key in result.get("sample", []))

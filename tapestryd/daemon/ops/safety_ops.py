@@ -1,7 +1,8 @@
 """Data-safety operations: forget, compact, backup; and the offline verify and restore.
 
-* ``forget`` (write): one rule (``conversation`` key or unique end of one of 6+ characters, ``before`` a
-  local date or ISO time, or ``match`` a Python regex, case-insensitive like ``search
+* ``forget`` (write): one rule (``conversation`` key or unique end of one of 6+ characters, ``before`` an
+  ISO time or the start of the local date, month, year or phrase it names ("yesterday",
+  "last 3 months"; see :func:`before_instant`), or ``match`` a Python regex, case-insensitive like ``search
   --regex``: kept in the event with an explicit ``(?i)`` prefix, so rules already in a log
   replay unchanged), ``dry_run`` to only count;
   appends a ``Forgotten`` event (the same rule twice is one event).
@@ -18,7 +19,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import asdict
-from datetime import datetime, time, timezone
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
@@ -27,12 +28,13 @@ from tapestryd.config import Settings
 from tapestryd.daemon import backup as backups
 from tapestryd.daemon.compact import compact_log, confirm_compaction
 from tapestryd.daemon.lock import WriterLock
+from tapestryd.daemon.ops.query_ops import now_of
 from tapestryd.daemon.ops.registry import write_op
 from tapestryd.daemon.runtime import Runtime
 from tapestryd.db import connect
 from tapestryd.errors import TapestryError
 from tapestryd.events.store import EventStore
-from tapestryd.events.types import Forgotten, NewEvent, format_utc
+from tapestryd.events.types import Forgotten, NewEvent, format_utc, parse_utc
 from tapestryd.paths import paths_for
 from tapestryd.privacy import forgotten_id
 from tapestryd.projections import Projector, default_projections
@@ -40,11 +42,15 @@ from tapestryd.projections.forgetting import ForgetRule, preview
 from tapestryd.queries.conversations import ambiguity, find_conversation
 from tapestryd.queries.integrity import verify_log
 from tapestryd.queries.reader import Reader
+from tapestryd.queries.timephrase import parse_when
 
-__all__ = ["MIN_END", "list_backups_offline", "restore_offline", "verify_offline"]
+__all__ = ["MIN_END", "before_instant", "list_backups_offline", "restore_offline", "verify_offline"]
 
 MIN_END = 6
-"""Fewest characters of a key's end ``forget --conversation`` accepts (a full key is always accepted)."""
+"""Fewest characters of a key's end ``forget --conversation`` accepts (a full key is always accepted).
+
+Stricter than ``search``/``show`` (any unique end): forgetting cannot be undone."""
+_ISO_TIME = re.compile(r"^\d{4}-\d{2}-\d{2}[T ]\d")
 
 
 @write_op("forget")
@@ -54,6 +60,8 @@ def forget(runtime: Runtime, args: dict[str, Any]) -> dict[str, Any]:
     rule = _rule(runtime, args)
     found = preview(runtime.projector.conn, rule)
     result: dict[str, Any] = {"rule": asdict(rule), "dry_run": bool(args.get("dry_run")), **found}
+    if rule.before:
+        result["before_read"] = _before_line(str(args["before"]).strip(), rule.before, runtime.settings)
     if result["dry_run"]:
         return result
     event = Forgotten(conversation=rule.conversation, before=rule.before, match=rule.match,
@@ -72,7 +80,7 @@ def _rule(runtime: Runtime, args: dict[str, Any]) -> ForgetRule:
     if given["conversation"]:
         return ForgetRule(conversation=_conversation(runtime, given["conversation"]))
     if given["before"]:
-        return ForgetRule(before=_instant(given["before"], runtime.settings))
+        return ForgetRule(before=before_instant(given["before"], runtime.settings, now_of(args)))
     pattern = given["match"] if given["match"].startswith("(?i)") else "(?i)" + given["match"]
     try:
         re.compile(given["match"])  # the user's own pattern, so an error's position is theirs
@@ -101,16 +109,36 @@ def _conversation(runtime: Runtime, ref: str) -> str:
     raise TapestryError(f"no conversation matches {ref!r} (see `tapestryctl conversations`)")
 
 
-def _instant(text: str, settings: Settings) -> str:
-    """ISO UTC of a local date's midnight (``2024-05-01``) or of an ISO time (naive = local)."""
+def before_instant(text: str, settings: Settings, now: datetime) -> str:
+    """ISO UTC of ``--before``: an ISO time with a time of day (naive = local), or the start of
+    the local date, month, year or phrase the text names (``2024-05-01``, ``2024-06``,
+    ``2024``, "yesterday", "last 3 months"), read relative to ``now``.
+
+    Raises TapestryError for a day that does not exist ("February 2025 has 28 days"), a
+    text that is no time, or one naming no start ("..2024").
+    """
+    if _ISO_TIME.match(text):
+        try:
+            moment = datetime.fromisoformat(text.replace("Z", "+00:00"))
+        except ValueError as exc:
+            raise TapestryError(f"--before {text!r} is not an ISO 8601 time: {exc}") from exc
+        check_supported(moment.date(), f"--before {text!r}")
+        return format_utc(moment if moment.tzinfo else moment.replace(tzinfo=settings.tz))
     try:
-        moment = datetime.fromisoformat(text.replace("Z", "+00:00"))
-    except ValueError as exc:
-        raise TapestryError(f"--before {text!r} is not a date (YYYY-MM-DD) or an ISO 8601 time") from exc
-    check_supported(moment.date(), f"--before {text!r}")
-    if len(text) == 10:
-        moment = datetime.combine(moment.date(), time(0))
-    return format_utc(moment if moment.tzinfo else moment.replace(tzinfo=settings.tz))
+        found = parse_when(text, now=now, tz=settings.tz, first_day_of_week=settings.first_day_of_week)
+    except TapestryError as exc:
+        raise TapestryError(f"--before: {exc}") from exc
+    if found.since is None:
+        raise TapestryError(f"--before {text!r} names no start to forget before; give a date, month or year")
+    return format_utc(found.since)
+
+
+def _before_line(text: str, before: str, settings: Settings) -> str:
+    """The line saying how ``--before`` was read, in local time and UTC."""
+    moment = parse_utc(before)
+    local = moment.astimezone(settings.tz).strftime("%Y-%m-%d %H:%M")
+    return (f"reading --before {text!r} as everything before {local} ({settings.timezone}), "
+            f"{moment.strftime('%Y-%m-%dT%H:%M:%SZ')}")
 
 
 @write_op("compact")
