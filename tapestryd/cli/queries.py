@@ -77,7 +77,9 @@ def recall(ctx: typer.Context,
                                             "now) or ..B. 'last 3 months' / 'past 10 days' run from that day N "
                                             "units back up to today; 'last week' is the previous calendar week."),
            agent: Optional[str] = typer.Option(None, "--agent"),
+           limit: int = typer.Option(50, "--limit", "-n", min=1, max=10_000,
+                                     help="Most nodes (or conversations) shown; the last line counts the rest."),
            fmt: Format = typer.Option(Format.text, "-f", "--format")) -> None:
     """The best available summaries for a date, period or range, with links down to their sources."""
-    result = call(ctx, "recall", {"when": " ".join(when), "agent": agent})
+    result = call(ctx, "recall", {"when": " ".join(when), "agent": agent, "limit": limit})
     emit(result["nodes"] if fmt is Format.jsonl else result, fmt, render_recall)

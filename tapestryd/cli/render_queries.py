@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shlex
 from typing import Any
 
 __all__ = ["render_node", "render_recall"]
@@ -19,7 +20,17 @@ def render_recall(result: dict[str, Any]) -> str:
         lines.append("no summaries cover this range yet" + ("; its conversations:" if convs else "."))
         lines.extend(f"  {c['first'][:16]}  {c['agent']:<12} {c['messages']:>4}  {c['title'] or '(untitled)'}"
                      f"  [{c['key']}]" for c in convs)
+    if result.get("more"):
+        lines.append(_more_line(result))
     return "\n".join(lines)
+
+
+def _more_line(result: dict[str, Any]) -> str:
+    """How many nodes (or conversations) the limit left out, and how to see them."""
+    shown, more = result.get("limit", 0), result["more"]
+    what = ("node" if result.get("nodes") else "conversation") + ("s" if more > 1 else "")
+    return (f"\n… and {more} more {what} (showing the first {shown}): narrow the range, or "
+            f"tapestryctl recall {shlex.quote(str(result.get('when', '')))} --limit {shown + more}")
 
 
 def render_node(node: dict[str, Any]) -> str:

@@ -3,9 +3,11 @@
 A range is covered by the largest periods that fit inside it (a whole year by its L4, a
 whole month by its L3, a whole split week by its L2, the leftover days by their L1), so
 "2026-03" is one monthly and "2026-03-01..2026-03-10" a weekly or two plus some dailies.
-A period whose node has no summary yet is answered by its children, recursively. When
-no node covers the range (the hierarchy has not run, or the day is still open) the answer
-lists the range's conversations instead.
+A period whose node has no summary yet is answered by its children, recursively, but a
+past period's node with no summary anywhere below stands for itself (one "not summarized yet"
+node, not its hundreds of segments). At most ``limit`` nodes are answered, in period
+order, with the count of the rest. When no node covers the range (the hierarchy has not
+run, or the day is still open) the answer lists the range's conversations instead.
 """
 
 from __future__ import annotations
@@ -37,15 +39,16 @@ def cover(first: date, last: date, first_day_of_week: int = 0) -> list[Period]:
     return periods
 
 
-def recall(reader: Reader, when: str, *, now: datetime, agent: str = "") -> dict[str, Any]:
+def recall(reader: Reader, when: str, *, now: datetime, agent: str = "", limit: int = 50) -> dict[str, Any]:
     """The best available nodes for ``when`` (a date, period key, phrase, ``A..B``, ``A..`` or ``..B``).
 
     A range open at its end, or a rolling window ("last 3 months"), stops at today; one open
     at its start begins at the first recorded day.
 
-    Returns ``{when, range, periods, nodes, conversations}``: ``nodes`` each with their
-    ``sources`` (links down), ``conversations`` listing the range's conversations when no
-    node covers it. Raises TapestryError when ``when`` cannot be read as a time.
+    Returns ``{when, range, periods, nodes, conversations, more, limit}``: the first ``limit``
+    ``nodes`` each with their ``sources`` (links down), ``conversations`` listing the range's
+    conversations (at most ``limit``) when no node covers it, ``more`` how many nodes (or
+    conversations) were left out. Raises TapestryError when ``when`` cannot be read as a time.
     """
     fdow = reader.settings.first_day_of_week
     found = parse_when(when, now=now, tz=reader.tz, first_day_of_week=fdow)
@@ -55,10 +58,12 @@ def recall(reader: Reader, when: str, *, now: datetime, agent: str = "") -> dict
     if len(periods) > 400:
         raise TapestryError(f"{when!r} covers {len(periods)} periods; ask for a shorter range")
     agents = [agent] if agent else node_agents(reader.conn)
-    nodes = [entry for period in periods for who in agents for entry in _best(reader, period, who)]
-    listing = [] if nodes else _conversations(reader, first, last, agent)
+    today = local_date(now, reader.tz).isoformat()
+    best = [entry for period in periods for who in agents for entry in _best(reader, period, who, today)]
+    nodes = [_with_sources(reader, node) for node in best[:limit]]
+    listing, more = ([], len(best) - len(nodes)) if best else _conversations(reader, first, last, agent, limit)
     return {"when": when, "range": found.to_dict(), "periods": [f"L{p.level}:{p.key}" for p in periods],
-            "nodes": nodes, "conversations": listing}
+            "nodes": nodes, "conversations": listing, "more": more, "limit": limit}
 
 
 def _earliest(reader: Reader, first: date) -> date:
@@ -68,15 +73,26 @@ def _earliest(reader: Reader, first: date) -> date:
     return max(first, local_date(parse_utc(row[0]), reader.tz)) if row and row[0] else first
 
 
-def _best(reader: Reader, period: Period, agent: str) -> list[dict[str, Any]]:
+def _best(reader: Reader, period: Period, agent: str, today: str) -> list[dict[str, Any]]:
     node = get_node(reader.conn, f"L{period.level}:{agent}:{period.key}")
-    return _best_node(reader, node) if node else []
+    return _best_node(reader, node, today) if node else []
 
 
-def _best_node(reader: Reader, node: dict[str, Any]) -> list[dict[str, Any]]:
-    if (node["summary"] or "").strip() or node["level"] == 0:
-        return [_with_sources(reader, node)]
-    return [entry for child in children(reader.conn, node["key"]) for entry in _best_node(reader, child)]
+def _best_node(reader: Reader, node: dict[str, Any], today: str) -> list[dict[str, Any]]:
+    """``node`` when summarized; else its children's best nodes, unless its period ended before
+    ``today`` (local ISO date) and none of those has a summary: then ``node`` alone stands for
+    its period (a backlog's month is one node, not its segments). A period still running
+    (today's day, this week) shows its segments."""
+    if _summarized(node):
+        return [node]
+    below = [entry for child in children(reader.conn, node["key"]) for entry in _best_node(reader, child, today)]
+    if not below or (node["period_end"] < today and not any(_summarized(entry) for entry in below)):
+        return [node]
+    return below
+
+
+def _summarized(node: dict[str, Any]) -> bool:
+    return bool((node["summary"] or "").strip())
 
 
 def _with_sources(reader: Reader, node: dict[str, Any]) -> dict[str, Any]:
@@ -87,16 +103,20 @@ def _with_sources(reader: Reader, node: dict[str, Any]) -> dict[str, Any]:
     return {**node, "sources": sources}
 
 
-def _conversations(reader: Reader, first: date, last: date, agent: str) -> list[dict[str, Any]]:
+def _conversations(reader: Reader, first: date, last: date, agent: str,
+                   limit: int) -> tuple[list[dict[str, Any]], int]:
+    """The first ``limit`` conversations with messages in ``first``..``last`` (local days), and
+    how many more there are."""
     lo, hi = utc_range(first, last, reader.tz)
     where, params = (" AND m.agent = ?", [agent]) if agent else ("", [])
-    sql = ("SELECT m.conversation, c.title, c.agent, COUNT(*), MIN(m.ts), MAX(m.ts) FROM messages m"
+    sql = ("SELECT m.conversation, c.title, c.agent, COUNT(*), MIN(m.ts), MAX(m.ts), COUNT(*) OVER () FROM messages m"
            f" JOIN conversations c ON c.key = m.conversation WHERE m.ts >= ? AND m.ts < ?{where}"
-           " GROUP BY m.conversation ORDER BY MIN(m.ts) LIMIT 500")
+           " GROUP BY m.conversation ORDER BY MIN(m.ts) LIMIT ?")
     with translate_errors(reader.conn):
-        rows = reader.conn.execute(sql, (format_utc(lo), format_utc(hi), *params)).fetchall()
-    return [{"key": k, "title": t or "", "agent": a, "messages": n, "first": f, "last": la}
-            for k, t, a, n, f, la in rows]
+        rows = reader.conn.execute(sql, (format_utc(lo), format_utc(hi), *params, limit)).fetchall()
+    listing = [{"key": k, "title": t or "", "agent": a, "messages": n, "first": f, "last": la}
+               for k, t, a, n, f, la, _ in rows]
+    return listing, (rows[0][-1] - len(rows) if rows else 0)
 
 
 def show_node(reader: Reader, key: str) -> dict[str, Any]:

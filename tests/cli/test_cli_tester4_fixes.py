@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import importlib
 import json
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Iterator
 
@@ -14,7 +15,10 @@ from typer.testing import CliRunner, Result
 
 from tapestryd.cli.app import app
 from tapestryd.cli.main import COMMAND_MODULES
+from tapestryd.config import load_settings
+from tapestryd.daemon.runtime import Runtime
 from tapestryd.errors import TapestryError
+from tapestryd.events import MessageRecorded, NewEvent, event_id, format_utc
 
 from test_cli_tester3_fixes import Failing, fill
 
@@ -77,3 +81,42 @@ def test_help_shows_no_value_for_flags() -> None:
     now = next(line for line in lines if "--now" in line)
     assert now.split("--now")[1].strip(" │").startswith("Only the short")
     assert "<int range>" in next(line for line in lines if "--max-tokens" in line)
+
+
+def backlog(home: Path) -> None:
+    """Four chatgpt conversations a day on 12–14 June 2025, none summarized (a backlog)."""
+    events = []
+    for day in (12, 13, 14):
+        for n in range(4):
+            when = datetime(2025, 6, day, 9 + n, tzinfo=timezone.utc)
+            conversation, key = f"chatgpt:d{day}n{n}", f"m{day}-{n}"
+            body = MessageRecorded(conversation, key, "user", f"Question {n} of day {day}", format_utc(when))
+            events.append(NewEvent(event_id("t4", conversation, key), body, when, agent="chatgpt", source=f"t4#{key}"))
+    with Runtime.open(load_settings(home)) as runtime:
+        runtime.store.append(events)
+        runtime.projector.catch_up()
+
+
+def test_recall_of_a_backlog_answers_its_periods_not_every_segment(home: Path) -> None:
+    """A past month with nothing summarized is one node, not its 12 conversation-day segments."""
+    backlog(home)
+    result = run("recall", "2025-06", "-f", "json")
+    assert result.exit_code == 0, result.output
+    answer = json.loads(result.stdout)
+    assert [n["key"] for n in answer["nodes"]] == ["L3:chatgpt:2025-06"] and answer["more"] == 0
+    days = json.loads(run("recall", "2025-06-12..2025-06-14", "-f", "json").stdout)
+    assert [n["key"] for n in days["nodes"]] == ["L1:chatgpt:2025-06-12", "L1:chatgpt:2025-06-13",
+                                                 "L1:chatgpt:2025-06-14"]
+
+
+def test_recall_shows_at_most_limit_nodes_and_counts_the_rest(home: Path) -> None:
+    backlog(home)
+    result = run("recall", "2025-06-12..2025-06-14", "--limit", "2")
+    assert result.exit_code == 0, result.output
+    assert result.stdout.count("\n# L1:chatgpt:") == 2 and "L1:chatgpt:2025-06-14" not in result.stdout
+    assert result.stdout.rstrip().splitlines()[-1] == (
+        "… and 1 more node (showing the first 2): narrow the range, or "
+        "tapestryctl recall 2025-06-12..2025-06-14 --limit 3")
+    assert error_of(run("recall", "2025-06-12..", "--agent", "nobody")).startswith("no agent named 'nobody'")
+    listing = run("recall", "2025-06-12", "--agent", "claude-code", "--limit", "1")
+    assert listing.exit_code == 0 and "more" not in listing.stdout
