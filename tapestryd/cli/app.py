@@ -43,7 +43,7 @@ def _flag_type(option: TyperOption, ctx: Any) -> Optional[str]:
     return None if option.is_flag else _VALUE_TYPE(option, ctx)
 
 
-TyperOption.display_type_rich = _flag_type  # type: ignore[method-assign]
+TyperOption.display_type_rich = _flag_type  # type: ignore[method-assign,assignment]
 
 
 class Format(str, Enum):
