@@ -113,7 +113,9 @@ class TimeRange:
         lo = max((t for t in (self.since, since) if t is not None), default=None)
         hi = min((t for t in (self.until, until) if t is not None), default=None)
         tz = ZoneInfo(self.timezone)
-        flags = " and ".join(f"--{name} {_local(t, tz)}" for name, t in (("since", since), ("until", until)) if t)
+        flags = " and ".join(f"--{name} {when}" for name, when in (
+            ("since", _local(since, tz) if since else ""), ("until", f"(before {_local(until, tz)})" if until else ""))
+            if when)
         if lo is not None and hi is not None and hi <= lo:
             raise TapestryError(f"{self.phrase!r} ({self.label()}) and {flags} do not overlap: drop one of them")
         first = lo.astimezone(tz).date() if lo else self.first
