@@ -208,6 +208,8 @@ def render_control(command: str, result: dict[str, Any]) -> str:
         sys.stderr.write(f"changed settings that need a restart: {', '.join(map(str, held))}\n")
     for line in result.get("warnings") or []:
         sys.stderr.write(f"warning: {line}\n")
+    if result.get("web_problem"):
+        sys.stderr.write(f"{result['web_problem']}\n")
     return f"tapestryd reloaded {result.get('config_file', '')}"
 
 

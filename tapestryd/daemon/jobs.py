@@ -85,7 +85,7 @@ def summarize_hierarchy(service: Service) -> None:
         return
     try:
         with Host.of_daemon(service.settings, service.writer, halted=service.halted) as host, \
-                isolated(service.settings.summarize, halted=service.halted) as s:
+                isolated(service.settings.summarize, halted=service.halted, halt=service.halt) as s:
             service.state.record_job("hierarchy", summarize_job(host, SystemClock(), s, max_seconds=50.0))
     except TapestryError as exc:
         service.state.record_error("hierarchy", exc.message)
@@ -97,7 +97,7 @@ def repair_hierarchy(service: Service) -> None:
         return
     try:
         with Host.of_daemon(service.settings, service.writer, halted=service.halted) as host, \
-                isolated(service.settings.summarize, halted=service.halted) as s:
+                isolated(service.settings.summarize, halted=service.halted, halt=service.halt) as s:
             service.state.record_job("repair", repair_job(host, SystemClock(), s))
     except TapestryError as exc:
         service.state.record_error("repair", exc.message)

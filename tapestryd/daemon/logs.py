@@ -9,22 +9,27 @@ processors, so every line has one shape.
 Secrets never reach a line: the :class:`Redactor` replaces every occurrence of a configured
 secret (the provider API key) in any string value with ``[redacted]``, and drops values
 of keys that name a secret (``api_key``, ``authorization``, ``password``, ``token``).
+
+Terminal colour codes (ANSI SGR escapes, e.g. those werkzeug's access log puts around a
+request line) are removed from every string value: a log line holds plain text.
 """
 
 from __future__ import annotations
 
 import logging
 import os
+import re
 import sys
 from typing import Any, Iterable, MutableMapping
 
 import structlog
 
-__all__ = ["Redactor", "configure_logging", "log_format", "set_secrets"]
+__all__ = ["Redactor", "configure_logging", "log_format", "set_secrets", "strip_ansi"]
 
 _SECRET_KEYS = frozenset({"api_key", "apikey", "authorization", "password", "token", "secret"})
 _QUIET_LIBRARIES = ("apscheduler", "watchdog")
 REDACTED = "[redacted]"
+_ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")  # ECMA-48 CSI sequences (colours, bold)
 
 def log_format(requested: str = "auto", *, environ: MutableMapping[str, str] | None = None,
                stream: Any = None) -> str:
@@ -81,6 +86,14 @@ def _scrub(value: Any, words: tuple[str, ...]) -> Any:
     return value
 
 
+def strip_ansi(_logger: Any, _name: str, event: MutableMapping[str, Any]) -> MutableMapping[str, Any]:
+    """A structlog processor removing terminal colour codes from every top-level string value."""
+    for key, value in list(event.items()):
+        if isinstance(value, str) and "\x1b" in value:
+            event[key] = _ANSI.sub("", value)
+    return event
+
+
 def configure_logging(*, fmt: str = "auto", level: str = "info", secrets: Iterable[str] = ()) -> str:
     """Send structlog and stdlib ``logging`` to stderr in one format; returns the format used.
 
@@ -93,6 +106,7 @@ def configure_logging(*, fmt: str = "auto", level: str = "info", secrets: Iterab
         structlog.stdlib.add_log_level,
         structlog.processors.TimeStamper(fmt="iso", utc=True),
         _redactor,
+        strip_ansi,
     ]
     renderer = structlog.dev.ConsoleRenderer(colors=False) if chosen == "console" else structlog.processors.JSONRenderer()
     structlog.configure(

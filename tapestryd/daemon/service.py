@@ -9,7 +9,8 @@ background and registered for the ``similar`` query), the
 whose first sweep catches up with every session file that changed while the daemon was
 down, the socket server (a client that gets an answer talks to a daemon that is fully up;
 until then the CLI answers read-only from the database), and last the calendar web page
-when ``[web] enabled`` (a taken port is logged and recorded, the daemon goes on).
+when ``[web] enabled`` (a taken port is logged and recorded as ``calendar: port N is in use
+on HOST``, the daemon goes on).
 
 Stop (SIGTERM): a running summarizer job ends after (or abandons) the node in hand, the
 calendar and sources stop, the scheduler waits up to :data:`JOB_GRACE` seconds for its
@@ -18,7 +19,8 @@ the writer finishes the task in hand, then the databases close.
 
 ``pause`` halts the summarizer the same way; ``resume`` starts it again at once.
 ``reload`` refuses a ``[summarize]`` section naming no usable provider (the error
-``iterate`` gives; old settings kept) and restarts the calendar when ``[web]`` changed.
+``iterate`` gives; old settings kept) and restarts the calendar when ``[web]`` changed; a
+new port that is in use keeps the calendar on its old address and says so (reply and ``status``).
 
 Requests from the socket are dispatched here: read operations run on the server thread
 with a pooled :class:`~tapestryd.queries.reader.Reader`, write operations are queued to
@@ -41,7 +43,7 @@ import structlog
 from apscheduler.schedulers.background import BackgroundScheduler  # type: ignore[import-untyped]
 
 from tapestryd import __version__
-from tapestryd.config import Settings, load_settings
+from tapestryd.config import Settings, WebSettings, load_settings
 from tapestryd.daemon.feeds import Feeds
 from tapestryd.daemon.jobs import register_jobs
 from tapestryd.daemon.logs import set_secrets
@@ -55,13 +57,13 @@ from tapestryd.daemon.schedule import build_scheduler
 from tapestryd.daemon.server import SocketServer
 from tapestryd.daemon.state import DaemonState
 from tapestryd.daemon.writer import Writer
-from tapestryd.errors import ConfigError, TapestryError
+from tapestryd.errors import ConfigError, DaemonError, ProviderError, StoreError, TapestryError
 from tapestryd.paths import paths_for
 from tapestryd.projections.tfidf import SimilarityIndex
 from tapestryd.queries.reader import Reader
 from tapestryd.queries.warm import register_warm_index, unregister_warm_index
 from tapestryd.summarize import make_summarizer
-from tapestryd.web.server import WebServer
+from tapestryd.web.server import WebServer, check_port
 
 __all__ = ["Service", "check_summarizer", "log_config_warnings"]
 
@@ -88,9 +90,11 @@ class Service:
         self.feeds: Feeds | None = None
         self.similarity: SimilarityIndex | None = None
         self.web: WebServer | None = None
+        self._served_web: WebSettings | None = None  # the [web] the running calendar was started with
         self._readers: queue.LifoQueue[Reader] = queue.LifoQueue()
         self._control = threading.RLock()
         self._stopping = threading.Event()
+        self.halt = threading.Event()  # set while paused or stopping: a remote provider's retries end at once
 
     def start(self) -> None:
         """Start every component; on failure stop what started and re-raise.
@@ -112,7 +116,7 @@ class Service:
             self.feeds.start()
             self.server = SocketServer(self.paths.socket, self.dispatch)
             self.server.start()
-            self.web = self._start_web()
+            self._serve_web()
         except BaseException:
             self.stop()
             raise
@@ -124,12 +128,13 @@ class Service:
         """Stop in reverse order; the databases close only if the writer finished in time."""
         deadline = time.monotonic() + STOP_BUDGET
         self._stopping.set()
+        self.halt.set()
         self.notifier.stopping()
         if self.web is not None:
             self.web.stop()
         if self.feeds is not None:
             self.feeds.stop()
-        self._stop_scheduler()
+        jobs_done = self._stop_scheduler()
         if self.server is not None:
             self.server.stop()
         finished = self.writer.stop(max(0.5, deadline - time.monotonic())) if self.writer is not None else True
@@ -139,34 +144,47 @@ class Service:
         self._close_readers()
         if self.runtime is not None and finished:
             self.runtime.close()
-        log.info("daemon.stopped", clean=finished)
+        log.info("daemon.stopped", clean=finished and jobs_done)
 
-    def _stop_scheduler(self) -> None:
-        """Shut the scheduler down, waiting up to JOB_GRACE seconds for running jobs (halted by now)."""
+    def _stop_scheduler(self) -> bool:
+        """Shut the scheduler down, waiting up to JOB_GRACE seconds for running jobs (halted by now).
+
+        Returns False when a job was still running after that (abandoned).
+        """
         if self.scheduler is None or not self.scheduler.running:
-            return
+            return True
         waiter = threading.Thread(target=self.scheduler.shutdown, name="scheduler-stop", daemon=True)
         waiter.start()
         waiter.join(JOB_GRACE)
         if waiter.is_alive():
             log.warning("daemon.jobs_abandoned", waited=JOB_GRACE)
+            return False
+        return True
 
     def halted(self) -> bool:
         """Whether summarizer runs must end now: the daemon is paused or stopping."""
         return self.state.paused or self._stopping.is_set()
 
-    def _start_web(self) -> WebServer | None:
-        """The calendar when ``[web] enabled``; a taken port is logged and the daemon goes on."""
+    def _serve_web(self) -> str:
+        """Start the calendar (``self.web``) when ``[web] enabled``; returns ``""`` or the problem.
+
+        A taken port is logged and recorded for ``status``; the daemon goes on without it.
+        """
+        self.web, self._served_web = None, None
         if not self.settings.web.enabled:
-            return None
+            return ""
         web = WebServer(self.settings)
         try:
             web.start()
         except TapestryError as exc:
-            log.warning("web.unavailable", error=exc.message)
-            self.state.record_error("web", exc.message)
-            return None
-        return web
+            return self._web_problem(f"calendar: {exc.message}")
+        self.web, self._served_web = web, self.settings.web
+        return ""
+
+    def _web_problem(self, message: str) -> str:
+        log.warning("web.unavailable", error=message)
+        self.state.record_error("web", message)
+        return message
 
     def healthy(self) -> bool:
         """Whether the writer thread is alive (the systemd watchdog is pinged only then)."""
@@ -218,6 +236,9 @@ class Service:
                 return
 
     def _task_failed(self, name: str, exc: BaseException) -> None:
+        """Record a failed writer task for ``status``, unless it is the user's own mistake (answered already)."""
+        if _users_mistake(exc):
+            return
         message = exc.message if isinstance(exc, TapestryError) else f"{type(exc).__name__}: {exc}"
         self.state.record_error(name, message)
 
@@ -242,6 +263,7 @@ class Service:
         """Stop feeding the log (tailer, inbox) and running jobs (a summarizer run halts); queries go on."""
         with self._control:
             self.state.paused = True
+            self.halt.set()
             if self.scheduler is not None:
                 self.scheduler.pause()
         log.info("daemon.paused")
@@ -251,6 +273,8 @@ class Service:
         """Feed the log and run jobs again, catching up with what changed while paused."""
         with self._control:
             self.state.paused = False
+            if not self._stopping.is_set():
+                self.halt.clear()
             if self.scheduler is not None:
                 self.scheduler.resume()
                 self.scheduler.modify_job("hierarchy", next_run_time=datetime.now(self.settings.tz))
@@ -263,7 +287,8 @@ class Service:
         """Read tapestry.toml again and restart the sources and jobs with it.
 
         Settings that need a restart (data dir, timezone, week start, socket) are kept and
-        listed in ``restart_needed``; a changed ``[web]`` restarts the calendar. Raises
+        listed in ``restart_needed``; a changed ``[web]`` restarts the calendar, or, when its
+        new port is in use, keeps it on the old address and says so in ``web_problem``. Raises
         ConfigError (old settings kept) for a bad file or a ``[summarize]`` naming no usable provider.
         """
         with self._control:
@@ -276,35 +301,45 @@ class Service:
                 self.notifier.ready()
                 raise
             held = [f for f in RESTART_FIELDS if getattr(new, f) != getattr(self.settings, f)]
-            self._apply(new)
+            web_problem = self._apply(new)
             self.notifier.ready()
         log.info("daemon.reloaded", config_file=str(new.config_file), restart_needed=held)
         log_config_warnings(new)
-        return {"reloaded": True, "config_file": str(new.config_file), "restart_needed": held,
-                "warnings": list(new.warnings), "web": self.web.url if self.web else None}
+        reply = {"reloaded": True, "config_file": str(new.config_file), "restart_needed": held,
+                 "warnings": list(new.warnings), "web": self.web.url if self.web else None}
+        return {**reply, "web_problem": web_problem} if web_problem else reply
 
-    def _apply(self, new: Settings) -> None:
+    def _apply(self, new: Settings) -> str:
+        """Switch to ``new`` settings; returns the calendar's problem (``""`` when none)."""
         new = dataclasses.replace(new, **{f: getattr(self.settings, f) for f in RESTART_FIELDS})
         set_secrets([new.summarize.api_key])
         if self.feeds is not None:
             self.feeds.stop()
-        old, self.settings = self.settings, new
+        self.settings = new
         if self.runtime is not None:
             self.runtime.settings = new
-        if new.web != old.web:
-            self._restart_web()
+        problem = self._restart_web() if (new.web if new.web.enabled else None) != self._served_web else ""
         if self.scheduler is not None:
             register_jobs(self.scheduler, self)
         if self.writer is not None:
             self.feeds = Feeds(new, self.writer, self.state)
             self.feeds.start()
+        return problem
 
+    def _restart_web(self) -> str:
+        """Serve the calendar as the new ``[web]`` says (stopped, or on its new host and port).
 
-    def _restart_web(self) -> None:
-        """Serve the calendar as the new ``[web]`` says (stopped, or on its new host and port)."""
+        Returns ``""``, or the problem: a new port in use keeps the running calendar.
+        """
+        wanted = self.settings.web
+        if self.web is not None and wanted.enabled and (wanted.host, wanted.port) != (self.web.host, self.web.port):
+            try:
+                check_port(wanted.host, wanted.port)
+            except TapestryError as exc:
+                return self._web_problem(f"calendar: {exc.message}; still serving on {self.web.url}")
         if self.web is not None:
             self.web.stop()
-        self.web = self._start_web()
+        return self._serve_web()
 
 
 def check_summarizer(settings: Settings) -> None:
@@ -316,6 +351,16 @@ def log_config_warnings(settings: Settings) -> None:
     """Log each warning about the config file (an unknown key) as ``config.key_ignored``."""
     for line in settings.warnings:
         log.warning("config.key_ignored", detail=line)
+
+
+def _users_mistake(exc: BaseException) -> bool:
+    """Whether ``exc`` answers the user's input (a bad reference, file or setting), not a failure of the daemon.
+
+    By the error tree (:mod:`tapestryd.errors`): a plain TapestryError, ConfigError and
+    ParseError are the user's; StoreError, DaemonError, ProviderError and any other
+    exception are the daemon's own.
+    """
+    return isinstance(exc, TapestryError) and not isinstance(exc, (StoreError, DaemonError, ProviderError))
 
 
 def _iso(moment: Any) -> str:

@@ -10,7 +10,9 @@ the child, ``halted()`` is asked every :data:`POLL` seconds; once it says yes (`
 SIGTERM) the child is ended at once and its node abandoned (redone on the next run), so a
 stop never waits for a long node.
 
-Remote providers (``openai``) hold an HTTP client and little memory; they run in process.
+Remote providers (``openai``) hold an HTTP client and little memory; they run in process,
+waiting between retries on the daemon's ``halt`` event, so ``pause`` and stop end the
+retries of the node in hand (no new request starts once it is set).
 """
 
 from __future__ import annotations
@@ -116,14 +118,15 @@ class IsolatedSummarizer:
 
 
 @contextmanager
-def isolated(settings: SummarizeSettings, *, halted: Callable[[], bool] = lambda: False) -> Iterator[Summarizer]:
+def isolated(settings: SummarizeSettings, *, halted: Callable[[], bool] = lambda: False,
+             halt: threading.Event | None = None) -> Iterator[Summarizer]:
     """A summarizer for one job: the local provider in a child process, a remote one in process.
 
-    The child (if any) ends when the block does, or mid-node once ``halted()``. Raises
-    ConfigError as make_summarizer does.
+    The child (if any) ends when the block does, or mid-node once ``halted()``; a remote
+    provider abandons its retries once ``halt`` is set. Raises ConfigError as make_summarizer does.
     """
     provider: Summarizer = IsolatedSummarizer(settings, halted=halted) if settings.provider == "extractive" \
-        else make_summarizer(settings)
+        else make_summarizer(settings, halt=halt)
     try:
         yield provider
     finally:

@@ -7,7 +7,7 @@
 
 from __future__ import annotations
 
-import time
+import threading
 from typing import Callable
 
 import httpx
@@ -44,8 +44,11 @@ __all__ = [
 
 
 def make_summarizer(settings: SummarizeSettings, *, client: httpx.Client | None = None,
-                    sleep: Callable[[float], None] = time.sleep) -> Summarizer:
+                    sleep: Callable[[float], None] | None = None,
+                    halt: threading.Event | None = None) -> Summarizer:
     """The provider ``settings`` describe; ``client`` overrides the httpx client of ``openai``.
+
+    ``openai`` waits between retries on ``halt`` (set: its retries end; see OpenAISummarizer).
 
     Raises ConfigError for an unknown provider or preset, a missing base URL or model, or a
     hosted preset without ``TAPESTRY_API_KEY``.
@@ -58,7 +61,8 @@ def make_summarizer(settings: SummarizeSettings, *, client: httpx.Client | None 
     base_url, model = _endpoint(settings)
     return OpenAISummarizer(client or httpx.Client(), base_url=base_url, model=model, api_key=settings.api_key,
                             timeout=settings.timeout, max_retries=settings.max_retries,
-                            chunk_size_tokens=settings.chunk_size_tokens, sleep=sleep, owns_client=client is None)
+                            chunk_size_tokens=settings.chunk_size_tokens, sleep=sleep, owns_client=client is None,
+                            halt=halt)
 
 
 def _endpoint(settings: SummarizeSettings) -> tuple[str, str]:

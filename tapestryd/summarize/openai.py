@@ -7,9 +7,13 @@ and callers choose the transport. Each call:
 * passes every prompt through :func:`tapestryd.privacy.outbound` (private spans and
   secrets never leave, even if a caller forgot);
 * checks the run's :class:`~tapestryd.summarize.base.Budget` first;
-* retries 429, 5xx, timeouts and connection errors up to ``max_retries`` times, waiting
-  what ``Retry-After`` asks (seconds or an HTTP date) or else ``backoff * 2**attempt``
-  seconds; a wait longer than ``max_wait`` gives up at once (the node stays dirty);
+* retries 429, 5xx and timeouts up to ``max_retries`` times, waiting what ``Retry-After``
+  asks (seconds or an HTTP date) or else ``backoff * 2**attempt`` seconds; a wait longer
+  than ``max_wait`` gives up at once (the node stays dirty);
+* retries a refused connection (nothing listening) once, after :data:`REFUSED_WAIT`
+  seconds: a provider that is not running fails within seconds, not after the backoff;
+* waits on the ``halt`` event (set by the daemon's ``pause`` and stop): once it is set no
+  new request starts, and the retries of the call in hand are abandoned (ProviderError);
 * fails at once on other 4xx answers (bad key, unknown model): retrying cannot help;
 * records usage from the answer's ``usage`` object, or estimates it from characters.
 
@@ -21,6 +25,7 @@ Request shape: OpenAI's Chat Completions API reference (``model``, ``messages``,
 
 from __future__ import annotations
 
+import threading
 import time
 from datetime import datetime, timezone
 from email.utils import parsedate_to_datetime
@@ -36,7 +41,7 @@ from tapestryd.summarize.chunking import chunk_passages
 from tapestryd.summarize.prompts import PROMPT_VERSION, answer_tokens, parse_answer, render_messages, word_budget
 from tapestryd.summarize.tokens import estimate_tokens
 
-__all__ = ["PRESETS", "OpenAISummarizer"]
+__all__ = ["PRESETS", "REFUSED_WAIT", "OpenAISummarizer"]
 
 log = structlog.get_logger(__name__)
 
@@ -50,6 +55,7 @@ PRESETS: dict[str, tuple[str, str, bool]] = {
     "openrouter": ("https://openrouter.ai/api/v1", "openai/gpt-4o-mini", True),
 }
 _PROMPT_OVERHEAD = 600
+REFUSED_WAIT = 0.5  # seconds before the one retry of a refused connection
 
 
 class OpenAISummarizer:
@@ -61,7 +67,8 @@ class OpenAISummarizer:
 
     def __init__(self, client: httpx.Client, *, base_url: str, model: str, api_key: str = "", timeout: float = 120.0,
                  max_retries: int = 4, chunk_size_tokens: int = 20_000, backoff: float = 1.0, max_wait: float = 300.0,
-                 sleep: Callable[[float], None] = time.sleep, owns_client: bool = False) -> None:
+                 sleep: Callable[[float], None] | None = None, owns_client: bool = False,
+                 halt: threading.Event | None = None) -> None:
         self.client = client
         self.url = base_url.rstrip("/") + "/chat/completions"
         self.model = model
@@ -71,6 +78,7 @@ class OpenAISummarizer:
         self.chunk_size_tokens = chunk_size_tokens
         self.backoff = backoff
         self.max_wait = max_wait
+        self.halt = halt or threading.Event()
         self.sleep = sleep
         self.owns_client = owns_client
 
@@ -105,16 +113,33 @@ class OpenAISummarizer:
         headers = {"Authorization": f"Bearer {self.api_key}"} if self.api_key else {}
         attempt = 0
         while True:
+            if self.halt.is_set():
+                raise self._abandoned(attempt, "")
             try:
                 return self._attempt(payload, headers)
             except _Retryable as retry:
                 wait = self.backoff * 2 ** attempt if retry.wait is None else retry.wait
-                if attempt >= self.max_retries or wait > self.max_wait:
+                if attempt >= (1 if retry.refused else self.max_retries) or wait > self.max_wait:
                     raise retry.error from None
+                if self.halt.is_set():
+                    raise self._abandoned(attempt + 1, retry.error.message) from None
                 log.info("provider.retried", url=self.url, attempt=attempt + 1, wait=round(wait, 2),
                          reason=retry.error.message)
-                self.sleep(wait)
+                if self._wait(wait):
+                    raise self._abandoned(attempt + 1, retry.error.message) from None
                 attempt += 1
+
+    def _wait(self, seconds: float) -> bool:
+        """Wait ``seconds`` before a retry; True when ``halt`` was set (then the retries end)."""
+        if self.sleep is None:
+            return self.halt.wait(seconds)
+        self.sleep(seconds)
+        return self.halt.is_set()
+
+    def _abandoned(self, attempts: int, reason: str) -> ProviderError:
+        """The error of a call given up because ``halt`` was set (paused or stopping); logged."""
+        log.info("provider.retries_abandoned", url=self.url, attempts=attempts, reason=reason)
+        return ProviderError(f"{self.url}: abandoned: the summarizer was halted (paused or stopping)", retryable=True)
 
     def _attempt(self, payload: dict[str, Any], headers: dict[str, str]) -> dict[str, Any]:
         """One request's JSON answer; raises _Retryable for 429, 5xx, timeouts and lost connections."""
@@ -122,6 +147,9 @@ class OpenAISummarizer:
             response = self.client.post(self.url, json=payload, headers=headers, timeout=self.timeout)
         except httpx.TimeoutException:
             raise _Retryable(ProviderError(f"{self.url}: timed out after {self.timeout:g} s", retryable=True)) from None
+        except httpx.ConnectError as exc:
+            error = ProviderError(f"{self.url}: cannot connect ({exc})", retryable=True)
+            raise _Retryable(error, REFUSED_WAIT, refused=True) from None
         except httpx.TransportError as exc:
             raise _Retryable(ProviderError(f"{self.url}: cannot connect ({exc})", retryable=True)) from None
         if response.status_code == 429 or response.status_code >= 500:
@@ -136,12 +164,16 @@ class OpenAISummarizer:
 
 
 class _Retryable(Exception):
-    """A failed attempt worth retrying, with the wait the server asked for (None: back off)."""
+    """A failed attempt worth retrying, with the wait the server asked for (None: back off).
 
-    def __init__(self, error: ProviderError, wait: float | None = None) -> None:
+    ``refused``: no connection was made (nothing listening); retried once only.
+    """
+
+    def __init__(self, error: ProviderError, wait: float | None = None, *, refused: bool = False) -> None:
         super().__init__(error.message)
         self.error = error
         self.wait = wait
+        self.refused = refused
 
 
 def _context_tokens(request: SummaryRequest) -> int:

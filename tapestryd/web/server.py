@@ -7,6 +7,8 @@ free one, read back from ``port``); ``stop`` shuts it down and joins the thread.
 
 from __future__ import annotations
 
+import errno
+import socket
 import threading
 
 import structlog
@@ -17,7 +19,7 @@ from tapestryd.config import Settings
 from tapestryd.errors import TapestryError
 from tapestryd.web.app import create_app
 
-__all__ = ["WebServer"]
+__all__ = ["WebServer", "check_port"]
 
 log = structlog.get_logger(__name__)
 
@@ -40,10 +42,16 @@ class WebServer:
         return f"http://{host}:{self.port}/"
 
     def start(self) -> None:
-        """Bind and serve in a daemon thread. Raises TapestryError when the address is taken."""
+        """Bind and serve in a daemon thread.
+
+        Raises TapestryError ``port N is in use on HOST`` when the address is taken, else
+        ``cannot serve the calendar on HOST:PORT: <reason>``.
+        """
+        check_port(self.host, self.port)
         try:
             self._server = make_server(self.host, self.port, self._app, threaded=True)
         except (OSError, SystemExit) as exc:
+            check_port(self.host, self.port)  # taken between the check and the bind
             raise TapestryError(f"cannot serve the calendar on {self.host}:{self.port}: {exc}") from exc
         self.port = self._server.server_port
         self._thread = threading.Thread(target=self._server.serve_forever, name="web", daemon=True)
@@ -59,3 +67,20 @@ class WebServer:
             self._thread.join(timeout=5.0)
         self._server = self._thread = None
         log.info("web.stopped")
+
+
+def check_port(host: str, port: int) -> None:
+    """Raise TapestryError ``port N is in use on HOST`` when something listens on ``host:port``.
+
+    Probed with SO_REUSEADDR, as werkzeug binds, so a closed socket's TIME_WAIT does not
+    count; port 0 (any free port) is never taken. Other bind errors are left to the server.
+    """
+    if port == 0:
+        return
+    with socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET, socket.SOCK_STREAM) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            probe.bind((host, port))
+        except OSError as exc:
+            if exc.errno == errno.EADDRINUSE:
+                raise TapestryError(f"port {port} is in use on {host}") from exc

@@ -122,12 +122,16 @@ def children(pid: int) -> dict[int, str]:
     """The child processes of ``pid`` (every thread's) with their command lines."""
     found: dict[int, str] = {}
     for task in os.listdir(f"/proc/{pid}/task"):
-        with open(f"/proc/{pid}/task/{task}/children", encoding="ascii") as fh:
-            for child in fh.read().split():
-                try:
-                    found[int(child)] = Path(f"/proc/{child}/cmdline").read_bytes().decode(errors="replace")
-                except FileNotFoundError:
-                    continue
+        try:
+            with open(f"/proc/{pid}/task/{task}/children", encoding="ascii") as fh:
+                listed = fh.read().split()
+        except FileNotFoundError:  # the thread ended meanwhile
+            continue
+        for child in listed:
+            try:
+                found[int(child)] = Path(f"/proc/{child}/cmdline").read_bytes().decode(errors="replace")
+            except FileNotFoundError:
+                continue
     return found
 
 

@@ -1,0 +1,230 @@
+"""Tester report 4: pause and stop end a remote provider's retries (items 1, 11); a busy web
+port on reload keeps the calendar where it was and says so (item 3); the user's own mistakes
+are not listed as daemon errors (item 12); the JSON log holds no colour codes (item 16)."""
+
+from __future__ import annotations
+
+import json
+import socket
+import threading
+import time
+import urllib.request
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any, Iterator
+
+import pytest
+
+from daemon_helpers import Daemon, wait_for, write_config
+from test_daemon_pause_reload import export
+from tapestryd.cli.fast import render_control
+from tapestryd.errors import DaemonError
+
+
+class FailingLLM:
+    """An LLM endpoint on 127.0.0.1 answering every POST with HTTP 500 after ``delay`` s; counts POSTs."""
+
+    def __init__(self, delay: float) -> None:
+        self.delay = delay
+        self.calls = 0
+
+        class Server(ThreadingHTTPServer):
+            daemon_threads = True
+            block_on_close = False
+
+        self.server = Server(("127.0.0.1", 0), self._handler())
+        threading.Thread(target=self.server.serve_forever, name="failing-llm", daemon=True).start()
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.server.server_address[1]}/v1"
+
+    def _handler(self) -> type[BaseHTTPRequestHandler]:
+        fake = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self) -> None:
+                self.rfile.read(int(self.headers["Content-Length"]))
+                fake.calls += 1
+                time.sleep(fake.delay)
+                self.send_response(500)
+                self.send_header("Content-Length", "4")
+                self.end_headers()
+                self.wfile.write(b"boom")
+
+            def log_message(self, *args: Any) -> None:
+                pass
+
+        return Handler
+
+    def stop(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+@pytest.fixture
+def failing() -> Iterator[FailingLLM]:
+    fake = FailingLLM(delay=1.0)
+    yield fake
+    fake.stop()
+
+
+def with_backlog(tmp_path: Path, conversations: int) -> Daemon:
+    """A daemon that starts with closed days to summarize: a first one imports an export and stops."""
+    first = Daemon(tmp_path).start()
+    try:
+        first.call("ingest", {"paths": [str(export(tmp_path / "export.json", conversations))]}, timeout=60)
+        first.stop()
+    finally:
+        first.cleanup()
+    return Daemon(tmp_path).start()
+
+
+def _summarize_with(tmp_path: Path, llm: FailingLLM) -> None:
+    write_config(tmp_path, roots=[tmp_path / "projects"],
+                 extra=f'[summarize]\nprovider = "openai"\nbase_url = "{llm.url}"\nmodel = "x"\n')
+
+
+def test_pause_ends_the_retries_of_the_node_in_hand(tmp_path: Path, failing: FailingLLM) -> None:
+    """Paused while a call that will fail is in flight: no new request starts, the abandonment is logged."""
+    _summarize_with(tmp_path, failing)
+    daemon = with_backlog(tmp_path, 3)
+    try:
+        seen = failing.calls
+        wait_for(lambda: failing.calls > seen, timeout=15)
+        assert daemon.call("pause") == {"paused": True}
+        held = failing.calls
+        time.sleep(3.5)  # the call in flight fails at 1 s; a retry would start 1 s later
+        assert failing.calls == held
+        log = daemon.log.read_text()
+        assert "provider.retries_abandoned" in log
+        assert daemon.call("status")["daemon"]["errors"] == []  # a halted node is not a failure
+    finally:
+        daemon.stop()
+        daemon.cleanup()
+
+
+def test_stop_during_a_retry_wait_is_quick_and_clean(tmp_path: Path, failing: FailingLLM) -> None:
+    """SIGTERM while the provider's retry waits: exit 0 well within the job grace, `"clean": true`."""
+    failing.delay = 0.1
+    _summarize_with(tmp_path, failing)
+    daemon = with_backlog(tmp_path, 3)
+    try:
+        seen = failing.calls
+        wait_for(lambda: failing.calls > seen + 1, timeout=15)  # the second attempt: the waits are longer now
+        time.sleep(0.3)
+        code, seconds = daemon.stop()
+        assert code == 0 and seconds < 2.0
+        log = daemon.log.read_text()
+        assert '"clean": true' in log and "daemon.jobs_abandoned" not in log
+    finally:
+        daemon.cleanup()
+
+
+def test_stop_says_unclean_when_a_job_was_abandoned(tmp_path: Path, failing: FailingLLM) -> None:
+    """A provider call still in flight after the job grace: the stop line says `"clean": false`."""
+    failing.delay = 8.0
+    _summarize_with(tmp_path, failing)
+    daemon = with_backlog(tmp_path, 3)
+    try:
+        seen = failing.calls
+        wait_for(lambda: failing.calls > seen, timeout=15)
+        code, _ = daemon.stop()
+        assert code == 0
+        log = daemon.log.read_text()
+        assert "daemon.jobs_abandoned" in log
+        assert '"clean": false' in log and '"clean": true' not in log.split("daemon.jobs_abandoned")[-1]
+    finally:
+        daemon.cleanup()
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def _serves(port: int) -> bool:
+    try:
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=10) as page:
+            return page.status == 200
+    except OSError:
+        return False
+
+
+@pytest.fixture
+def busy_port() -> Iterator[int]:
+    """A port something else listens on."""
+    with socket.socket() as other:
+        other.bind(("127.0.0.1", 0))
+        other.listen()
+        yield int(other.getsockname()[1])
+
+
+def test_reload_to_a_busy_port_keeps_the_calendar_and_says_so(tmp_path: Path, busy_port: int) -> None:
+    """The calendar stays on its old port; reload's reply, its printed lines and status name the busy port."""
+    first = _free_port()
+    write_config(tmp_path, roots=[tmp_path / "projects"], extra=f"[web]\nport = {first}\n")
+    daemon = Daemon(tmp_path).start()
+    try:
+        wait_for(lambda: daemon.call("status")["daemon"].get("web"), timeout=20)
+        write_config(tmp_path, roots=[tmp_path / "projects"], extra=f"[web]\nport = {busy_port}\n")
+        result = daemon.call("reload")
+        said = f"calendar: port {busy_port} is in use on 127.0.0.1; still serving on http://127.0.0.1:{first}/"
+        assert result["web_problem"] == said and result["web"] == f"http://127.0.0.1:{first}/"
+        assert _serves(first)
+        status = daemon.call("status")["daemon"]
+        assert status["web"] == f"http://127.0.0.1:{first}/"
+        assert status["errors"][-1] == {**status["errors"][-1], "source": "web", "message": said}
+        write_config(tmp_path, roots=[tmp_path / "projects"], extra=f"[web]\nport = {first}\n")
+        assert "web_problem" not in daemon.call("reload") and _serves(first)  # back to what is served: no restart
+    finally:
+        daemon.stop()
+
+
+def test_reload_prints_the_calendar_problem(capsys: pytest.CaptureFixture[str]) -> None:
+    """`tapestryctl reload` prints the calendar's problem line on stderr beside `tapestryd reloaded`."""
+    said = "calendar: port 5966 is in use on 127.0.0.1; still serving on http://127.0.0.1:5962/"
+    assert render_control("reload", {"config_file": "/h/tapestry.toml", "web_problem": said}) == \
+        "tapestryd reloaded /h/tapestry.toml"
+    assert capsys.readouterr().err == said + "\n"
+
+
+def test_a_busy_port_at_start_is_named_clearly(tmp_path: Path, busy_port: int) -> None:
+    """Start with the calendar's port taken: log and status say `port N is in use`, not `: 1`."""
+    write_config(tmp_path, roots=[tmp_path / "projects"], extra=f"[web]\nport = {busy_port}\n")
+    daemon = Daemon(tmp_path).start()
+    try:
+        said = f"calendar: port {busy_port} is in use on 127.0.0.1"
+        assert daemon.call("status")["daemon"]["errors"][-1]["message"] == said
+        assert said in daemon.log.read_text()
+    finally:
+        daemon.stop()
+
+
+def test_a_users_mistake_is_not_a_daemon_error(tmp_path: Path) -> None:
+    """forget naming no conversation is answered with an error, and status lists no daemon error."""
+    write_config(tmp_path, roots=[tmp_path / "projects"])
+    daemon = Daemon(tmp_path).start()
+    try:
+        with pytest.raises(DaemonError):
+            daemon.call("forget", {"conversation": "nothing-like-this", "dry_run": True})
+        assert daemon.call("status")["daemon"]["errors"] == []
+    finally:
+        daemon.stop()
+
+
+def test_the_json_log_holds_no_colour_codes(tmp_path: Path) -> None:
+    """The calendar's access log lines reach the JSON log as plain text."""
+    port = _free_port()
+    write_config(tmp_path, roots=[tmp_path / "projects"], extra=f"[web]\nport = {port}\n")
+    daemon = Daemon(tmp_path).start()
+    try:
+        wait_for(lambda: daemon.call("status")["daemon"].get("web"), timeout=20)
+        assert _serves(port)
+        wait_for(lambda: "GET / HTTP/1.1" in daemon.log.read_text(), timeout=5)
+    finally:
+        daemon.stop()
+    lines = [json.loads(line) for line in daemon.log.read_text().splitlines() if line.startswith("{")]
+    access = [line["event"] for line in lines if "GET / HTTP/1.1" in str(line.get("event"))]
+    assert access and not any("\x1b" in event for event in access)
