@@ -67,7 +67,8 @@ def resolve_conversation(reader: Reader, ref: str, flag: str = "--conversation")
     found = find_conversation(reader, ref)
     if found is not None:
         return str(found["key"])
-    raise TapestryError(f"{ambiguity(reader, ref) or f'no conversation matches {ref!r}'} (see `tapestryctl conversations`)")
+    why = ambiguity(reader, ref) or f"no conversation matches {ref!r}"
+    raise TapestryError(f"{why} (see `tapestryctl conversations`)")
 
 
 def show_conversation(reader: Reader, ref: str) -> dict[str, Any] | None:

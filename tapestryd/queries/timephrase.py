@@ -14,8 +14,9 @@ Wednesday, "may" the verb):
   midnight of the same calendar day N units back (a month back from 31 March is 28
   February) up to now, open-ended; hours count back from the instant itself. "past week"
   (no number) is one unit back. A count with a fraction ("last 1.5 months", "last 2,5
-  weeks") is an error naming the phrase and the whole count of a smaller unit to use. A window reaching before 1970-01-01 starts there. "last
-  week", "last month" and "last year" without a number stay the previous calendar period;
+  weeks") is an error naming the phrase and the whole count of a smaller unit to use. A
+  window reaching before 1970-01-01 starts there. "last week", "last month" and "last
+  year" without a number stay the previous calendar period;
 * "since X" / "after X" → from X's start until now; "before X" → up to X's start; "until X"
   / "till X" → up to X's end (X included, as ``--until`` does);
 * "between A and B", "from A to B", "A to B" and "A..B" → from A's start to B's end (A borrows B's
@@ -126,7 +127,7 @@ class TimeRange:
 
 
 def _label(since: datetime | None, until: datetime | None, zone: str, *, named: bool = True) -> str:
-    """``since → until`` in local time of ``zone`` (open ends: "the beginning", "now"), then ``(zone)`` if ``named``."""
+    """``since → until`` in local time of ``zone`` (open ends: "the beginning", "now"), ``(zone)`` if ``named``."""
     tz = ZoneInfo(zone)
     lo = _local(since, tz) if since else "the beginning"
     hi = _local(until, tz) if until else "now"

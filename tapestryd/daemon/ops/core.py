@@ -47,7 +47,8 @@ def search(reader: Reader, args: dict[str, Any]) -> dict[str, Any]:
         raise TapestryError(f"role must be one of {', '.join(ROLES)}, got {args['role']!r}")
     filters = SearchFilters(
         agent=check_agent(reader.settings, reader.conn, args.get("agent")), role=str(args.get("role") or ""),
-        conversation="" if args.get("conversation") is None else resolve_conversation(reader, str(args["conversation"])),
+        conversation=("" if args.get("conversation") is None
+                      else resolve_conversation(reader, str(args["conversation"]))),
         level=level_filter(args.get("level")),
         since=_when(reader, args.get("since"), now, "since"), until=_when(reader, args.get("until"), now, "until"),
     )
