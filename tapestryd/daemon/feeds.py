@@ -9,6 +9,9 @@
   file whose size or inode differs from its stored offset.
 * A complete inbox file is imported on the writer by
   :func:`~tapestryd.sources.inbox.import_inbox_file`; a file is never queued twice.
+* After an inbox import, or a tail pass that appended messages, the days closed by the
+  clock that the hierarchy has not seen closed are closed at once
+  (:func:`~tapestryd.daemon.dayclose.close_days`), so ``status`` shows the work waiting.
 """
 
 from __future__ import annotations
@@ -20,7 +23,9 @@ from typing import Any
 
 import structlog
 
+from tapestryd.clock import SystemClock
 from tapestryd.config import Settings
+from tapestryd.daemon.dayclose import close_days
 from tapestryd.daemon.runtime import Runtime
 from tapestryd.daemon.state import DaemonState
 from tapestryd.daemon.writer import Writer
@@ -147,6 +152,8 @@ class Feeds:
                                    problems=len(report.problems), restarted=report.restarted)
             for problem in report.problems[:SHOWN_PROBLEMS]:
                 self.state.record_error("tail", problem)
+        if any(report.new for report in reports):
+            close_days(self.writer.runtime, SystemClock())
 
     def _held(self) -> bool:
         """Whether tailing must stop now: shutdown, pause, or storage that failed."""
@@ -176,5 +183,7 @@ class Feeds:
             with self._lock:
                 self._inflight.discard(str(path))
         self.state.record_import({k: v for k, v in outcome.to_dict().items() if k != "receipt"})
+        if outcome.ok:
+            close_days(runtime, SystemClock())
         if not outcome.ok:
             self.state.record_error("inbox", f"{path.name}: {outcome.error.splitlines()[0] if outcome.error else ''}")
