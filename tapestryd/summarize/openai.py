@@ -26,7 +26,6 @@ Request shape: OpenAI's Chat Completions API reference (``model``, ``messages``,
 from __future__ import annotations
 
 import threading
-import time
 from datetime import datetime, timezone
 from email.utils import parsedate_to_datetime
 from typing import Any, Callable
