@@ -114,9 +114,9 @@ class Service:
             self.scheduler.start()
             self.feeds = Feeds(self.settings, self.writer, self.state)
             self.feeds.start()
+            self._serve_web()  # before the socket: once a client can ask, status already says how the calendar went
             self.server = SocketServer(self.paths.socket, self.dispatch)
             self.server.start()
-            self._serve_web()
         except BaseException:
             self.stop()
             raise

@@ -47,10 +47,13 @@ class FailingLLM:
                 self.rfile.read(int(self.headers["Content-Length"]))
                 fake.calls += 1
                 time.sleep(fake.delay)
-                self.send_response(500)
-                self.send_header("Content-Length", "4")
-                self.end_headers()
-                self.wfile.write(b"boom")
+                try:
+                    self.send_response(500)
+                    self.send_header("Content-Length", "4")
+                    self.end_headers()
+                    self.wfile.write(b"boom")
+                except (BrokenPipeError, ConnectionResetError):  # the halted client hung up: nobody to answer
+                    pass
 
             def log_message(self, *args: Any) -> None:
                 pass
