@@ -123,6 +123,8 @@ def search(ctx: typer.Context,
 
     With --agent, --role or a time range that window grows fourfold until --limit of it pass the filters.
     BM25 scores are those of the whole index either way; a running daemon's warm index ranks every match.
+
+    A term in Chinese, Japanese, Korean, Thai or an emoji is matched as a substring; those hits come newest first.
     """
     args = {"query": " ".join(query), "agent": agent, "role": role, "conversation": conversation, "level": level,
             "since": since, "until": until, "sort": sort, "regex": regex, "limit": limit,

@@ -15,6 +15,10 @@ Tables it owns (in ``projections.db``):
   over unicode61), kept in step by this projection (texts stored during a batch are
   indexed together, in id order, by :meth:`MessagesProjection.flush` before the runner
   commits) and by a delete trigger; ``bm25(messages_fts)`` ranks matches.
+* ``messages_unsplit(id)``: the messages whose text holds characters FTS5 cannot find
+  words in (CJK, kana, hangul, Thai, emoji: :mod:`tapestryd.projections.unsplit`),
+  recorded at the same flush, emptied with the messages and kept in step by a delete
+  trigger; a file made before it gets it filled by one scan when the projector opens it.
 
 Timestamps (``ts``, ``first_ts``, ``last_ts``) are ISO 8601 UTC text of fixed width, so
 text order is time order.
@@ -35,7 +39,7 @@ from typing import Sequence, cast
 
 from tapestryd.events.types import ConversationTitled, Forgotten, MessageRecorded, StoredEvent
 from tapestryd.privacy import outbound
-from tapestryd.projections import forgetting
+from tapestryd.projections import forgetting, unsplit
 
 __all__ = ["MessagesProjection", "message_row"]
 
@@ -94,6 +98,8 @@ class MessagesProjection:
         if "title_updated" not in columns:  # a file made before titles kept their time
             conn.execute("ALTER TABLE conversations ADD COLUMN title_updated TEXT NOT NULL DEFAULT ''")
         forgetting.create_rules(conn)
+        if unsplit.create_table(conn):
+            unsplit.backfill(conn)
         stored = dict(conn.execute("SELECT k, v FROM messages_fts_config"))
         for option, value in _FTS_OPTIONS.items():
             if stored.get(option) != value:
@@ -104,6 +110,7 @@ class MessagesProjection:
         self.discard()
         conn.execute("DELETE FROM messages")
         conn.execute("INSERT INTO messages_fts(messages_fts) VALUES ('delete-all')")
+        conn.execute("DELETE FROM messages_unsplit")
         conn.execute("DELETE FROM conversations")
         forgetting.clear_rules(conn)
 
@@ -158,10 +165,13 @@ class MessagesProjection:
     def flush(self, conn: sqlite3.Connection) -> None:
         """Index the texts stored since the last flush, in id order (the runner calls it before committing).
 
+        Those holding unsplit characters are recorded in ``messages_unsplit`` too.
+
         A streamed reply's parts are then indexed once, joined, instead of a delete and an
         insert per part (an FTS5 delete after inserts writes its pending terms to disk).
         """
         conn.executemany("INSERT INTO messages_fts(rowid, text) VALUES (?, ?)", sorted(self._unindexed.items()))
+        unsplit.record(conn, self._unindexed.items())
         self.discard()
 
     def discard(self) -> None:

@@ -21,6 +21,11 @@
   searched is their overlap, echoed back with both ("reading 'last 2 months' as … within
   --since …"); ranges that do not overlap are an error.
 * ``regex`` mode scans message text with Python's ``re`` (case-insensitive), newest first.
+* A query term holding characters FTS5 cannot find words in (Chinese, Japanese, Korean,
+  Thai, emoji: :mod:`tapestryd.projections.unsplit`) is matched as a substring instead,
+  over the messages holding such characters; its message hits come newest first, every
+  term required, the query's other words through FTS5 (:mod:`tapestryd.queries.substring`).
+  Summaries are still searched through ``nodes_fts`` alone (an emoji finds none).
 * Speed: FTS5 must score every match, which at a million messages takes 100–200 ms for a
   word found in one message in seven. In the daemon the warm index
   (:mod:`tapestryd.projections.tfidf`) holds the same stems and computes the same BM25
@@ -52,6 +57,7 @@ from tapestryd.queries.nodes import has_nodes
 from tapestryd.queries.reader import Reader
 from tapestryd.queries.snippets import query_stems, snippet
 from tapestryd.queries.stopwords import STOPWORDS
+from tapestryd.queries.substring import fts_words, substring_pattern, substring_ranking, unsplit_terms
 from tapestryd.queries.timephrase import TimeRange, find_time_phrase
 from tapestryd.queries.tokens import flatten
 from tapestryd.queries.warm import warm_index
@@ -152,7 +158,7 @@ def search(reader: Reader, query: str, filters: SearchFilters = SearchFilters(),
     outside: list[SearchHit] = []
     if regex:
         hits = search_regex(reader, query, narrowed, limit=limit)
-    elif not content_terms(terms):
+    elif not content_terms(terms) and not unsplit_terms(terms):
         hits = list_period(reader, narrowed, limit=limit) if found else []
     else:
         hits = _ranked(reader, terms, narrowed, limit=limit, sort=sort)
@@ -224,12 +230,21 @@ def search_messages(reader: Reader, query: str, filters: SearchFilters = SearchF
 
     The daemon's warm index ranks them when it can (the same BM25 over the same stems,
     without reading FTS5's posting lists); FTS5 ranks them otherwise. Snippets are cut
-    from the hits' text (:mod:`tapestryd.queries.snippets`).
+    from the hits' text (:mod:`tapestryd.queries.snippets`). A query with a term of
+    unsplit text (CJK, Thai, emoji) is matched by substring instead, every term required,
+    newest first whatever ``sort``, score 0, the snippet around the first hit
+    (:mod:`tapestryd.queries.substring`).
     """
+    pieces = unsplit_terms(query)
+    if pieces:
+        pattern = substring_pattern(pieces)
+        return _message_details(reader, substring_ranking(reader.conn, pieces, fts_words(query), filters, limit),
+                                lambda text: _regex_snippet(pattern, text))
     ranked = _warm_ranking(reader, query, filters, limit, sort)
     if ranked is None:
         ranked = fts_ranking(reader, query, filters, limit=limit, sort=sort)
-    return _message_details(reader, query_stems(" ".join(content_terms(query))), ranked)
+    stems = query_stems(" ".join(content_terms(query)))
+    return _message_details(reader, ranked, lambda text: snippet(text, stems))
 
 
 def fts_ranking(reader: Reader, query: str, filters: SearchFilters = SearchFilters(), *, limit: int = 20,
@@ -263,15 +278,15 @@ def _micros(moment: datetime | None) -> int | None:
     return micros(format_utc(moment)) if moment else None
 
 
-def _message_details(reader: Reader, stems: set[str], ranked: list[tuple[int, float]]) -> list[SearchHit]:
-    """The ranked messages with their details and a snippet cut from their text, in rank order."""
+def _message_details(reader: Reader, ranked: list[tuple[int, float]], cut: Callable[[str], str]) -> list[SearchHit]:
+    """The ranked messages with their details and a snippet ``cut`` from their text, in rank order."""
     if not ranked:
         return []
     sql = (f"SELECT {_MESSAGE_COLUMNS}, m.text FROM messages m JOIN conversations c ON c.key = m.conversation"
            f" WHERE m.id IN ({','.join('?' * len(ranked))})")
     with translate_errors(reader.conn):
         rows = {row[0]: row for row in reader.conn.execute(sql, [i for i, _ in ranked])}
-    return [_message_hit(reader, (*rows[i][:7], snippet(rows[i][7], stems), score)) for i, score in ranked
+    return [_message_hit(reader, (*rows[i][:7], cut(rows[i][7]), score)) for i, score in ranked
             if i in rows]
 
 
