@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import errno
-import socket
 import threading
 from typing import Optional
 
@@ -37,8 +35,11 @@ def calendar(ctx: typer.Context,
         return
     if bind_warning(server.host):
         warn(f"warning: {bind_warning(server.host)}")
-    _check_free(server.host, server.port)
-    server.start()
+    try:
+        server.start()
+    except TapestryError as exc:
+        hint = "; stop what listens there or pick another with --port" if exc.message.startswith("port ") else ""
+        raise TapestryError(exc.message + hint) from exc
     typer.echo(f"calendar at {server.url} (Ctrl-C to stop)")
     _open(server.url, browser)
     try:
@@ -47,23 +48,6 @@ def calendar(ctx: typer.Context,
         pass
     finally:
         server.stop()
-
-
-def _check_free(host: str, port: int) -> None:
-    """Raise TapestryError when something already listens on ``host:port`` (0: any free port).
-
-    Probed with SO_REUSEADDR, as the server binds, so a closed socket's TIME_WAIT does not count.
-    """
-    if port == 0:
-        return
-    with socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET, socket.SOCK_STREAM) as probe:
-        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        try:
-            probe.bind((host, port))
-        except OSError as exc:
-            if exc.errno == errno.EADDRINUSE:
-                raise TapestryError(f"port {port} is in use on {host}; stop what listens there or pick "
-                                    "another with --port") from exc
 
 
 def _open(url: str, browser: bool) -> None:

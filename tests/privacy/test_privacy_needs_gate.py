@@ -42,7 +42,7 @@ def test_every_match_holds_one_of_its_rules_characters() -> None:
                 matched += 1
                 held = secrets._held(match.group(0))
                 assert not needs or any(c in held for c in needs), (rule.kind, match.group(0))
-    assert matched > 100
+    assert matched > 60  # the fake texts alone hold 71 raw matches; the shared corpus, where present, adds more
 
 
 def test_prose_without_gate_characters_looks_for_few_rules() -> None:
