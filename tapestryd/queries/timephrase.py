@@ -73,6 +73,8 @@ _ISO_DAY = re.compile(r"(?<![\w-])(?:(on|since|after|before|until|till)\s+)?(\d{
 _YEAR = re.compile(r"\b\d{4}\b")
 _FRACTION = re.compile(r"(?<!\w)(?:last|past|previous)\s+(\d+)[.,](\d+)\s+(hour|day|week|month|year)s?\b", re.I)
 _SMALLER = {"year": ("month", 12), "month": ("day", 30), "week": ("day", 7), "day": ("hour", 24)}
+_DAY_NUMBER = re.compile(rf"^(\d{{1,2}})\s+(?=(?:{'|'.join(_MONTHS.split())}|may)\b)", re.I)
+_LEADING_NUMBER = re.compile(r"^[\d.,]+\s+")
 _BARE_TO = re.compile(r"(?<=\s)(?:to|through)(?=\s)", re.I)
 _RANGE_WORDS = 5  # the most words read as either end of a range
 
@@ -178,6 +180,7 @@ def _find_one(text: str, now: datetime, tz: ZoneInfo, first_day_of_week: int) ->
         head, _, tail = found.partition(" ")
         if tail and head.lower() in _OPEN_AFTER + _OPEN_BEFORE:  # dateparser kept the word: "after 2024"
             found, start = tail, start + len(head) + 1
+        found, start = _without_stray_number(text, found, start)
         if not _plausible(found) or _MONTH_OF.match(_LEAD.sub("", text[start:])):
             continue
         prefix, cut_from = _prefix_before(text, start)
@@ -188,6 +191,15 @@ def _find_one(text: str, now: datetime, tz: ZoneInfo, first_day_of_week: int) ->
         rest = " ".join((text[:cut_from] + " " + text[start + len(found):]).split())
         return found_range, rest
     return None, text
+
+
+def _without_stray_number(text: str, found: str, start: int) -> tuple[str, int]:
+    """``found`` without a leading number that is a search word, not a day ("python 3.12 last week",
+    "route 66 last week"): only a day number standing alone before a month name stays ("12 november")."""
+    number = _LEADING_NUMBER.match(found)
+    if number is None or (_DAY_NUMBER.match(found) and (start == 0 or text[start - 1].isspace())):
+        return found, start
+    return found[number.end():], start + number.end()
 
 
 def parse_when(text: str, *, now: datetime, tz: ZoneInfo, first_day_of_week: int = 0) -> TimeRange:
