@@ -73,7 +73,8 @@ _ISO_DAY = re.compile(r"(?<![\w-])(?:(on|since|after|before|until|till)\s+)?(\d{
 _YEAR = re.compile(r"\b\d{4}\b")
 _FRACTION = re.compile(r"(?<!\w)(?:last|past|previous)\s+(\d+)[.,](\d+)\s+(hour|day|week|month|year)s?\b", re.I)
 _SMALLER = {"year": ("month", 12), "month": ("day", 30), "week": ("day", 7), "day": ("hour", 24)}
-_DAY_NUMBER = re.compile(rf"^(\d{{1,2}})\s+(?=(?:{'|'.join(_MONTHS.split())}|may)\b)", re.I)
+_DAY_NUMBER = re.compile(rf"^(\d{{1,4}})\s+(?=(?:{'|'.join(_MONTHS.split())}|may|(?:minute|hour|day|week|month|year)s?)\b)",
+                         re.I)
 _LEADING_NUMBER = re.compile(r"^[\d.,]+\s+")
 _BARE_TO = re.compile(r"(?<=\s)(?:to|through)(?=\s)", re.I)
 _RANGE_WORDS = 5  # the most words read as either end of a range
@@ -194,8 +195,9 @@ def _find_one(text: str, now: datetime, tz: ZoneInfo, first_day_of_week: int) ->
 
 
 def _without_stray_number(text: str, found: str, start: int) -> tuple[str, int]:
-    """``found`` without a leading number that is a search word, not a day ("python 3.12 last week",
-    "route 66 last week"): only a day number standing alone before a month name stays ("12 november")."""
+    """``found`` without a leading number that is a search word, not a date ("python 3.12 last week",
+    "route 66 last week"): only a number standing alone before a month name ("12 november") or a
+    unit ("3 days ago") stays."""
     number = _LEADING_NUMBER.match(found)
     if number is None or (_DAY_NUMBER.match(found) and (start == 0 or text[start - 1].isspace())):
         return found, start

@@ -25,3 +25,8 @@ def test_a_number_before_a_phrase_stays_a_search_word(query: str, phrase: str, r
     found, left = find_time_phrase(query, now=NOW, tz=ZoneInfo("UTC"))
     assert found is not None and found.phrase == phrase and left == rest
     assert found.since is not None and found.since.date().isoformat() == since
+
+
+def test_a_count_before_a_unit_is_still_part_of_the_phrase() -> None:
+    found, left = find_time_phrase("refactor 3 days ago", now=NOW, tz=ZoneInfo("UTC"))
+    assert found is not None and found.phrase == "3 days ago" and left == "refactor"
