@@ -6,14 +6,11 @@ from __future__ import annotations
 import importlib
 import json
 import socket
-import threading
-import time
 from datetime import datetime, timezone
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any, Iterator
 
 import pytest
+from fake_llm import FakeLLM
 from typer.testing import CliRunner, Result
 
 from tapestryd.cli.app import app
@@ -56,57 +53,9 @@ def error_of(result: Result) -> str:
     return result.exception.message
 
 
-class Failing:
-    """An OpenAI-compatible endpoint that answers HTTP 500 after ``delay`` seconds for its first
-    ``failures`` calls, then proper summaries; counts the calls."""
-
-    def __init__(self, failures: int, delay: float) -> None:
-        self.calls, self.failures, self.delay = 0, failures, delay
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
-
-    @property
-    def url(self) -> str:
-        return f"http://127.0.0.1:{self.server.server_address[1]}/v1"
-
-    def _handler(self) -> type[BaseHTTPRequestHandler]:
-        fake = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def do_POST(self) -> None:
-                self.rfile.read(int(self.headers["Content-Length"]))
-                fake.calls += 1
-                if fake.calls <= fake.failures:
-                    time.sleep(fake.delay)
-                    status, body = 500, b'{"error": "model not loaded"}'
-                else:
-                    content = "Title: Rope\n\nBraiding a rope and planning garden beds."
-                    status, body = 200, json.dumps({"choices": [{"message": {"content": content}}],
-                                                    "usage": {"prompt_tokens": 9, "completion_tokens": 9}}).encode()
-                self.send_response(status)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(body)))
-                self.end_headers()
-                self.wfile.write(body)
-
-            def log_message(self, *args: Any) -> None:
-                pass
-
-        return Handler
-
-
-@pytest.fixture
-def failing() -> Iterator[Failing]:
-    server = Failing(failures=8, delay=0.3)
-    server.thread.start()
-    yield server
-    server.server.shutdown()
-    server.server.server_close()
-
-
-def test_iterate_gives_up_across_slices_on_a_failing_provider(home: Path, failing: Failing,
-                                                              monkeypatch: pytest.MonkeyPatch) -> None:
-    """Each slice ends on its time limit after one slow failure; the failures still add up to a stop."""
+def iterate_failing(home: Path, failing: FakeLLM, monkeypatch: pytest.MonkeyPatch) -> Result:
+    """``tapestryctl iterate`` on :func:`fill`'s conversations against ``failing`` (no retries,
+    0.1 s slices); asserts it exits 1 and returns its result."""
     with (home / "tapestry.toml").open("a") as config:
         config.write(f'[summarize]\nprovider = "openai"\nbase_url = "{failing.url}"\nmodel = "m"\n'
                      "max_retries = 0\ntimeout = 5\n")
@@ -114,7 +63,14 @@ def test_iterate_gives_up_across_slices_on_a_failing_provider(home: Path, failin
     monkeypatch.setattr("tapestryd.cli.hierarchy._SLICE_SECONDS", 0.1)
     result = run("iterate")
     assert result.exit_code == 1, result.output
-    assert failing.calls == 3
+    return result
+
+
+def test_iterate_gives_up_across_slices_on_a_failing_provider(home: Path, failing: FakeLLM,
+                                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each slice ends on its time limit after one slow failure; the failures still add up to a stop."""
+    result = iterate_failing(home, failing, monkeypatch)
+    assert len(failing.calls) == 3
     last = result.output.strip().splitlines()[-1]
     assert last.startswith("error: gave up after 3 failed attempts in a row; provider openai: ")
     assert f"{failing.url}/chat/completions: HTTP 500" in last

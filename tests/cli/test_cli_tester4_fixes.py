@@ -7,34 +7,21 @@ import importlib
 import json
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Iterator
 
 import pytest
 import typer.main
-from typer.testing import CliRunner, Result
+from fake_llm import FakeLLM
 
 from tapestryd.cli.app import app
 from tapestryd.cli.main import COMMAND_MODULES
 from tapestryd.config import load_settings
 from tapestryd.daemon.runtime import Runtime
-from tapestryd.errors import TapestryError
 from tapestryd.events import MessageRecorded, NewEvent, event_id, format_utc
 
-from test_cli_tester3_fixes import Failing, fill
+from test_cli_tester3_fixes import error_of, fill, iterate_failing, run
 
 for _module in COMMAND_MODULES:  # each registers its commands on ``app``
     importlib.import_module(_module)
-
-
-def run(*args: str) -> Result:
-    """tapestryctl ``args`` in process (no daemon runs, so everything is answered locally)."""
-    return CliRunner().invoke(app, list(args))
-
-
-def error_of(result: Result) -> str:
-    """The message of the TapestryError a command raised (``tapestryctl`` prints it as ``error: …``)."""
-    assert isinstance(result.exception, TapestryError), result.output
-    return result.exception.message
 
 
 @pytest.mark.parametrize("command", [["drift", "--agent", "chatgtp"],
@@ -45,25 +32,10 @@ def test_eval_and_drift_name_an_unknown_agent(home: Path, command: list[str]) ->
     assert run(*command[:1], "--agent", "chatgpt", *command[3:]).exit_code == 0
 
 
-@pytest.fixture
-def failing() -> Iterator[Failing]:
-    server = Failing(failures=8, delay=0.3)
-    server.thread.start()
-    yield server
-    server.server.shutdown()
-    server.server.server_close()
-
-
-def test_status_records_the_stop_reason_iterate_printed(home: Path, failing: Failing,
+def test_status_records_the_stop_reason_iterate_printed(home: Path, failing: FakeLLM,
                                                          monkeypatch: pytest.MonkeyPatch) -> None:
     """Each slice ends on its time limit; the slice that gives up is recorded as stopped: errors."""
-    with (home / "tapestry.toml").open("a") as config:
-        config.write(f'[summarize]\nprovider = "openai"\nbase_url = "{failing.url}"\nmodel = "m"\n'
-                     "max_retries = 0\ntimeout = 5\n")
-    fill(home)
-    monkeypatch.setattr("tapestryd.cli.hierarchy._SLICE_SECONDS", 0.1)
-    result = run("iterate")
-    assert result.exit_code == 1, result.output
+    result = iterate_failing(home, failing, monkeypatch)
     assert "stopped: errors" in result.stdout
     assert "error: gave up after 3 failed attempts in a row" in result.stderr
     status = run("status")

@@ -10,63 +10,24 @@ import signal
 import socket
 import subprocess
 import sys
-import threading
 import time
 import urllib.request
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Iterator
 
 import pytest
 
 from daemon_helpers import Daemon, wait_for, write_config
+from fake_llm import FakeLLM
 from tapestryd.config import SummarizeSettings
 from tapestryd.errors import ConfigError, DaemonError
 from tapestryd.summarize import make_summarizer
 
 
-class SlowLLM:
-    """An OpenAI-compatible /v1/chat/completions server on 127.0.0.1 answering after ``delay`` s; counts calls."""
-
-    def __init__(self, delay: float) -> None:
-        self.delay = delay
-        self.calls = 0
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
-        threading.Thread(target=self.server.serve_forever, name="slow-llm", daemon=True).start()
-
-    @property
-    def url(self) -> str:
-        return f"http://127.0.0.1:{self.server.server_address[1]}/v1"
-
-    def _handler(self) -> type[BaseHTTPRequestHandler]:
-        fake = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def do_POST(self) -> None:
-                self.rfile.read(int(self.headers["Content-Length"]))
-                fake.calls += 1
-                time.sleep(fake.delay)
-                data = json.dumps({"choices": [{"message": {"role": "assistant", "content": "Title: T\n\nSummary."}}],
-                                   "usage": {"prompt_tokens": 10, "completion_tokens": 3}}).encode()
-                self.send_response(200)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-
-            def log_message(self, *args: Any) -> None:
-                pass
-
-        return Handler
-
-    def stop(self) -> None:
-        self.server.shutdown()
-        self.server.server_close()
-
-
 @pytest.fixture
-def llm() -> Iterator[SlowLLM]:
-    fake = SlowLLM(delay=0.2)
+def llm() -> Iterator[FakeLLM]:
+    """A fake LLM answering every call after 0.2 s."""
+    fake = FakeLLM(slow_from=1, slow_delay=0.2).start()
     yield fake
     fake.stop()
 
@@ -143,21 +104,21 @@ def alive(pid: int) -> bool:
         return False
 
 
-def test_pause_halts_summarizing_and_resume_restarts_it(tmp_path: Path, llm: SlowLLM) -> None:
+def test_pause_halts_summarizing_and_resume_restarts_it(tmp_path: Path, llm: FakeLLM) -> None:
     """While paused no provider call starts (beyond the one in flight); resume summarizes again at once."""
     write_config(tmp_path, roots=[tmp_path / "projects"],
                  extra=f'[summarize]\nprovider = "openai"\nbase_url = "{llm.url}"\nmodel = "m"\n')
     daemon = with_backlog(tmp_path, 12)
     try:
-        wait_for(lambda: llm.calls >= 3, timeout=15)
+        wait_for(lambda: len(llm.calls) >= 3, timeout=15)
         assert daemon.call("pause") == {"paused": True}
         time.sleep(0.6)  # the call in flight when pause came may finish
-        held = llm.calls
+        held = len(llm.calls)
         time.sleep(1.5)
-        assert llm.calls == held
+        assert len(llm.calls) == held
         assert daemon.call("status")["daemon"]["paused"] is True
         daemon.call("resume")
-        wait_for(lambda: llm.calls > held, timeout=10)
+        wait_for(lambda: len(llm.calls) > held, timeout=10)
     finally:
         daemon.stop()
 

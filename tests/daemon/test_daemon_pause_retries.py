@@ -6,68 +6,23 @@ from __future__ import annotations
 
 import json
 import socket
-import threading
 import time
-import urllib.request
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Iterator
 
 import pytest
 
 from daemon_helpers import Daemon, wait_for, write_config
-from test_daemon_pause_reload import export
+from fake_llm import FakeLLM, Reply
+from test_daemon_pause_reload import _free_port, _serves, export
 from tapestryd.cli.fast import render_control
 from tapestryd.errors import DaemonError
 
 
-class FailingLLM:
-    """An LLM endpoint on 127.0.0.1 answering every POST with HTTP 500 after ``delay`` s; counts POSTs."""
-
-    def __init__(self, delay: float) -> None:
-        self.delay = delay
-        self.calls = 0
-
-        class Server(ThreadingHTTPServer):
-            daemon_threads = True
-            block_on_close = False
-
-        self.server = Server(("127.0.0.1", 0), self._handler())
-        threading.Thread(target=self.server.serve_forever, name="failing-llm", daemon=True).start()
-
-    @property
-    def url(self) -> str:
-        return f"http://127.0.0.1:{self.server.server_address[1]}/v1"
-
-    def _handler(self) -> type[BaseHTTPRequestHandler]:
-        fake = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def do_POST(self) -> None:
-                self.rfile.read(int(self.headers["Content-Length"]))
-                fake.calls += 1
-                time.sleep(fake.delay)
-                try:
-                    self.send_response(500)
-                    self.send_header("Content-Length", "4")
-                    self.end_headers()
-                    self.wfile.write(b"boom")
-                except (BrokenPipeError, ConnectionResetError):  # the halted client hung up: nobody to answer
-                    pass
-
-            def log_message(self, *args: Any) -> None:
-                pass
-
-        return Handler
-
-    def stop(self) -> None:
-        self.server.shutdown()
-        self.server.server_close()
-
-
 @pytest.fixture
-def failing() -> Iterator[FailingLLM]:
-    fake = FailingLLM(delay=1.0)
+def failing() -> Iterator[FakeLLM]:
+    """A fake LLM answering every call with HTTP 500 after 1 s."""
+    fake = FakeLLM(fail_with=Reply(500, "boom", delay=1.0)).start()
     yield fake
     fake.stop()
 
@@ -83,22 +38,22 @@ def with_backlog(tmp_path: Path, conversations: int) -> Daemon:
     return Daemon(tmp_path).start()
 
 
-def _summarize_with(tmp_path: Path, llm: FailingLLM) -> None:
+def _summarize_with(tmp_path: Path, llm: FakeLLM) -> None:
     write_config(tmp_path, roots=[tmp_path / "projects"],
                  extra=f'[summarize]\nprovider = "openai"\nbase_url = "{llm.url}"\nmodel = "x"\n')
 
 
-def test_pause_ends_the_retries_of_the_node_in_hand(tmp_path: Path, failing: FailingLLM) -> None:
+def test_pause_ends_the_retries_of_the_node_in_hand(tmp_path: Path, failing: FakeLLM) -> None:
     """Paused while a call that will fail is in flight: no new request starts, the abandonment is logged."""
     _summarize_with(tmp_path, failing)
     daemon = with_backlog(tmp_path, 3)
     try:
-        seen = failing.calls
-        wait_for(lambda: failing.calls > seen, timeout=15)
+        seen = len(failing.calls)
+        wait_for(lambda: len(failing.calls) > seen, timeout=15)
         assert daemon.call("pause") == {"paused": True}
-        held = failing.calls
+        held = len(failing.calls)
         time.sleep(3.5)  # the call in flight fails at 1 s; a retry would start 1 s later
-        assert failing.calls == held
+        assert len(failing.calls) == held
         log = daemon.log.read_text()
         assert "provider.retries_abandoned" in log
         assert daemon.call("status")["daemon"]["errors"] == []  # a halted node is not a failure
@@ -107,14 +62,14 @@ def test_pause_ends_the_retries_of_the_node_in_hand(tmp_path: Path, failing: Fai
         daemon.cleanup()
 
 
-def test_stop_during_a_retry_wait_is_quick_and_clean(tmp_path: Path, failing: FailingLLM) -> None:
+def test_stop_during_a_retry_wait_is_quick_and_clean(tmp_path: Path, failing: FakeLLM) -> None:
     """SIGTERM while the provider's retry waits: exit 0 well within the job grace, `"clean": true`."""
-    failing.delay = 0.1
+    failing.fail_with = Reply(500, "boom", delay=0.1)
     _summarize_with(tmp_path, failing)
     daemon = with_backlog(tmp_path, 3)
     try:
-        seen = failing.calls
-        wait_for(lambda: failing.calls > seen + 1, timeout=15)  # the second attempt: the waits are longer now
+        seen = len(failing.calls)
+        wait_for(lambda: len(failing.calls) > seen + 1, timeout=15)  # the second attempt: the waits are longer now
         time.sleep(0.3)
         code, seconds = daemon.stop()
         assert code == 0 and seconds < 2.0
@@ -124,14 +79,14 @@ def test_stop_during_a_retry_wait_is_quick_and_clean(tmp_path: Path, failing: Fa
         daemon.cleanup()
 
 
-def test_stop_says_unclean_when_a_job_was_abandoned(tmp_path: Path, failing: FailingLLM) -> None:
+def test_stop_says_unclean_when_a_job_was_abandoned(tmp_path: Path, failing: FakeLLM) -> None:
     """A provider call still in flight after the job grace: the stop line says `"clean": false`."""
-    failing.delay = 8.0
+    failing.fail_with = Reply(500, "boom", delay=8.0)
     _summarize_with(tmp_path, failing)
     daemon = with_backlog(tmp_path, 3)
     try:
-        seen = failing.calls
-        wait_for(lambda: failing.calls > seen, timeout=15)
+        seen = len(failing.calls)
+        wait_for(lambda: len(failing.calls) > seen, timeout=15)
         code, _ = daemon.stop()
         assert code == 0
         log = daemon.log.read_text()
@@ -139,20 +94,6 @@ def test_stop_says_unclean_when_a_job_was_abandoned(tmp_path: Path, failing: Fai
         assert '"clean": false' in log and '"clean": true' not in log.split("daemon.jobs_abandoned")[-1]
     finally:
         daemon.cleanup()
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-def _serves(port: int) -> bool:
-    try:
-        with urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=10) as page:
-            return page.status == 200
-    except OSError:
-        return False
 
 
 @pytest.fixture

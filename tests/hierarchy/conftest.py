@@ -1,12 +1,13 @@
-"""Fixtures for the hierarchy tests: the fake LLM server and Runtimes closed after each test."""
+"""Fixtures for the hierarchy tests: the fake LLM server, an HTTP client and Runtimes closed after each test."""
 
 from __future__ import annotations
 
 from pathlib import Path
 from typing import Any, Iterator
 
+import httpx
 import pytest
-from hierarchy_helpers import FakeLLM
+from fake_llm import FakeLLM
 
 from tapestryd.config import Settings
 from tapestryd.daemon.runtime import Runtime
@@ -18,6 +19,13 @@ def llm() -> Iterator[FakeLLM]:
     server = FakeLLM().start()
     yield server
     server.stop()
+
+
+@pytest.fixture
+def client() -> Iterator[httpx.Client]:
+    """An httpx client for a provider under test; closed after the test."""
+    with httpx.Client() as c:
+        yield c
 
 
 @pytest.fixture

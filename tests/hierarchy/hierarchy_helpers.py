@@ -1,4 +1,4 @@
-"""Helpers of the hierarchy tests: a real local HTTP server standing in for an LLM, configs, histories.
+"""Helpers of the hierarchy tests: configs (extractive or the fake LLM of ``fake_llm``), histories, a request.
 
 A uniquely named module (not ``conftest``), so test files import it without clashing with
 other test folders' conftest modules.
@@ -6,107 +6,23 @@ other test folders' conftest modules.
 
 from __future__ import annotations
 
-import hashlib
-import json
-import threading
-import time as clock
-from collections import deque
-from dataclasses import dataclass, field
 from datetime import date, datetime, time, timedelta, timezone
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 from zoneinfo import ZoneInfo
 
+from fake_llm import FakeLLM
+
 from tapestryd.config import Settings, load_settings
 from tapestryd.events import EventStore, MessageRecorded, NewEvent, event_id, format_utc
+from tapestryd.summarize import Passage, SummaryRequest
 
 PEOPLE = ("Alice", "Bruno", "Chen", "Dana")
 TOPICS = ("the Postgres migration", "invoice 4711", "the Berlin trip", "release v2.3", "the garden shed",
           "the tax return", "the React dashboard", "Kafka retention")
-
-
-@dataclass
-class Reply:
-    """One scripted HTTP answer: status, headers and body."""
-
-    status: int
-    body: str = ""
-    headers: dict[str, str] = field(default_factory=dict)
-    delay: float = 0.0
-
-
-class FakeLLM:
-    """An OpenAI-compatible /v1/chat/completions server on 127.0.0.1 that counts calls.
-
-    Without a script it answers ``Title: Topic <h>`` and a summary naming ``<h>``, the
-    first 12 hex digits of sha256 of the prompt, so the same prompt gives the same answer
-    and every answer tells which prompt it came from. ``script`` replies are used first;
-    ``fail_with`` makes every other call fail with that reply; calls from number
-    ``slow_from`` on (1-based) are answered after ``slow_delay`` seconds.
-    """
-
-    def __init__(self) -> None:
-        self.calls: list[dict[str, Any]] = []
-        self.script: deque[Reply] = deque()
-        self.fail_with: Reply | None = None
-        self.slow_from: int | None = None
-        self.slow_delay = 5.0
-        self.lock = threading.Lock()
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
-        self.thread = threading.Thread(target=self.server.serve_forever, name="fake-llm", daemon=True)
-
-    @property
-    def url(self) -> str:
-        return f"http://127.0.0.1:{self.server.server_address[1]}/v1"
-
-    @staticmethod
-    def prompt_hash(prompt: str) -> str:
-        return hashlib.sha256(prompt.encode()).hexdigest()[:12]
-
-    def answer(self, body: dict[str, Any]) -> Reply:
-        prompt = body["messages"][-1]["content"]
-        h = self.prompt_hash(prompt)
-        with self.lock:
-            self.calls.append({"prompt": prompt, "hash": h, "model": body.get("model")})
-            scripted = self.script.popleft() if self.script else self.fail_with
-            slow = self.slow_from is not None and len(self.calls) >= self.slow_from
-        if scripted is not None:
-            return scripted
-        content = f"Title: Topic {h}\n\nI worked on {h} and decided the next step."
-        return Reply(200, json.dumps({"choices": [{"message": {"role": "assistant", "content": content}}],
-                                      "usage": {"prompt_tokens": len(prompt) // 4, "completion_tokens": 15}}),
-                     delay=self.slow_delay if slow else 0.0)
-
-    def _handler(self) -> type[BaseHTTPRequestHandler]:
-        fake = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def do_POST(self) -> None:
-                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-                reply = fake.answer(body)
-                clock.sleep(reply.delay)
-                data = reply.body.encode()
-                self.send_response(reply.status)
-                for name, value in {"Content-Type": "application/json", **reply.headers}.items():
-                    self.send_header(name, value)
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-
-            def log_message(self, *args: Any) -> None:
-                pass
-
-        return Handler
-
-    def start(self) -> FakeLLM:
-        self.thread.start()
-        return self
-
-    def stop(self) -> None:
-        self.server.shutdown()
-        self.server.server_close()
-        self.thread.join(timeout=5)
+REQUEST = SummaryRequest("L0:chatgpt:2026-03-04:c", 0, "Wednesday 04 March 2026",
+                         (Passage("09:00 me", "I booked the ferry to Gotland for 12 June."),), agent="chatgpt",
+                         source_chars=43)
 
 
 def write_config(home: Path, *, timezone_name: str = "UTC", llm: FakeLLM | None = None, retries: int = 2,

@@ -11,7 +11,8 @@ from collections import Counter
 from datetime import date
 from pathlib import Path
 
-from hierarchy_helpers import FakeLLM, append, history, write_config
+from fake_llm import FakeLLM
+from hierarchy_helpers import append, history, write_config
 
 from tapestryd.daemon.runtime import Runtime
 from tapestryd.events import EventStore

@@ -6,26 +6,16 @@ from __future__ import annotations
 import socket
 import threading
 import time
-from typing import Iterator
 
 import httpx
 import pytest
-from hierarchy_helpers import FakeLLM, Reply
+from fake_llm import FakeLLM, Reply
+from hierarchy_helpers import REQUEST
 
 from tapestryd.config import SummarizeSettings
 from tapestryd.errors import ProviderError
-from tapestryd.summarize import Budget, OpenAISummarizer, Passage, SummaryRequest, make_summarizer
+from tapestryd.summarize import Budget, OpenAISummarizer, make_summarizer
 from tapestryd.summarize.openai import REFUSED_WAIT
-
-REQUEST = SummaryRequest("L0:chatgpt:2026-03-04:c", 0, "Wednesday 04 March 2026",
-                         (Passage("09:00 me", "I booked the ferry to Gotland for 12 June."),), agent="chatgpt",
-                         source_chars=43)
-
-
-@pytest.fixture
-def client() -> Iterator[httpx.Client]:
-    with httpx.Client() as c:
-        yield c
 
 
 def _closed_port() -> int:

@@ -3,25 +3,15 @@
 from __future__ import annotations
 
 import json
-from typing import Iterator
 
 import httpx
 import pytest
-from hierarchy_helpers import FakeLLM, Reply
+from fake_llm import FakeLLM, Reply
+from hierarchy_helpers import REQUEST
 
 from tapestryd.config import SummarizeSettings
 from tapestryd.errors import ConfigError, ProviderError
 from tapestryd.summarize import Budget, BudgetExhausted, OpenAISummarizer, Passage, SummaryRequest, make_summarizer
-
-REQUEST = SummaryRequest("L0:chatgpt:2026-03-04:c", 0, "Wednesday 04 March 2026",
-                         (Passage("09:00 me", "I booked the ferry to Gotland for 12 June."),), agent="chatgpt",
-                         source_chars=43)
-
-
-@pytest.fixture
-def client() -> Iterator[httpx.Client]:
-    with httpx.Client() as c:
-        yield c
 
 
 def provider(llm: FakeLLM, client: httpx.Client, sleeps: list[float], **kw: object) -> OpenAISummarizer:

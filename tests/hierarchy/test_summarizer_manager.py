@@ -6,7 +6,8 @@ from datetime import date, datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from hierarchy_helpers import FakeLLM, Reply, append, history, message, node_rows, write_config
+from fake_llm import FakeLLM, Reply
+from hierarchy_helpers import append, history, message, node_rows, write_config
 
 from tapestryd.clock import FixedClock
 from tapestryd.daemon.dayclose import close_days
