@@ -117,6 +117,9 @@ def apply_forgotten(conn: sqlite3.Connection, seq: int, event: Forgotten) -> int
         conn.execute(f"DELETE FROM messages WHERE id IN ({', '.join('?' * len(ids))})", ids)
     _refresh_conversations(conn, {conv for _, conv in covered} | ({rule.conversation} - {""}))
     _blank_titles(conn, rule)
+    # A conversation left with no message and no title is gone. Live, its messages went just now; replaying a
+    # compacted log, they were never stored, and only its scrubbed (empty) title event had made the row.
+    conn.execute("DELETE FROM conversations WHERE message_count = 0 AND title = ''")
     return len(covered)
 
 

@@ -175,3 +175,22 @@ def test_forgotten_conversation_blanks_week_above_a_dropped_day(settings: Settin
         conn.close()
     _run(settings, "rebuild")
     assert _projections(settings) == before
+
+
+def test_a_conversation_forgotten_by_pattern_stays_gone_after_compact_and_rebuild(settings: Settings,
+                                                                                   tmp_path: Path) -> None:
+    """Title and every message match: the conversation goes; its scrubbed title event must not
+    bring back an empty '(untitled)' row when the compacted log is replayed."""
+    export = tmp_path / "gone" / "conversations.json"
+    export.parent.mkdir()
+    export.write_text(json.dumps([
+        _conversation("conv-gone", f"{SECRET} diary", 1741089600.0, [f"The {SECRET} ate my lunch.",
+                                                                      f"A {SECRET} does that."]),
+        _conversation("conv-kept", "Parser refactor", 1741093200.0, ["Split the parser.", "Move the tokenizer."])]))
+    _run(settings, "ingest", paths=[str(export)])
+    _run(settings, "forget", match=PATTERN)
+    before = _projections(settings)
+    assert [key for key, *_ in before["conversations"]] == ["chatgpt:conv-kept"]
+    _run(settings, "compact")
+    _run(settings, "rebuild")
+    assert _projections(settings) == before
