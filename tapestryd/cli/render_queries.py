@@ -30,7 +30,8 @@ def _more_line(result: dict[str, Any]) -> str:
     shown, more = result.get("limit", 0), result["more"]
     what = ("node" if result.get("nodes") else "conversation") + ("s" if more > 1 else "")
     return (f"\n… and {more} more {what} (showing the first {shown}): narrow the range, or "
-            f"tapestryctl recall {shlex.quote(str(result.get('when', '')))} --limit {shown + more}")
+            f"tapestryctl recall {shlex.quote(str(result.get('when', '')))} --limit {shown + more}"
+            + (f" --agent {shlex.quote(result['agent'])}" if result.get("agent") else ""))
 
 
 def render_node(node: dict[str, Any]) -> str:

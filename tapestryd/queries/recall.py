@@ -63,7 +63,7 @@ def recall(reader: Reader, when: str, *, now: datetime, agent: str = "", limit: 
     nodes = [_with_sources(reader, node) for node in best[:limit]]
     listing, more = ([], len(best) - len(nodes)) if best else _conversations(reader, first, last, agent, limit)
     return {"when": when, "range": found.to_dict(), "periods": [f"L{p.level}:{p.key}" for p in periods],
-            "nodes": nodes, "conversations": listing, "more": more, "limit": limit}
+            "nodes": nodes, "conversations": listing, "more": more, "limit": limit, "agent": agent}
 
 
 def _earliest(reader: Reader, first: date) -> date:

@@ -89,6 +89,8 @@ def test_recall_shows_at_most_limit_nodes_and_counts_the_rest(home: Path) -> Non
     assert result.stdout.rstrip().splitlines()[-1] == (
         "… and 1 more node (showing the first 2): narrow the range, or "
         "tapestryctl recall 2025-06-12..2025-06-14 --limit 3")
+    narrowed = run("recall", "2025-06-12..2025-06-14", "--limit", "2", "--agent", "chatgpt")
+    assert narrowed.stdout.rstrip().endswith("--limit 3 --agent chatgpt")  # the hint keeps the agent
     assert error_of(run("recall", "2025-06-12..", "--agent", "nobody")).startswith("no agent named 'nobody'")
     listing = run("recall", "2025-06-12", "--agent", "claude-code", "--limit", "1")
     assert listing.exit_code == 0 and "more" not in listing.stdout
