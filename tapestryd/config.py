@@ -59,13 +59,15 @@ class AgentSettings:
 
 @dataclass(frozen=True)
 class SourceSettings:
-    """What the daemon watches: Claude Code roots, the inbox, polling and the sweep period (s)."""
+    """What the daemon watches: Claude Code roots, the inbox (and how long, s, an inbox entry must stay
+    unchanged before it is imported), polling and the sweep period (s)."""
 
     watched_roots: tuple[Path, ...]
     inbox: Path
     polling: bool = False
     sweep_interval: float = 60.0
     debounce: float = 0.05
+    inbox_settle: float = 3.0
 
 
 @dataclass(frozen=True)
@@ -262,6 +264,7 @@ def _sources(reader: _Reader, data_dir: Path) -> SourceSettings:
         polling=reader.bool("sources", "polling", False),
         sweep_interval=reader.num("sources", "sweep_interval", 60.0, low=0.1),
         debounce=reader.num("sources", "debounce", 0.05),
+        inbox_settle=reader.num("sources", "inbox_settle", 3.0, low=0.1, high=3600.0),
     )
 
 

@@ -60,7 +60,7 @@ class Feeds:
         self.watcher = FolderWatcher(self._changed, accept=_is_session, debounce=sources.debounce,
                                      polling=sources.polling)
         self.inbox = InboxWatcher(sources.inbox, self._inbox_ready, polling=sources.polling,
-                                  debounce=sources.debounce)
+                                  debounce=sources.debounce, settle=sources.inbox_settle)
         self._lock = threading.Lock()
         self._pending: set[str] = set()
         self._queued = False

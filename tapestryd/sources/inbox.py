@@ -89,7 +89,7 @@ class SettleTracker:
 
 def list_inbox(inbox: Path) -> dict[str, tuple[int, int]]:
     """Candidate regular files and folders directly in ``inbox`` (not processed/, failed/):
-    path → (size, mtime_ns), a folder's from :func:`folder_stamp`."""
+    path → (size, mtime_ns), a folder's from :func:`folder_stamp`; an empty folder is not one yet."""
     found = {}
     try:
         entries = list(os.scandir(inbox))
@@ -103,7 +103,9 @@ def list_inbox(inbox: Path) -> dict[str, tuple[int, int]]:
                 info = entry.stat(follow_symlinks=False)
                 found[entry.path] = (info.st_size, info.st_mtime_ns)
             elif entry.is_dir(follow_symlinks=False) and entry.name not in SUBFOLDERS:
-                found[entry.path] = folder_stamp(Path(entry.path))
+                stamp = folder_stamp(Path(entry.path))
+                if stamp[0]:  # an empty folder waits until something is copied into it
+                    found[entry.path] = stamp
         except OSError:
             continue
     return found

@@ -41,6 +41,13 @@ def test_claude_config_dir_moves_the_watched_root(tmp_path: Path, monkeypatch: p
     assert load_settings(tmp_path).sources.watched_roots == (tmp_path / "cc" / "projects",)
 
 
+def test_the_inbox_settle_time_is_a_setting(tmp_path: Path) -> None:
+    """Three seconds unless tapestry.toml says otherwise (a slow copy to a network drive needs more)."""
+    assert load_settings(tmp_path).sources.inbox_settle == 3.0
+    (tmp_path / "tapestry.toml").write_text("[sources]\ninbox_settle = 30\n")
+    assert load_settings(tmp_path).sources.inbox_settle == 30.0
+
+
 def test_an_empty_watched_roots_list_watches_nothing(tmp_path: Path) -> None:
     """``watched_roots = []`` is a choice (the demo home makes it), not a missing key: no default roots."""
     (tmp_path / "tapestry.toml").write_text("[sources]\nwatched_roots = []\n")

@@ -177,3 +177,12 @@ def test_the_inbox_watcher_hands_over_a_dropped_folder_once_quiet(tmp_path: Path
     finally:
         watcher.stop()
     assert ready == [drop / "sub"]
+
+
+def test_an_empty_folder_in_the_inbox_waits_until_something_is_in_it(tmp_path: Path) -> None:
+    """A folder just made (mkdir, then a slow copy) is not a candidate until a file lands in it."""
+    inbox = tmp_path / "inbox"
+    (inbox / "slow").mkdir(parents=True)
+    assert list_inbox(inbox) == {}
+    (inbox / "slow" / "x.json").write_text("[]")
+    assert list(list_inbox(inbox)) == [str(inbox / "slow")]
