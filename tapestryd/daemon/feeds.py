@@ -185,5 +185,7 @@ class Feeds:
         self.state.record_import({k: v for k, v in outcome.to_dict().items() if k != "receipt"})
         if outcome.ok:
             close_days(runtime, SystemClock())
-        if not outcome.ok:
-            self.state.record_error("inbox", f"{path.name}: {outcome.error.splitlines()[0] if outcome.error else ''}")
+        if outcome.error or not outcome.ok:  # failed (its reason), or went through with some files in error (each)
+            lines = outcome.error.splitlines() or [""]
+            for line in lines if outcome.ok else lines[:1]:
+                self.state.record_error("inbox", f"{path.name}: {line}")

@@ -94,3 +94,16 @@ def test_a_file_is_complete_only_once_its_size_stops_changing() -> None:
     assert tracker.observe({"a": (20, 2)}, now=1.9) == ["a"]
     assert not tracker.waiting
     assert tracker.observe({}, now=3.0) == []
+
+
+def test_a_folder_that_imports_with_a_bad_file_names_it_in_status(daemon: Daemon) -> None:
+    """A dropped folder imports its good export; the garbage ZIP beside it is listed under status errors."""
+    export = Path(__file__).resolve().parents[1] / "fixtures" / "sources" / "chatgpt" / "conversations.json"
+    daemon.start()
+    drop = paths_for(daemon.settings).inbox / "sub"
+    drop.mkdir(parents=True)
+    shutil.copy(export, drop / "x.json")
+    (drop / "bad.zip").write_bytes(b"Salted__ not a zip at all")
+    wait_for(lambda: daemon.call("status")["daemon"]["inbox"]["imported"] == 1, timeout=20)
+    errors = [e["message"] for e in daemon.call("status")["daemon"]["errors"] if e["source"] == "inbox"]
+    assert len(errors) == 1 and errors[0].startswith("sub: ") and "bad.zip: not a ZIP archive" in errors[0]
