@@ -229,20 +229,20 @@ def _build(reader: _Reader, root: Path | None, path: Path) -> Settings:
         home=root,
         config_file=path,
         data_dir=data_dir,
-        timezone=_timezone(reader.str("general", "timezone", "") or system_timezone(), path),
-        first_day_of_week=_weekday(reader.str("general", "first_day_of_week", "monday"), path),
+        timezone=_timezone(reader.text("general", "timezone", "") or system_timezone(), path),
+        first_day_of_week=_weekday(reader.text("general", "first_day_of_week", "monday"), path),
         agents=_agents(raw.get("agents", {}), path),
         sources=_sources(reader, data_dir),
         schedule=ScheduleSettings(
             close_grace=reader.num("schedule", "close_grace_hours", 2.0, high=24 * 366) * 3600.0,
-            repair_time=_hhmm(reader.str("schedule", "repair_time", "03:30"), path),
-            backup_time=_hhmm(reader.str("schedule", "backup_time", "04:00"), path),
+            repair_time=_hhmm(reader.text("schedule", "repair_time", "03:30"), path),
+            backup_time=_hhmm(reader.text("schedule", "backup_time", "04:00"), path),
             repair_budget_calls=int(reader.num("schedule", "repair_budget_calls", 200)),
         ),
         summarize=_summarize(reader, data_dir),
         web=WebSettings(
             enabled=reader.bool("web", "enabled", True),
-            host=reader.str("web", "host", "127.0.0.1"),
+            host=reader.text("web", "host", "127.0.0.1"),
             port=int(reader.num("web", "port", 5008, high=65535)),
             max_upload_mb=int(reader.num("web", "max_upload_mb", 512, low=1)),
         ),
@@ -270,10 +270,10 @@ def _sources(reader: _Reader, data_dir: Path) -> SourceSettings:
 
 def _summarize(reader: _Reader, data_dir: Path) -> SummarizeSettings:
     return SummarizeSettings(
-        provider=reader.str("summarize", "provider", "extractive"),
-        preset=reader.str("summarize", "preset", ""),
-        base_url=reader.str("summarize", "base_url", ""),
-        model=reader.str("summarize", "model", ""),
+        provider=reader.text("summarize", "provider", "extractive"),
+        preset=reader.text("summarize", "preset", ""),
+        base_url=reader.text("summarize", "base_url", ""),
+        model=reader.text("summarize", "model", ""),
         timeout=reader.num("summarize", "timeout", 120.0),
         max_retries=int(reader.num("summarize", "max_retries", 4)),
         chunk_size_tokens=int(reader.num("summarize", "chunk_size_tokens", 20_000)),
@@ -404,7 +404,7 @@ class _Reader:
             raise ConfigError(f"{self.file}: {section}.{key} = {value!r}; expected {what}")
         return value
 
-    def str(self, section: str, key: str, default: str) -> str:
+    def text(self, section: str, key: str, default: str) -> str:
         return str(self._typed(section, key, default, (str,), "a string"))
 
     def num(self, section: str, key: str, default: float, low: float = 0.0, high: float = float("inf")) -> float:
@@ -429,5 +429,5 @@ class _Reader:
         return None if value is None else tuple(value)
 
     def path(self, section: str, key: str) -> Path | None:
-        value = self.str(section, key, "")
+        value = self.text(section, key, "")
         return Path(value).expanduser() if value else None

@@ -83,7 +83,7 @@ def render_stats(data: dict[str, Any]) -> str:
 
 def render_receipt(receipt: dict[str, Any]) -> str:
     """The import receipt: per file counts, skipped reasons and errors, then totals."""
-    lines = []
+    lines: list[str] = []
     for f in receipt.get("files", []):
         if not f.get("parser"):  # never read (missing, unreadable, not an export): its errors say it all
             lines.extend(f"error: {e}" for e in f.get("errors", []))
