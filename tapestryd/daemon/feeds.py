@@ -182,10 +182,10 @@ class Feeds:
         finally:
             with self._lock:
                 self._inflight.discard(str(path))
-        self.state.record_import({k: v for k, v in outcome.to_dict().items() if k != "receipt"})
-        if outcome.ok:
-            close_days(runtime, SystemClock())
         if outcome.error or not outcome.ok:  # failed (its reason), or went through with some files in error (each)
             lines = outcome.error.splitlines() or [""]
             for line in lines if outcome.ok else lines[:1]:
                 self.state.record_error("inbox", f"{path.name}: {line}")
+        self.state.record_import({k: v for k, v in outcome.to_dict().items() if k != "receipt"})
+        if outcome.ok:
+            close_days(runtime, SystemClock())
