@@ -11,6 +11,7 @@ import time
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any, Callable, Iterator
+from zoneinfo import ZoneInfo
 
 import pytest
 from query_helpers import History, check_documented_shape, hook_json
@@ -60,14 +61,18 @@ class Daemon:
 
 @pytest.fixture
 def daemon(history: History) -> Iterator[Daemon]:
-    """A daemon over a history whose last messages are from a few minutes ago."""
-    now = datetime.now().astimezone()
+    """A daemon over a history whose last messages are from a few minutes ago, always today in
+    the home's zone (Europe/Paris): just after its midnight they are a few seconds after it."""
+    now = datetime.now(ZoneInfo("Europe/Paris"))
+    midnight = now.replace(hour=0, minute=0, second=0, microsecond=0)
+
+    def ago(minutes: int, n: int) -> datetime:
+        return max(now - timedelta(minutes=minutes), midnight + timedelta(seconds=n))
+
     for n, text in enumerate(["Plan the telescoping context query", "Budget: shorten the oldest levels first",
                               "Wire the hook into Claude Code settings"]):
-        history.message("claude-code:other", now - timedelta(minutes=30 - n), text, cwd="/p/tapestry",
-                        session="other")
-    history.message("claude-code:sess-1", now - timedelta(minutes=5), "This very session", cwd="/p/tapestry",
-                    session="sess-1")
+        history.message("claude-code:other", ago(30 - n, n + 1), text, cwd="/p/tapestry", session="other")
+    history.message("claude-code:sess-1", ago(5, 4), "This very session", cwd="/p/tapestry", session="sess-1")
     history.commit()
     running = Daemon(history.settings.home or Path())
     running.start()
