@@ -363,10 +363,17 @@ def _find_bare_to(text: str, now: datetime, tz: ZoneInfo, fdow: int) -> tuple[Ti
 def _range_to(text: str, start: int, lo_text: str, after: list[re.Match[str]], base: int, now: datetime,
               tz: ZoneInfo, fdow: int) -> tuple[TimeRange, str] | None:
     """The range from ``lo_text`` (beginning at ``text[start]``) to the longest run of the words
-    ``after`` the joining word (their offsets counted from ``base``) that reads as a time."""
+    ``after`` the joining word (their offsets counted from ``base``) that reads as a time; "to now"
+    leaves the range open up to now, and "to may" after a joining word is the month."""
+    if after and after[0].group().rstrip(",.;:?!").lower() == "now":
+        lo = _try_when(lo_text, now, tz, fdow)
+        if lo is None:
+            return None
+        phrase = text[start:base + after[0].end()].rstrip(",.;:?!")
+        return _span(phrase, lo, None, now, tz), " ".join((text[:start] + " " + text[base + after[0].end():]).split())
     for stop in range(min(len(after), _RANGE_WORDS), 0, -1):
         hi_text = " ".join(w.group() for w in after[:stop])
-        hi = _try_when(hi_text.rstrip(",.;:?!"), now, tz, fdow)
+        hi = _try_when(re.sub(r"^may\b", "May", hi_text.rstrip(",.;:?!")), now, tz, fdow)
         if hi is None:
             continue
         year = _YEAR.search(hi_text)

@@ -1,4 +1,4 @@
-"""A number just before a time phrase is a search word ("python 3.12", "route 66"), not part of the date."""
+"""Numbers and joining words around time phrases: "python 3.12 last week" keeps 3.12 as words; "A to now" is read whole."""
 
 from __future__ import annotations
 
@@ -30,3 +30,16 @@ def test_a_number_before_a_phrase_stays_a_search_word(query: str, phrase: str, r
 def test_a_count_before_a_unit_is_still_part_of_the_phrase() -> None:
     found, left = find_time_phrase("refactor 3 days ago", now=NOW, tz=ZoneInfo("UTC"))
     assert found is not None and found.phrase == "3 days ago" and left == "refactor"
+
+
+@pytest.mark.parametrize(("query", "phrase", "since", "until"), [
+    ("garlic from 2026-09-01 to now", "from 2026-09-01 to now", "2026-09-01", None),
+    ("garlic march 2026 to now", "march 2026 to now", "2026-03-01", None),
+    ("garlic from march to may", "from march to may", "2026-03-01", "2026-06-01"),
+])
+def test_ranges_to_now_and_to_may_are_read_whole(query: str, phrase: str, since: str, until: str | None) -> None:
+    """'to now' leaves the range open up to now; 'may' after the joining word is the month."""
+    found, left = find_time_phrase(query, now=NOW, tz=ZoneInfo("UTC"))
+    assert found is not None and found.phrase == phrase and left == "garlic"
+    assert found.since is not None and found.since.date().isoformat() == since
+    assert (found.until.date().isoformat() if found.until else None) == until
