@@ -17,7 +17,7 @@ def test_calendar_command_serves_the_month_and_stops_on_sigint(history: Settings
     """The command prints its address, answers with the month page, and exits 0 on SIGINT."""
     proc = subprocess.Popen([sys.executable, "-m", "tapestryd.cli", "calendar", "--port", "0"],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            env={**os.environ, "TAPESTRY_HOME": str(home)})
+                            env={**os.environ, "TAPESTRY_HOME": str(home)}, preexec_fn=_ctrl_c_default)
     try:
         line = proc.stdout.readline()  # type: ignore[union-attr]
         url = re.search(r"http://127\.0\.0\.1:\d+/", line)
@@ -27,3 +27,9 @@ def test_calendar_command_serves_the_month_and_stops_on_sigint(history: Settings
     finally:
         proc.send_signal(signal.SIGINT)
         assert proc.wait(timeout=10) == 0
+
+
+def _ctrl_c_default() -> None:
+    """Ctrl-C as at a terminal, even when this suite runs in a background job (which ignores SIGINT,
+    and Python then installs no KeyboardInterrupt handler)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
