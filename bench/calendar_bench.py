@@ -1,6 +1,6 @@
 """Benchmark: server time of the calendar's month page with a million messages stored.
 
-Run: /work/venv/bin/python bench/calendar_bench.py [--messages 1000000] [--repeats 20]
+Run: python bench/calendar_bench.py [--messages 1000000] [--repeats 20]
 
 Builds (once, then reuses) a home under ``bench/out/calendar-home`` through the real event
 store and projector: ``--messages`` messages over two years (2024–2025, UTC) in conversations

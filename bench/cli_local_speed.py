@@ -1,6 +1,6 @@
 """Benchmark: tapestryctl search, context, conversations and status with no daemon running.
 
-Run: /work/venv/bin/python bench/cli_local_speed.py [--runs 5] [--home DIR] [--tree DIR]
+Run: python bench/cli_local_speed.py [--runs 5] [--home DIR] [--tree DIR]
 
 Makes (once) a demo home with ``tapestryctl demo --home bench/out/cli-local-home`` unless
 ``--home`` names one, then times each command ``--runs`` times (interleaved) as

@@ -1,6 +1,6 @@
 """Benchmark: `tapestryctl status` and `tapestryctl context` through the socket vs `python3 -c pass`.
 
-Run: /work/venv/bin/python bench/daemon_cli_speed.py [--runs 40] [--sessions 50]
+Run: python bench/daemon_cli_speed.py [--runs 40] [--sessions 50]
 Starts tapestryd on a scratch home holding a few hundred messages, then times, interleaved
 in one run, each of: the bare interpreter (`python -c pass`, the same interpreter the
 console scripts use, and the system `python3` when there is one), `tapestryctl status`

@@ -1,6 +1,6 @@
 """Benchmark: tapestryd's idle CPU and RSS while it watches 5,000 session files.
 
-Run: /work/venv/bin/python bench/daemon_idle.py [--files 5000] [--seconds 90] [--polling]
+Run: python bench/daemon_idle.py [--files 5000] [--seconds 90] [--polling]
 Creates 100 project folders of session files (two messages each, six sessions a day from
 2025-01-01 on) in a scratch home, starts
 tapestryd with the default sweep interval (60 s), times the catch-up until every message is

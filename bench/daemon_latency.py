@@ -1,6 +1,6 @@
 """Benchmark: from a line appended to a Claude Code session file until `tapestryctl search` finds it.
 
-Run: /work/venv/bin/python bench/daemon_latency.py [--appends 200] [--polling]
+Run: python bench/daemon_latency.py [--appends 200] [--polling]
 Starts tapestryd on a scratch home, appends one line at a time to a session file, and after
 each append runs the real `tapestryctl search <token> -f json` (the console script, through
 the socket) until the hit appears. Prints median and p95 (target p95 < 1 s with native

@@ -1,7 +1,7 @@
 """Evaluation: compression, fact retention and Tapestry Score on real conversations (LoCoMo dev).
 
-Run: /work/venv/bin/python bench/eval_quality.py [--provider extractive]
-     /work/venv/bin/python bench/eval_quality.py --provider openai --base-url URL --model NAME
+Run: python bench/eval_quality.py [--provider extractive]
+     python bench/eval_quality.py --provider openai --base-url URL --model NAME
                                                   [--api-key-env TAPESTRY_API_KEY]
 
 What it does, through the same code paths a user's commands take:

@@ -1,6 +1,6 @@
 """Evaluation: evidence recall of search, similar and hybrid on LoCoMo-dev, against plain BM25.
 
-Run: /work/venv/bin/python bench/eval_retrieval.py [--data ../shared/evals/locomo-dev] [--summaries]
+Run: python bench/eval_retrieval.py [--data ../shared/evals/locomo-dev] [--summaries]
 
 The conversations are imported through the normal ingest path
 (:func:`tapestryd.sources.ingest.ingest_paths`, read in place, never copied) into a scratch

@@ -1,6 +1,6 @@
 """Benchmark: the summary hierarchy over a generated two-year history, with the extractive provider.
 
-Run: /work/venv/bin/python bench/hierarchy_bench.py [--conversations 5000] [--days 730]
+Run: python bench/hierarchy_bench.py [--conversations 5000] [--days 730]
 
 In a fresh home under ``bench/out/hierarchy-home``:
 

@@ -1,6 +1,6 @@
 """Benchmark: outbound() (strip private + redact) throughput on prose, code and adversarial text.
 
-Run: /work/venv/bin/python bench/privacy_redact.py
+Run: python bench/privacy_redact.py
 Prints the median time per call and MB/s for each input; writes bench/out/privacy_redact.json.
 """
 

@@ -1,6 +1,6 @@
 """Benchmark: context, search and similar at one million messages and ~20,000 summary nodes.
 
-Run: /work/venv/bin/python bench/query_bench.py [--messages 1000000] [--repeats 200]
+Run: python bench/query_bench.py [--messages 1000000] [--repeats 200]
 
 Builds (once, then reuses) ``bench/out/query-home`` through the real event store and
 projector: ``--messages`` messages in conversations of 50 (Zipf-distributed words from
