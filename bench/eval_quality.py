@@ -2,7 +2,7 @@
 
 Run: python bench/eval_quality.py [--provider extractive]
      python bench/eval_quality.py --provider openai --base-url URL --model NAME
-                                                  [--api-key-env TAPESTRY_API_KEY]
+                                      [--api-key-env TAPESTRY_API_KEY]
 
 What it does, through the same code paths a user's commands take:
 
