@@ -23,6 +23,8 @@ def render_hits(result: dict[str, Any]) -> str:
     hits = result.get("hits", [])
     span = result.get("time")
     head = [f"reading {span['phrase']!r} as {span['label']}"] if span else []
+    if result.get("conversation"):  # a short --conversation, resolved
+        head.append(f"in conversation {result['conversation']}")
     if not hits:
         return "\n".join(head + [f"no matches for {result.get('query', '')!r}"])
     blocks = []

@@ -72,6 +72,9 @@ def test_the_cli_searches_one_conversation_by_its_end(reader: Reader) -> None:
                            "tool-conv-002", "-f", "jsonl"], capture_output=True, text=True, timeout=60)
     assert done.returncode == 0 and done.stdout.count('"conversation":"claude-ai:tool-conv-002"') == 2
     assert done.stdout.count("\n") == 2
+    text = subprocess.run([sys.executable, "-m", "tapestryd.cli", "search", "python", "--conversation",
+                           "tool-conv-002"], capture_output=True, text=True, timeout=60)
+    assert text.returncode == 0 and text.stdout.splitlines()[0] == "in conversation claude-ai:tool-conv-002"
     bad = subprocess.run([sys.executable, "-m", "tapestryd.cli", "search", "python", "--conversation", "conv-102"],
                          capture_output=True, text=True, timeout=60)
     assert bad.returncode == 1 and "ambiguous" in bad.stderr and "Traceback" not in bad.stderr

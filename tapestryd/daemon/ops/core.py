@@ -56,9 +56,13 @@ def search(reader: Reader, args: dict[str, Any]) -> dict[str, Any]:
         raise TapestryError(f"--until ({args.get('until')}) must come after --since ({args.get('since')})")
     query, limit = str(args.get("query", "")), _limit(args, 20)
     if args.get("mode") == "hybrid" and not args.get("regex"):
-        return hybrid_search(reader, query, filters, now=now, limit=limit, widen=bool(args.get("widen")))
-    return run_search(reader, query, filters, now=now, limit=limit, sort=str(args.get("sort") or "relevance"),
-                      regex=bool(args.get("regex")), widen=bool(args.get("widen")))
+        result = hybrid_search(reader, query, filters, now=now, limit=limit, widen=bool(args.get("widen")))
+    else:
+        result = run_search(reader, query, filters, now=now, limit=limit, sort=str(args.get("sort") or "relevance"),
+                            regex=bool(args.get("regex")), widen=bool(args.get("widen")))
+    if filters.conversation and filters.conversation != args.get("conversation"):  # a short form: say which one
+        result["conversation"] = filters.conversation
+    return result
 
 
 def _when(reader: Reader, value: Any, now: Any, end: str) -> Any:
