@@ -63,9 +63,13 @@ def store_counts(reader: Reader) -> dict[str, int]:
 
 def log_last_seq(reader: Reader) -> int:
     """The highest seq in the event log (0 when the log does not exist yet), read-only."""
-    if not reader.paths.events_db.exists():
+    return _last_seq(reader.paths.events_db)
+
+
+def _last_seq(events_db: Path) -> int:
+    if not events_db.exists():
         return 0
-    conn = connect(reader.paths.events_db, readonly=True)
+    conn = connect(events_db, readonly=True)
     try:
         with translate_errors(conn):
             return int(conn.execute("SELECT COALESCE(MAX(seq), 0) FROM events").fetchone()[0])
@@ -92,7 +96,7 @@ def events_behind(paths: Paths) -> int:
     if not paths.events_db.exists() or not paths.projections_db.exists():
         return 0
     try:
-        last = _scalar(paths.events_db, "SELECT COALESCE(MAX(seq), 0) FROM events")
+        last = _last_seq(paths.events_db)
         conn = connect(paths.projections_db, readonly=True)
         try:
             marks = checkpoints(conn)
@@ -103,9 +107,3 @@ def events_behind(paths: Paths) -> int:
     return max(0, last - min(marks.values(), default=0))
 
 
-def _scalar(db: Path, sql: str) -> int:
-    conn = connect(db, readonly=True)
-    try:
-        return int(conn.execute(sql).fetchone()[0])
-    finally:
-        conn.close()
