@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Callable, Iterator, Sequence
 
 from tapestryd.errors import StoreError
+from tapestryd.filemodes import private_file
 
 __all__ = ["Migration", "connect", "migrate", "transaction", "translate_errors"]
 
@@ -30,7 +31,8 @@ Pages are allocated as used, so a small database never holds that much."""
 def connect(path: Path, *, readonly: bool = False, durable: bool = True) -> sqlite3.Connection:
     """Open ``path`` in WAL mode (autocommit; use :func:`transaction` to group writes).
 
-    ``readonly`` opens with ``mode=ro`` and never creates the file. ``durable`` selects
+    ``readonly`` opens with ``mode=ro`` and never creates the file; a file it creates is
+    mode 0600 whatever the umask. ``durable`` selects
     ``synchronous=FULL`` (else NORMAL, with a page cache of :data:`PROJECTION_CACHE_KIB`).
     Raises StoreError when the file cannot be opened.
     """
@@ -44,7 +46,7 @@ def connect(path: Path, *, readonly: bool = False, durable: bool = True) -> sqli
                 conn.execute(f"PRAGMA cache_size = -{PROJECTION_CACHE_KIB}")
         conn.execute("PRAGMA foreign_keys = ON")
         return conn
-    except sqlite3.Error as exc:
+    except (sqlite3.Error, OSError) as exc:
         raise StoreError(f"{path}: cannot open database: {exc}") from exc
 
 
@@ -55,6 +57,8 @@ def _open(path: Path, readonly: bool) -> sqlite3.Connection:
         return sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True, isolation_level=None,
                                check_same_thread=False)
     path.parent.mkdir(parents=True, exist_ok=True)
+    if not path.exists():
+        private_file(path)  # SQLite would create it (and its -wal/-shm) with the umask's mode
     return sqlite3.connect(path, isolation_level=None, check_same_thread=False)
 
 

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tapestryd.config import Settings
+from tapestryd.filemodes import private_dir
 
 __all__ = ["Paths", "paths_for", "runtime_dir"]
 
@@ -36,10 +37,19 @@ class Paths:
     cache: Path
 
     def ensure(self) -> None:
-        """Create the data, inbox, backup, log, cache and socket folders (mode 0700 where private)."""
-        for folder in (self.data_dir, self.inbox, self.backups, self.logs, self.cache):
-            folder.mkdir(parents=True, exist_ok=True)
+        """Create the data, inbox, backup, log, cache and socket folders.
+
+        The data, backup, log and cache folders are made 0700 whatever the umask (they hold
+        the history verbatim); the inbox keeps the umask's mode (files are dropped into it).
+        """
+        for folder in self.private_dirs():
+            private_dir(folder)
+        self.inbox.mkdir(parents=True, exist_ok=True)
         self.socket.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+
+    def private_dirs(self) -> tuple[Path, ...]:
+        """The folders that must stay 0700: data, backups, logs, cache."""
+        return (self.data_dir, self.backups, self.logs, self.cache)
 
     def as_dict(self) -> dict[str, str]:
         """Each path by name, as strings (for ``tapestryctl paths`` and ``status``)."""

@@ -28,6 +28,7 @@ from zoneinfo import ZoneInfo
 import structlog
 
 from tapestryd.errors import StoreError, TapestryError
+from tapestryd.filemodes import private_dir
 
 __all__ = ["BackupInfo", "backup_log", "check_backup", "list_backups", "prune_backups", "restore_log", "rotate"]
 
@@ -77,7 +78,7 @@ def backup_log(events_db: Path, folder: Path, *, now: datetime | None = None, la
     if not events_db.is_file():
         raise StoreError(f"no event log at {events_db}: nothing to back up")
     taken = (now or datetime.now(timezone.utc)).astimezone(timezone.utc).replace(microsecond=0)
-    folder.mkdir(parents=True, exist_ok=True)
+    private_dir(folder)
     target = _free_name(folder, f"{label}-{taken:%Y%m%dT%H%M%SZ}")
     partial = target.with_name(target.name + ".partial")
     try:

@@ -12,24 +12,25 @@ from pathlib import Path
 import pytest
 
 PACKAGE = Path(__file__).resolve().parents[2] / "tapestryd"
-BASE = {"config", "paths", "errors", "clock", "db", "dotenv", "templates"}
+BASE = {"config", "paths", "errors", "clock", "db", "dotenv", "filemodes", "templates"}
 CLIENT_SIDE = {"daemon.client", "daemon.protocol", "daemon.local", "daemon.ops", "daemon.install", "queries",
-               "config", "paths", "errors", "clock", "privacy"}
+               "config", "paths", "errors", "clock", "filemodes", "privacy"}
 
 # What each layer may import from tapestryd (besides itself). cli and web reach the daemon
 # only through its client, protocol, and the in-process op runner used when no daemon runs.
 ALLOWED: dict[str, set[str]] = {
     "errors": set(),
     "clock": {"errors"},  # UnsupportedDateError: a date outside the supported range is a user mistake
-    "db": {"errors"},
+    "filemodes": set(),
+    "db": {"errors", "filemodes"},
     "dotenv": set(),
     "config": {"errors", "dotenv"},
-    "paths": {"config"},
+    "paths": {"config", "filemodes"},
     "events": {"db", "errors"},
     "privacy": {"config", "errors", "events"},
     "projections": {"events", "db", "clock", "errors", "privacy"},
     "summarize": {"config", "errors", "privacy"},
-    "sources": {"events", "db", "config", "paths", "errors", "privacy", "clock"},
+    "sources": {"events", "db", "config", "paths", "errors", "filemodes", "privacy", "clock"},
     "queries": {"projections", "events", "db", "config", "paths", "errors", "clock", "privacy"},
     "quality": {"queries", "projections", "summarize", "events", "db", "config", "paths", "errors", "clock", "privacy"},
     "daemon": {"sources", "projections", "summarize", "queries", "events", "db", "config", "paths", "clock", "errors",
