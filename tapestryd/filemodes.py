@@ -11,9 +11,11 @@ from __future__ import annotations
 
 import os
 import stat
+from collections.abc import Iterable
 from pathlib import Path
+from typing import Any
 
-__all__ = ["PRIVATE_DIR_MODE", "PRIVATE_FILE_MODE", "private_dir", "private_file", "too_open"]
+__all__ = ["PRIVATE_DIR_MODE", "PRIVATE_FILE_MODE", "mode_check", "private_dir", "private_file", "too_open"]
 
 PRIVATE_DIR_MODE = 0o700
 PRIVATE_FILE_MODE = 0o600
@@ -58,3 +60,33 @@ def too_open(path: Path) -> int | None:
     except FileNotFoundError:
         return None
     return mode if mode & (stat.S_IRWXG | stat.S_IRWXO) else None
+
+
+def mode_check(folders: Iterable[Path], files: Iterable[Path], *, fix: bool = False) -> dict[str, Any]:
+    """The ``modes`` check of ``tapestryctl verify``: which private ``folders``/``files`` others may reach.
+
+    Missing paths are skipped. With ``fix`` each one found is set to 0700 (folders) or 0600
+    (files) and the check passes unless a change fails. Returns ``{"name": "modes", "ok",
+    "detail", "problems": ["<path> is 0755, should be 0700" ...]}`` (the shape of the other
+    verify checks).
+    """
+    wanted = [(p, PRIVATE_DIR_MODE) for p in folders] + [(p, PRIVATE_FILE_MODE) for p in files]
+    loose = [(p, mode, want) for p, want in wanted if (mode := too_open(p)) is not None]
+    problems, failed = [], 0
+    for path, mode, want in loose:
+        line = f"{path} is {mode:04o}, should be {want:04o}"
+        if fix:
+            try:
+                os.chmod(path, want)
+                line += " (fixed)"
+            except OSError as exc:
+                failed += 1
+                line += f" (cannot fix: {exc.strerror})"
+        problems.append(line)
+    if not loose:
+        detail = f"{len(wanted)} private paths readable by you alone"
+    elif fix:
+        detail = f"{len(loose) - failed} of {len(loose)} paths others could read made private"
+    else:
+        detail = f"{len(loose)} paths others can read (`tapestryctl verify --fix` makes them private)"
+    return {"name": "modes", "ok": not loose or (fix and not failed), "detail": detail, "problems": problems}

@@ -51,6 +51,13 @@ class Paths:
         """The folders that must stay 0700: data, backups, logs, cache."""
         return (self.data_dir, self.backups, self.logs, self.cache)
 
+    def private_files(self) -> tuple[Path, ...]:
+        """The files that must stay 0600 (those that exist now): databases and their WAL, lock, backups, ``.env``."""
+        dbs = (self.events_db, self.projections_db)
+        sidecars = tuple(Path(f"{db}{suffix}") for db in dbs for suffix in ("-wal", "-shm", "-journal"))
+        backups = tuple(sorted(self.backups.glob("*.db"))) if self.backups.is_dir() else ()
+        return dbs + sidecars + (self.lock_file, self.data_dir / ".env") + backups
+
     def as_dict(self) -> dict[str, str]:
         """Each path by name, as strings (for ``tapestryctl paths`` and ``status``)."""
         return {name: str(getattr(self, name)) for name in self.__dataclass_fields__}

@@ -73,11 +73,19 @@ def _refuse_if_daemon(sock: Path) -> None:
 
 
 @app.command()
-def verify(ctx: typer.Context, fmt: Format = typer.Option(Format.text, "-f", "--format")) -> None:
-    """Check the event log (integrity, seq order, payloads) and projection checkpoints."""
+def verify(ctx: typer.Context,
+           fix: bool = typer.Option(False, "--fix", help="Make data/backup/cache folders 0700 and databases, "
+                                    "backups and .env 0600 where others could read them."),
+           fmt: Format = typer.Option(Format.text, "-f", "--format")) -> None:
+    """Check the event log (integrity, seq order, payloads), projection checkpoints and file modes."""
     from tapestryd.daemon.ops.safety_ops import verify_offline
+    from tapestryd.filemodes import mode_check
 
-    report = verify_offline(settings(ctx))
+    conf = settings(ctx)
+    report = verify_offline(conf)
+    paths = paths_for(conf)
+    report["checks"].append(mode_check(paths.private_dirs(), paths.private_files(), fix=fix))
+    report["ok"] = all(c["ok"] for c in report["checks"])
     emit(report, fmt, _render_verify)
     if not report["ok"]:
         raise typer.Exit(1)
@@ -88,8 +96,14 @@ def _render_verify(report: dict[str, Any]) -> str:
     for check in report["checks"]:
         lines.append(f"  {'ok  ' if check['ok'] else 'FAIL'}  {check['name']:<12} {check['detail']}")
         lines.extend(f"          {p}" for p in check["problems"])
-    lines.append("verified: the log is intact" if report["ok"] else "verify FAILED: see above; "
-                 "`tapestryctl backup --list` and `tapestryctl restore FILE` recover from a backup")
+    failed = {c["name"] for c in report["checks"] if not c["ok"]}
+    if not failed:
+        lines.append("verified: the log is intact")
+    elif failed == {"modes"}:
+        lines.append("verify FAILED: others can read private files; `tapestryctl verify --fix` makes them private")
+    else:
+        lines.append("verify FAILED: see above; "
+                     "`tapestryctl backup --list` and `tapestryctl restore FILE` recover from a backup")
     return "\n".join(lines)
 
 
