@@ -54,10 +54,20 @@ class Format(str, Enum):
     jsonl = "jsonl"
 
 
+def _print_version(value: bool) -> None:
+    if value:
+        from tapestryd import __version__
+
+        typer.echo(f"tapestryctl {__version__}")
+        raise typer.Exit()
+
+
 @app.callback()
 def _root(ctx: typer.Context,
           home: Optional[str] = typer.Option(None, "--home", envvar="TAPESTRY_HOME",
-                                             help="Directory holding config and data (default: platformdirs).")) -> None:
+                                             help="Directory holding config and data (default: platformdirs)."),
+          version: bool = typer.Option(False, "--version", is_eager=True, callback=_print_version,
+                                       help="Print the version and exit.")) -> None:
     ctx.obj = {"home": home}
 
 

@@ -191,6 +191,8 @@ def _emit(command: str, result: Any, fmt: str) -> None:
         emit(result if fmt == "text" else result["hits"], fmt, render_hits)
     elif command == "context":
         emit({k: v for k, v in result.items() if k != "rendered"} if fmt == "json" else result, fmt, render_context)
+        if result.get("budget_note"):
+            sys.stderr.write(f"({result['budget_note']})\n")
     elif command == "status":
         emit(result, fmt, render_status)
     else:

@@ -53,6 +53,8 @@ def context(ctx: typer.Context,
         typer.echo(json.dumps({k: v for k, v in result.items() if k != "rendered"}, ensure_ascii=False, indent=2))
     else:
         typer.echo(str(result["rendered"]).removesuffix("\n"))
+    if result.get("budget_note"):
+        warn(f"({result['budget_note']})")
 
 
 @app.command()

@@ -3,7 +3,9 @@
 ``context_answer`` is what the ``context`` operation returns: the items (level, period,
 agent, key, title, text, state), the "where we are now" block, the tokens used and what
 the budget cut, and (for text and markdown) the rendered document itself, so a client
-prints it without rendering code of its own.
+prints it without rendering code of its own. The budget's accounting ("300 of 2400
+tokens; …") is a separate ``budget_note``, never part of the document: the document is
+what a model reads (the Claude Code hook, the MCP server), the note is for the person.
 """
 
 from __future__ import annotations
@@ -22,7 +24,6 @@ from tapestryd.queries.tokens import estimate_tokens, shorten
 __all__ = ["FORMATS", "ContextRequest", "context_answer"]
 
 FORMATS = ("text", "markdown", "json")
-_FOOTER_RESERVE = 24  # tokens kept for the closing line under a budget
 _SHORT_MESSAGE = 160  # characters a shortened raw message keeps
 
 
@@ -48,8 +49,9 @@ def context_answer(reader: Reader, request: ContextRequest, *, now: datetime) ->
     """The context for ``request`` at instant ``now`` (aware), as a JSON-ready dict.
 
     Keys: anchor, timezone, agent, project, notes, items (each with its text in the json
-    format only), now, tokens ({used, max, cut}), and rendered (text or markdown; '' for
-    json). Raises TapestryError for an unknown format or a budget smaller than the header
+    format only), now, tokens ({used, max, cut}), budget_note (one line such as "300 of 2400
+    tokens; 1 shortened, 0 dropped"; '' without a budget) and rendered (text or markdown,
+    ending with a newline; '' for json). Raises TapestryError for an unknown format or a budget smaller than the header
     and the short block need.
     """
     if request.fmt not in FORMATS:
@@ -62,19 +64,19 @@ def context_answer(reader: Reader, request: ContextRequest, *, now: datetime) ->
     head = "" if request.now_only else _header(scope, reader.settings.timezone, markdown)
     tail = _now_section(block, markdown, request.now_only)
     raw_head = _raw_heading(scope.anchor, items, markdown)
-    fixed = sum(estimate_tokens(t) for t in (head, raw_head, tail)) + (_FOOTER_RESERVE if request.max_tokens else 0)
+    fixed = sum(estimate_tokens(t) for t in (head, raw_head, tail))
     if request.max_tokens is not None and fixed > request.max_tokens:
         raise TapestryError(f"--max-tokens {request.max_tokens} is too small: the header and the "
                             f"'where we are now' block alone take {fixed} tokens")
     used, cuts = fit_budget(pieces, max_tokens=request.max_tokens, fixed_tokens=fixed)
-    footer = _footer(used, request.max_tokens, cuts, markdown) if request.max_tokens else ""
-    rendered = head + _body(pieces, raw_head) + tail + footer
+    rendered = head + _body(pieces, raw_head) + tail
     return {
         "anchor": scope.anchor.isoformat(), "timezone": reader.settings.timezone, "agent": scope.agent,
         "project": scope.project, "notes": scope.notes, "now": block,
         "items": [_item_dict(item, piece, with_text=request.fmt == "json") for item, piece in zip(items, pieces)
                   if piece.state != "dropped"],
         "tokens": {"used": used, "max": request.max_tokens, "cut": cuts},
+        "budget_note": _budget_note(used, request.max_tokens, cuts) if request.max_tokens else "",
         "rendered": rendered if request.fmt != "json" else "",
     }
 
@@ -129,11 +131,9 @@ def _body(pieces: list[Piece], raw_head: str) -> str:
     return summaries + (raw_head + raw if raw_head else "")
 
 
-def _footer(used: int, budget: int | None, cuts: list[dict[str, Any]], markdown: bool) -> str:
+def _budget_note(used: int, budget: int | None, cuts: list[dict[str, Any]]) -> str:
     shortened = sum(1 for c in cuts if c["action"] == "shortened")
-    dropped = len(cuts) - shortened
-    line = f"{used} of {budget} tokens; {shortened} shortened, {dropped} dropped"
-    return f"\n_{line}_\n" if markdown else f"\n({line})\n"
+    return f"{used} of {budget} tokens; {shortened} shortened, {len(cuts) - shortened} dropped"
 
 
 def _item_dict(item: ContextItem, piece: Piece, *, with_text: bool) -> dict[str, Any]:

@@ -47,6 +47,18 @@ def labels(answer: dict) -> list[tuple[str, str, str]]:
     return [(i["level"], i["period"], i["title"]) for i in answer["items"] if i["level"] != "raw"]
 
 
+def test_the_document_a_model_reads_carries_no_budget_accounting(reader: Reader) -> None:
+    """The hook and the MCP server pass ``rendered`` to a model: the "N of M tokens" line is the
+    person's, kept apart in ``budget_note``; the document still ends with a newline."""
+    for fmt in ("markdown", "text"):
+        answer = context_answer(reader, ContextRequest(max_tokens=200, fmt=fmt), now=NOW)
+        assert "tokens;" not in answer["rendered"] and answer["rendered"].endswith("\n")
+        assert answer["budget_note"] == f"{answer['tokens']['used']} of 200 tokens; " + (
+            f"{sum(c['action'] == 'shortened' for c in answer['tokens']['cut'])} shortened, "
+            f"{sum(c['action'] == 'dropped' for c in answer['tokens']['cut'])} dropped")
+    assert context_answer(reader, ContextRequest(), now=NOW)["budget_note"] == ""
+
+
 def test_each_earlier_period_appears_once_at_its_level_and_today_raw(reader: Reader) -> None:
     """Years before this one as L4, this year's months as L3, this month's weeks as L2, this
     week's days as L1 (a day without its daily falls back to its segment), today as messages."""
@@ -78,7 +90,7 @@ def test_a_budget_cuts_the_oldest_highest_levels_first_and_reports_it(reader: Re
     answer = context_answer(reader, ContextRequest(max_tokens=budget, fmt="markdown"), now=NOW)
     used, cut = answer["tokens"]["used"], answer["tokens"]["cut"]
     assert estimate_tokens(answer["rendered"]) <= used <= budget
-    assert f"{used} of {budget} tokens" in answer["rendered"]
+    assert answer["budget_note"].startswith(f"{used} of {budget} tokens")
     order = ["L4", "L3", "L2", "L1", "L0", "raw"]
     dropped = [(order.index(c["level"]), c["period"]) for c in cut if c["action"] == "dropped" and c["level"] != "raw"]
     kept = [(order.index(i["level"]), i["period"]) for i in answer["items"] if i["level"] != "raw"]
@@ -185,7 +197,8 @@ def test_the_cli_prints_the_context_and_its_json(reader: Reader) -> None:
     markdown = ctl("--date", "2026-03-04", "--max-tokens", "300", "-f", "markdown")
     assert markdown.returncode == 0, markdown.stderr
     assert markdown.stdout.startswith("# Memory context for Wed 04 Mar 2026 (Europe/Paris)")
-    assert "## Where we are now" in markdown.stdout and "of 300 tokens" in markdown.stdout
+    assert "## Where we are now" in markdown.stdout and "of 300 tokens" in markdown.stderr
+    assert markdown.stdout.endswith("\n") and "tokens;" not in markdown.stdout
     answer = json.loads(ctl("--date", "2026-03-04", "--project", "/p/tapestry", "-f", "json").stdout)
     assert answer["project"] == "/p/tapestry" and answer["items"][0]["key"] == "L4:claude-code:2025"
     bad = ctl("--max-tokens", "5")

@@ -89,7 +89,8 @@ def ctl(home: Path, *args: str, stdin: str = "", env: dict[str, str] | None = No
 def test_context_and_similar_through_the_socket(daemon: Daemon) -> None:
     """context answers through the fast path; similar from the daemon's warm index."""
     text = ctl(daemon.home, "context", "-f", "markdown", "--max-tokens", "400")
-    assert text.returncode == 0 and text.stdout.startswith("# Memory context for") and text.stderr == ""
+    assert text.returncode == 0 and text.stdout.startswith("# Memory context for") and text.stdout.endswith("\n")
+    assert text.stderr.startswith("(") and "of 400 tokens" in text.stderr and "not running" not in text.stderr
     assert "Wire the hook into Claude Code settings" in text.stdout
     answer = json.loads(ctl(daemon.home, "context", "-f", "json", "--max-tokens", "400").stdout)
     assert answer["tokens"]["used"] <= 400 and "rendered" not in answer
