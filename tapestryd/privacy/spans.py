@@ -1,7 +1,8 @@
 """Private spans and exclusion markers: what the user marks in their own messages.
 
 * ``<private>…</private>``: kept in the log (the user's own machine) but removed from
-  everything that leaves it. Tags are case-insensitive and may nest; an unclosed
+  everything that leaves it. Any tag spelled ``<private …>`` opens a span, whatever its
+  attributes (``<private reason="x">``, ``<private/>``). Tags are case-insensitive and may nest; an unclosed
   ``<private>`` hides everything after it (failing closed), a stray ``</private>`` is
   dropped.
 * Exclusion markers: a conversation holding one is recorded only as skipped, with no
@@ -21,7 +22,10 @@ EXCLUSION_MARKERS = (
     "<tapestry:ignore/>",
 )
 
-_TAG = re.compile(r"<(/?)private\s*>", re.IGNORECASE)
+# "<private" then ">", or a blank or "/" and anything up to the next ">" (attributes, even with
+# a "<" in a quoted value): any such tag opens a span, "<private/>" too (failing closed).
+# "<privateKey>" is another tag. The bound keeps a stray "<private " without ">" linear.
+_TAG = re.compile(r"<(/?)private(?:[\s/][^>]{0,2000})?>", re.IGNORECASE)
 _MARKER = re.compile(
     r"<INSTRUCTIONS-TO-EPISODIC-MEMORY>\s*DO\s+NOT\s+INDEX\s+THIS\s+CHAT\s*</INSTRUCTIONS-TO-EPISODIC-MEMORY>"
     r"|<tapestry:ignore\s*/?>",

@@ -76,3 +76,36 @@ def test_disable_makes_the_hook_print_nothing(settings: Settings, home: Path) ->
         service.stop()
     assert quiet.getvalue() == "" and loud.getvalue()  # the same call without the switch does answer
     assert all(secret not in loud.getvalue() for _, _, secret in CASES)
+
+
+def test_a_private_tag_with_attributes_hides_its_text_everywhere(settings: Settings) -> None:
+    """`<private reason="…">` is a private span: not in search, show, context, summaries or projections.db."""
+    import sqlite3
+
+    from typer.testing import CliRunner
+
+    import tapestryd.cli.hierarchy  # noqa: F401  (registers the commands)
+    from tapestryd.cli.app import app
+
+    tags = ['<private reason="tax">', "<PRIVATE level='2'>", "<private\n  why=x>"]
+    with Runtime.open(settings) as rt:
+        record(rt, *(message("claude-code:attr", str(i), f"harbour plan {i}: {tag}zanzibarquux{i} ledger</private> done",
+                             at("2025-01-10", 8 + i)) for i, tag in enumerate(tags)))
+    result = CliRunner().invoke(app, ["iterate", "2025-01-12"], catch_exceptions=False)
+    assert result.exit_code == 0 and "0 nodes summarized" not in result.output, result.output
+    service = Service(settings)
+    service.start()
+    sock = paths_for(settings).socket
+    try:
+        private_hits = request(sock, "search", {"query": "zanzibarquux0"})["hits"]
+        answers = [request(sock, "search", {"query": "harbour"}),
+                   request(sock, "show", {"conversation": "claude-code:attr"}),
+                   request(sock, "context", {"date": "2025-01-10", "now": "2025-01-10T23:00:00Z"}),
+                   request(sock, "context", {"now": "2025-01-20T12:00:00Z"})]
+    finally:
+        service.stop()
+    dumped = json.dumps(answers, ensure_ascii=False)
+    assert private_hits == [] and "harbour" in dumped and "zanzibarquux" not in dumped
+    with sqlite3.connect(paths_for(settings).projections_db) as conn:
+        stored = "\n".join(conn.iterdump())
+    assert "harbour" in stored and "zanzibarquux" not in stored and "ledger" not in stored

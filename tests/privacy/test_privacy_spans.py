@@ -31,6 +31,13 @@ from tapestryd.privacy import (
     ("stray </private> close", "stray  close"),
     ("no tags at all", "no tags at all"),
     ("<private>all</private>", ""),
+    ('a <private reason="x">hidden</private> b', "a  b"),
+    ("a <Private\n  reason='tax id' level=2 >hidden</private > b", "a  b"),
+    ('a <private note="1<2">hidden</private> b', "a  b"),
+    ("a <private/>everything after", "a "),
+    ("a <private reason=x>x <private>y</private> z</private> b", "a  b"),
+    ("keep <privateKey>this</privateKey> and <privacy>that</privacy>", "keep <privateKey>this</privateKey> and "
+                                                                         "<privacy>that</privacy>"),
 ])
 def test_private_spans_are_stripped(text: str, expected: str) -> None:
     """Private text and its tags go; an unclosed span hides everything after it."""
