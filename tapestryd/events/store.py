@@ -241,6 +241,19 @@ class EventStore:
                 return
             after = rows[-1][0]
 
+    def at(self, seqs: Sequence[int]) -> list[StoredEvent]:
+        """The stored events of ``seqs`` in seq order (a seq not in the log is left out).
+
+        Raises StoreError naming the seq of a row whose payload does not decode.
+        """
+        found: list[tuple[object, ...]] = []
+        with translate_errors(self.conn):
+            for start in range(0, len(seqs), _ID_CHUNK):
+                chunk = list(seqs[start:start + _ID_CHUNK])
+                found.extend(self.conn.execute(
+                    f"SELECT {_COLUMNS} FROM events WHERE seq IN ({','.join('?' * len(chunk))})", chunk))
+        return [self._decode(row) for row in sorted(found, key=lambda row: int(row[0]))]  # type: ignore[call-overload]
+
     @staticmethod
     def _filter(types: Sequence[str], until: int | None) -> tuple[str, list[object]]:
         where, params = "", []  # type: tuple[str, list[object]]

@@ -9,8 +9,12 @@ Tables it owns (in ``projections.db``):
   newest export's title wins whatever the import order; a title of unknown time replaces
   only one of unknown time (the later in the log wins, as before the time was kept).
 * ``messages(id, conversation, message_key, seq, agent, role, ts, text, model, session,
-  sidechain, skipped, meta)``: one row per (conversation, message_key); parts of a
-  streamed reply that share a key are joined in log order with a blank line.
+  sidechain, skipped, meta, parts)``: one row per (conversation, message_key); ``seq`` and
+  ``ts`` are its first part's. Parts of a streamed reply that share a key are joined in log
+  order, each block once (:func:`~tapestryd.projections.message_parts.join_parts`), and the
+  joined verbatim text, read back from the log, is filtered as a whole. ``parts`` lists the
+  log seqs of the parts after the first (space-separated; NULL in a file made before it was
+  kept: such a row's later parts are joined to its stored text, filtered one by one).
 * ``messages_fts``: an external-content FTS5 table over ``messages.text`` (porter stemmer
   over unicode61), kept in step by this projection (texts stored during a batch are
   indexed together, in id order, by :meth:`MessagesProjection.flush` before the runner
@@ -32,14 +36,20 @@ a compacted message (``meta.forgotten``, see :mod:`tapestryd.daemon.compact`) is
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import sqlite3
 from typing import Sequence, cast
 
-from tapestryd.events.types import ConversationTitled, Forgotten, MessageRecorded, StoredEvent
+from tapestryd.events.store import EventStore
+from tapestryd.events.types import (
+    ConversationTitled,
+    Forgotten,
+    MessageRecorded,
+    StoredEvent,
+)
 from tapestryd.privacy import outbound
 from tapestryd.projections import forgetting, unsplit
+from tapestryd.projections.message_parts import join_parts
 
 __all__ = ["MessagesProjection", "message_row"]
 
@@ -52,7 +62,7 @@ _SCHEMA = [
     """CREATE TABLE IF NOT EXISTS messages (
         id INTEGER PRIMARY KEY, conversation TEXT NOT NULL, message_key TEXT NOT NULL, seq INTEGER NOT NULL,
         agent TEXT NOT NULL, role TEXT NOT NULL, ts TEXT NOT NULL, text TEXT NOT NULL, model TEXT NOT NULL,
-        session TEXT NOT NULL, sidechain INTEGER NOT NULL, skipped TEXT NOT NULL, meta TEXT NOT NULL,
+        session TEXT NOT NULL, sidechain INTEGER NOT NULL, skipped TEXT NOT NULL, meta TEXT NOT NULL, parts TEXT,
         UNIQUE (conversation, message_key))""",
     "CREATE INDEX IF NOT EXISTS messages_ts ON messages(ts)",
     "CREATE INDEX IF NOT EXISTS messages_conversation_ts ON messages(conversation, ts)",
@@ -89,6 +99,15 @@ class MessagesProjection:
         # stored_row reads for the projections after this one. Emptied by flush, which every deletion
         # of messages (Forgotten, a forgotten message) and the end of each batch run first.
         self._stored: dict[tuple[str, str], tuple[int, str, int]] = {}
+        self._log: EventStore | None = None
+
+    def attach_log(self, store: EventStore) -> None:
+        """Read earlier parts' verbatim texts from ``store`` when joining a part (the projector calls it)."""
+        self._log = store
+
+    def __getstate__(self) -> dict[str, object]:
+        """Picklable state (for the follower child, which attaches its own log): no log, no batch buffers."""
+        return {**self.__dict__, "_log": None, "_unindexed": {}, "_stored": {}}
 
     def create(self, conn: sqlite3.Connection) -> None:
         """Create the tables, indexes, FTS5 table and triggers if missing; set the FTS5 options."""
@@ -97,6 +116,8 @@ class MessagesProjection:
         columns = {row[1] for row in conn.execute("PRAGMA table_info(conversations)")}
         if "title_updated" not in columns:  # a file made before titles kept their time
             conn.execute("ALTER TABLE conversations ADD COLUMN title_updated TEXT NOT NULL DEFAULT ''")
+        if "parts" not in {row[1] for row in conn.execute("PRAGMA table_info(messages)")}:
+            conn.execute("ALTER TABLE messages ADD COLUMN parts TEXT")  # NULL: parts unknown (see the module doc)
         forgetting.create_rules(conn)
         if unsplit.create_table(conn):
             unsplit.backfill(conn)
@@ -118,8 +139,7 @@ class MessagesProjection:
         """Record a message (or join a part to its message), set a conversation's title, or forget."""
         payload = event.event
         if isinstance(payload, MessageRecorded):
-            text = outbound(payload.text)
-            self._record(conn, event, payload if text == payload.text else dataclasses.replace(payload, text=text))
+            self._record(conn, event, payload)
         elif isinstance(payload, ConversationTitled) and not forgetting.conversation_forgotten(conn, payload.conversation):
             self._ensure_conversation(conn, event, payload.conversation)
             if not forgetting.title_forgotten(conn, payload.conversation, outbound(payload.title)):
@@ -152,13 +172,11 @@ class MessagesProjection:
             if not isinstance(payload, MessageRecorded):
                 self.apply(conn, event)
                 continue
-            text = outbound(payload.text)
-            msg = payload if text == payload.text else dataclasses.replace(payload, text=text)
-            span = spans.get(msg.conversation)
+            span = spans.get(payload.conversation)
             if span is None:
-                self._ensure_conversation(conn, event, msg.conversation)
-                span = spans[msg.conversation] = _Span(msg.timestamp)
-            span.add(msg, self._store(conn, event, msg))
+                self._ensure_conversation(conn, event, payload.conversation)
+                span = spans[payload.conversation] = _Span(payload.timestamp)
+            span.add(payload, self._store(conn, event, payload))
         for key, span in spans.items():
             _touch(conn, key, span)
 
@@ -189,7 +207,8 @@ class MessagesProjection:
         return self._stored.get((msg.conversation, msg.message)) or message_row(conn, msg)
 
     def _record(self, conn: sqlite3.Connection, event: StoredEvent, msg: MessageRecorded) -> None:
-        if msg.meta.get("forgotten") or forgetting.is_forgotten(conn, msg.conversation, msg.timestamp, msg.text):
+        if msg.meta.get("forgotten") or forgetting.is_forgotten(conn, msg.conversation, msg.timestamp,
+                                                                outbound(msg.text)):
             self.flush(conn)
             forgetting.drop_message(conn, msg.conversation, msg.message)
             return
@@ -202,38 +221,47 @@ class MessagesProjection:
         """Insert the message, or join it to the stored one of its key; True when it was inserted."""
         if self._insert(conn, event, msg):
             return True
-        row = conn.execute("SELECT id, text, skipped, ts, seq FROM messages WHERE conversation = ? AND message_key = ?",
-                           (msg.conversation, msg.message)).fetchone()
-        self._join_part(conn, row[:3], msg)
+        row = conn.execute("SELECT id, text, skipped, ts, seq, parts FROM messages"
+                           " WHERE conversation = ? AND message_key = ?", (msg.conversation, msg.message)).fetchone()
+        self._join_part(conn, row, event.seq, msg)
         self._stored[msg.conversation, msg.message] = (row[0], row[3], row[4])
         return False
 
     def _insert(self, conn: sqlite3.Connection, event: StoredEvent, msg: MessageRecorded) -> bool:
         """Insert the message (indexed at the next flush); False (nothing written) when its key is stored: a later part."""
+        text = outbound(msg.text)
         cur = conn.execute(
             "INSERT INTO messages (conversation, message_key, seq, agent, role, ts, text, model, session, sidechain,"
-            " skipped, meta) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+            " skipped, meta, parts) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, '')"
             " ON CONFLICT (conversation, message_key) DO NOTHING",
-            (msg.conversation, msg.message, event.seq, event.agent, msg.role, msg.timestamp, msg.text, msg.model,
+            (msg.conversation, msg.message, event.seq, event.agent, msg.role, msg.timestamp, text, msg.model,
              msg.session, int(bool(msg.meta.get("sidechain"))), _dumps(msg.skipped), _dumps(msg.meta)),
         )
         if cur.rowcount != 1:
             return False
         message_id = cast(int, cur.lastrowid)  # set: the row was inserted
-        self._unindexed[message_id] = msg.text
+        self._unindexed[message_id] = text
         self._stored[msg.conversation, msg.message] = (message_id, msg.timestamp, event.seq)
         return True
 
-    def _join_part(self, conn: sqlite3.Connection, row: tuple[int, str, str], msg: MessageRecorded) -> None:
-        """Append a later part's text to its message; the joined text is indexed at the next flush."""
-        msg_id, text, skipped = row
-        joined = "\n\n".join(t for t in (text, msg.text) if t)
+    def _join_part(self, conn: sqlite3.Connection, row: tuple[int, str, str, str, int, str | None], seq: int,
+                   msg: MessageRecorded) -> None:
+        """Join a later part (log ``seq``) to its message and filter the whole; indexed at the next flush."""
+        msg_id, text, skipped, _, first, parts = row
+        if parts is None or self._log is None:  # earlier parts unknown: join to the stored (filtered) text
+            joined = join_parts((text, outbound(msg.text)))
+        else:
+            earlier = self._log.at([first, *map(int, parts.split())])
+            joined = outbound(join_parts([*(e.event.text for e in earlier if isinstance(e.event, MessageRecorded)),
+                                          msg.text]))
+            parts = f"{parts} {seq}".lstrip()
         counts = json.loads(skipped)
         for kind, n in msg.skipped.items():
             counts[kind] = counts.get(kind, 0) + n
         if msg_id not in self._unindexed:
             conn.execute("INSERT INTO messages_fts(messages_fts, rowid, text) VALUES ('delete', ?, ?)", (msg_id, text))
-        conn.execute("UPDATE messages SET text = ?, skipped = ? WHERE id = ?", (joined, _dumps(counts), msg_id))
+        conn.execute("UPDATE messages SET text = ?, skipped = ?, parts = ? WHERE id = ?",
+                     (joined, _dumps(counts), parts, msg_id))
         self._unindexed[msg_id] = joined
 
     @staticmethod

@@ -99,13 +99,19 @@ def checkpoints(conn: sqlite3.Connection) -> dict[str, int]:
 class Projector:
     """Runs projections over the event log into one SQLite database.
 
-    ``store`` is the event log; ``db_path`` the projections file (created when missing).
+    ``store`` is the event log; ``db_path`` the projections file (created when missing). A
+    projection with an ``attach_log(store)`` method is handed the log (the messages projection
+    reads earlier parts of a message back from it).
     """
 
     def __init__(self, store: EventStore, db_path: Path, projections: Sequence[Projection]) -> None:
         self.store = store
         self.db_path = db_path
         self.projections = list(projections)
+        for projection in self.projections:
+            attach = getattr(projection, "attach_log", None)
+            if attach is not None:
+                attach(store)
         self.conn = connect(db_path, durable=False)
         with transaction(self.conn):
             _create_checkpoints(self.conn)

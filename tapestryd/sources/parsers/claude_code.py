@@ -6,7 +6,10 @@ in ``shared/corpus/SOURCES.md``). What becomes what:
 * ``user`` / ``assistant`` lines with text → one :class:`MessageRecorded` each. Its
   message key is ``message.id`` when present, so a reply streamed over several lines
   sharing one id becomes one message (the messages projection joins the parts in log
-  order); else the line's ``uuid``; else ``@<byte offset>``. Content is a string or a list
+  order, each block once, and filters the joined text as a whole); else the line's
+  ``uuid``; else ``@<byte offset>``. Every part carries the time of the first line of its
+  ``message.id`` met in the same read (a thinking or tool line included), so a reply that
+  crosses midnight stays on the day it started. Content is a string or a list
   of blocks; ``thinking``, ``redacted_thinking``, ``tool_use``, ``tool_result`` and
   ``image`` blocks are counted in ``skipped``, not kept as text.
 * A line with no text left (tool calls, tool results, thinking only) → one Skip per block.
@@ -61,6 +64,7 @@ class _FileState:
     hint: str
     session: str = ""
     first_ts: datetime | None = None
+    started: dict[str, datetime] = field(default_factory=dict)  # message.id → time of its first line
     pending: list[tuple[int, str, datetime | None]] = field(default_factory=list)
 
 
@@ -148,6 +152,8 @@ class ClaudeCodeParser:
                            "not an object")
         text, kinds = _content(message)
         ts = _timestamp(rec)
+        if isinstance(message.get("id"), str):
+            ts = state.started.setdefault(message["id"], ts)
         if not text or text.isspace():
             out.extend(skips_for(kinds, where))
         elif role == "user" and text.strip() in _INTERRUPTS:
