@@ -18,6 +18,7 @@ COMMAND_MODULES = (
     "tapestryd.cli.hierarchy",
     "tapestryd.cli.queries",
     "tapestryd.cli.demo",
+    "tapestryd.cli.mcp_cmds",
 )
 
 

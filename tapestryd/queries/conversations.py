@@ -9,8 +9,11 @@ from tapestryd.errors import TapestryError
 from tapestryd.events.types import parse_utc
 from tapestryd.queries.reader import Reader
 
-__all__ = ["ambiguity", "conversation_candidates", "find_conversation", "list_conversations", "resolve_conversation",
-           "show_conversation", "stats"]
+__all__ = ["MAX_WINDOW", "ambiguity", "conversation_candidates", "find_conversation", "list_conversations",
+           "messages_around", "resolve_conversation", "show_conversation", "stats"]
+
+MAX_WINDOW = 50
+"""Most neighbours :func:`messages_around` gives on each side of a message."""
 
 _CONV_COLUMNS = ("key", "agent", "source", "title", "first_ts", "last_ts", "message_count", "session", "cwd",
                  "git_branch")
@@ -87,6 +90,47 @@ def show_conversation(reader: Reader, ref: str) -> dict[str, Any] | None:
         for r in rows
     ]
     return conv
+
+
+def messages_around(reader: Reader, ids: list[int], *, before: int = 0, after: int = 0) -> dict[str, Any]:
+    """Messages ``ids`` with up to ``before`` / ``after`` neighbours each in their conversation.
+
+    Returns ``{"messages": [...], "missing": [ids not stored]}``: every message once, grouped
+    by conversation in the order the ids first name them, in log order within one; each has
+    id, conversation, title, agent, role, ts (UTC), local_time, text and ``asked`` (True for
+    the ids themselves). ``before`` and ``after`` are capped at :data:`MAX_WINDOW`.
+    """
+    before, after = max(0, min(before, MAX_WINDOW)), max(0, min(after, MAX_WINDOW))
+    chosen: dict[str, set[int]] = {}
+    missing = []
+    with translate_errors(reader.conn):
+        for mid in dict.fromkeys(ids):
+            row = reader.conn.execute("SELECT conversation FROM messages WHERE id = ?", (mid,)).fetchone()
+            if row is None:
+                missing.append(mid)
+                continue
+            chosen.setdefault(row[0], set()).update(_window(reader, row[0], mid, before, after))
+        messages = [m for conv, window in chosen.items() for m in _messages(reader, conv, sorted(window))]
+    asked = set(ids)
+    return {"messages": [{**m, "asked": m["id"] in asked} for m in messages], "missing": missing}
+
+
+def _window(reader: Reader, conversation: str, mid: int, before: int, after: int) -> list[int]:
+    earlier = reader.conn.execute("SELECT id FROM messages WHERE conversation = ? AND id < ? ORDER BY id DESC LIMIT ?",
+                                  (conversation, mid, before)).fetchall()
+    later = reader.conn.execute("SELECT id FROM messages WHERE conversation = ? AND id > ? ORDER BY id LIMIT ?",
+                                (conversation, mid, after)).fetchall()
+    return [mid, *(r[0] for r in earlier), *(r[0] for r in later)]
+
+
+def _messages(reader: Reader, conversation: str, ids: list[int]) -> list[dict[str, Any]]:
+    rows = reader.conn.execute(
+        "SELECT m.id, m.conversation, c.title, m.agent, m.role, m.ts, m.text FROM messages m"
+        f" JOIN conversations c ON c.key = m.conversation WHERE m.id IN ({','.join('?' * len(ids))}) ORDER BY m.id",
+        ids).fetchall()
+    return [{"id": r[0], "conversation": r[1], "title": r[2] or "", "agent": r[3], "role": r[4], "ts": r[5],
+             "local_time": parse_utc(r[5]).astimezone(reader.tz).isoformat(timespec="seconds"), "text": r[6]}
+            for r in rows]
 
 
 def stats(reader: Reader) -> dict[str, Any]:

@@ -19,7 +19,7 @@ from tapestryd.clock import Period, local_date, period_of, utc_range
 from tapestryd.db import translate_errors
 from tapestryd.errors import TapestryError
 from tapestryd.events.types import format_utc, parse_utc
-from tapestryd.queries.nodes import children, get_node, node_agents, node_sources
+from tapestryd.queries.nodes import children, get_node, node_agents, node_sources, nodes_in_key_range
 from tapestryd.queries.reader import Reader
 from tapestryd.queries.timephrase import parse_when
 
@@ -39,7 +39,8 @@ def cover(first: date, last: date, first_day_of_week: int = 0) -> list[Period]:
     return periods
 
 
-def recall(reader: Reader, when: str, *, now: datetime, agent: str = "", limit: int = 50) -> dict[str, Any]:
+def recall(reader: Reader, when: str, *, now: datetime, agent: str = "", limit: int = 50,
+           days: int = 0) -> dict[str, Any]:
     """The best available nodes for ``when`` (a date, period key, phrase, ``A..B``, ``A..`` or ``..B``).
 
     A range open at its end, or a rolling window ("last 3 months"), stops at today; one open
@@ -48,7 +49,10 @@ def recall(reader: Reader, when: str, *, now: datetime, agent: str = "", limit: 
     Returns ``{when, range, periods, nodes, conversations, more, limit}``: the first ``limit``
     ``nodes`` each with their ``sources`` (links down), ``conversations`` listing the range's
     conversations (at most ``limit``) when no node covers it, ``more`` how many nodes (or
-    conversations) were left out. Raises TapestryError when ``when`` cannot be read as a time.
+    conversations) were left out. ``days`` > 0 adds to each node its first ``days``
+    conversation-days (the L0 segments inside it: key, date, conversation, title) as
+    ``conversation_days`` and their total as ``conversation_days_total``. Raises
+    TapestryError when ``when`` cannot be read as a time.
     """
     fdow = reader.settings.first_day_of_week
     found = parse_when(when, now=now, tz=reader.tz, first_day_of_week=fdow)
@@ -61,6 +65,8 @@ def recall(reader: Reader, when: str, *, now: datetime, agent: str = "", limit: 
     today = local_date(now, reader.tz).isoformat()
     best = [entry for period in periods for who in agents for entry in _best(reader, period, who, today)]
     nodes = [_with_sources(reader, node) for node in best[:limit]]
+    if days > 0:
+        nodes = [_with_days(reader, node, days) for node in nodes]
     listing, more = ([], len(best) - len(nodes)) if best else _conversations(reader, first, last, agent, limit)
     return {"when": when, "range": found.to_dict(), "periods": [f"L{p.level}:{p.key}" for p in periods],
             "nodes": nodes, "conversations": listing, "more": more, "limit": limit, "agent": agent}
@@ -101,6 +107,18 @@ def _with_sources(reader: Reader, node: dict[str, Any]) -> dict[str, Any]:
         sources = [{"source": c["key"], "kind": "node", "position": i, "title": c["title"], "level": c["level"],
                     "state": c["state"]} for i, c in enumerate(children(reader.conn, node["key"]))]
     return {**node, "sources": sources}
+
+
+def _with_days(reader: Reader, node: dict[str, Any], most: int) -> dict[str, Any]:
+    """``node`` with the L0 segments of its agent inside its period (its conversation-days)."""
+    if node["level"] == 0:
+        segments = [node]
+    else:
+        low = f"L0:{node['agent']}:{node['period_start']}"
+        segments = nodes_in_key_range(reader.conn, low, f"L0:{node['agent']}:{node['period_end']};")
+    days = [{"key": s["key"], "date": s["period_start"], "conversation": s["conversation"], "title": s["title"] or ""}
+            for s in segments[:most]]
+    return {**node, "conversation_days": days, "conversation_days_total": len(segments)}
 
 
 def _conversations(reader: Reader, first: date, last: date, agent: str,

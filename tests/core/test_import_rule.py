@@ -35,8 +35,9 @@ ALLOWED: dict[str, set[str]] = {
     "quality": {"queries", "projections", "summarize", "events", "db", "config", "paths", "errors", "clock", "privacy"},
     "daemon": {"sources", "projections", "summarize", "queries", "events", "db", "config", "paths", "clock", "errors",
                "privacy", "quality", "web"} | BASE,
-    "cli": CLIENT_SIDE | {"web"},  # tapestryctl calendar serves the web app
+    "cli": CLIENT_SIDE | {"web", "mcp"},  # tapestryctl calendar serves the web app, tapestryctl mcp the MCP server
     "web": CLIENT_SIDE,
+    "mcp": CLIENT_SIDE,  # the MCP server: a front end like the CLI
 }
 
 

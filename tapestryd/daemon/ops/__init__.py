@@ -21,7 +21,7 @@ from tapestryd.daemon.ops.registry import OpSpec, read_op, write_op
 __all__ = ["MODULES", "OPS", "OpSpec", "all_ops", "find_op", "read_op", "write_op"]
 
 MODULES: dict[str, tuple[str, ...]] = {
-    "core": ("ping", "search", "conversations", "show", "stats", "ingest", "rebuild", "catch_up"),
+    "core": ("ping", "search", "conversations", "show", "messages", "stats", "ingest", "rebuild", "catch_up"),
     "daemon_ops": ("status", "pause", "resume", "reload"),
     "hierarchy_ops": ("iterate", "generate", "close_days", "repair", "tree", "hierarchy_status"),
     "quality_ops": ("eval", "drift"),

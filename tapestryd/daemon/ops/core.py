@@ -1,4 +1,4 @@
-"""Core operations: ping, search, conversations, show, stats, ingest, rebuild, catch_up."""
+"""Core operations: ping, search, conversations, show, messages, stats, ingest, rebuild, catch_up."""
 
 from __future__ import annotations
 
@@ -12,8 +12,9 @@ from tapestryd.daemon.ops.registry import read_op, write_op
 from tapestryd.daemon.runtime import Runtime
 from tapestryd.errors import TapestryError
 from tapestryd.events.types import parse_utc
-from tapestryd.queries.conversations import (ambiguity, list_conversations, resolve_conversation, show_conversation,
-                                             stats)
+from tapestryd.queries.context import project_conversations
+from tapestryd.queries.conversations import (ambiguity, list_conversations, messages_around, resolve_conversation,
+                                             show_conversation, stats)
 from tapestryd.queries.hybrid import hybrid_search
 from tapestryd.queries.levelnames import level_filter
 from tapestryd.queries.reader import Reader
@@ -24,6 +25,8 @@ from tapestryd.queries.timephrase import parse_when
 __all__: list[str] = []
 
 ROLES = ("user", "assistant", "system", "tool")
+PROJECT_OVERFETCH = 20
+"""With ``project``, search ranks this many times ``limit`` hits, then keeps the project's."""
 
 
 @read_op("ping")
@@ -36,11 +39,12 @@ def ping(reader: Reader, args: dict[str, Any]) -> dict[str, Any]:
 def search(reader: Reader, args: dict[str, Any]) -> dict[str, Any]:
     """Full-text search over messages and summaries, time phrases read relative to ``now``.
 
-    args: query, agent, role, conversation, level (all|messages|summaries|L0…L4), since
-    and until (ISO 8601 or a phrase such as "last week"), sort (relevance|time), regex
-    (bool), mode (fts|hybrid), widen (bool: fill from other times, marked), limit, now
-    (ISO 8601). See :func:`tapestryd.queries.search.search`. Raises TapestryError for an
-    unknown role or a range that ends before it starts.
+    args: query, agent, role, conversation, project (a path: only conversations whose cwd
+    is inside it), level (all|messages|summaries|L0…L4), since and until (ISO 8601 or a
+    phrase such as "last week"), sort (relevance|time), regex (bool), mode (fts|hybrid),
+    widen (bool: fill from other times, marked), limit, now (ISO 8601). See
+    :func:`tapestryd.queries.search.search`. Raises TapestryError for an unknown role or a
+    range that ends before it starts.
     """
     now = now_of(args)
     if args.get("role") and args["role"] not in ROLES:
@@ -55,11 +59,16 @@ def search(reader: Reader, args: dict[str, Any]) -> dict[str, Any]:
     if filters.since and filters.until and filters.until <= filters.since:
         raise TapestryError(f"--until ({args.get('until')}) must come after --since ({args.get('since')})")
     query, limit = str(args.get("query", "")), _limit(args, 20)
+    inside = project_conversations(reader.conn, str(args["project"])) if args.get("project") else None
+    wanted = limit if inside is None else min(10_000, limit * PROJECT_OVERFETCH)
     if args.get("mode") == "hybrid" and not args.get("regex"):
-        result = hybrid_search(reader, query, filters, now=now, limit=limit, widen=bool(args.get("widen")))
+        result = hybrid_search(reader, query, filters, now=now, limit=wanted, widen=bool(args.get("widen")))
     else:
-        result = run_search(reader, query, filters, now=now, limit=limit, sort=str(args.get("sort") or "relevance"),
+        result = run_search(reader, query, filters, now=now, limit=wanted, sort=str(args.get("sort") or "relevance"),
                             regex=bool(args.get("regex")), widen=bool(args.get("widen")))
+    if inside is not None:
+        result["hits"] = [h for h in result["hits"] if h["conversation"] in inside][:limit]
+        result["project"] = str(args["project"])
     if filters.conversation and filters.conversation != args.get("conversation"):  # a short form: say which one
         result["conversation"] = filters.conversation
     return result
@@ -93,6 +102,35 @@ def show(reader: Reader, args: dict[str, Any]) -> dict[str, Any]:
     if found is None:
         raise TapestryError(ambiguity(reader, ref) or f"no conversation matches {ref!r}")
     return found
+
+
+@read_op("messages")
+def messages(reader: Reader, args: dict[str, Any]) -> dict[str, Any]:
+    """Messages by id with neighbours; args: ids (list of message ids, 1 to 100), before and after
+    (neighbours on each side, 0 to 50, default 0). See :func:`messages_around`.
+
+    Raises TapestryError when ``ids`` is empty or not a list of whole numbers.
+    """
+    ids = args.get("ids")
+    if not isinstance(ids, list) or not ids or len(ids) > 100:
+        raise TapestryError(f"ids must be a list of 1 to 100 message ids, got {ids!r}")
+    try:
+        wanted = [int(i) for i in ids]
+    except (TypeError, ValueError) as exc:
+        raise TapestryError(f"ids must be whole numbers (message ids from search), got {ids!r}") from exc
+    return messages_around(reader, wanted, before=_window_arg(args, "before"), after=_window_arg(args, "after"))
+
+
+def _window_arg(args: dict[str, Any], name: str) -> int:
+    """``args[name]`` as a whole number from 0 to 50 (0 when absent); raises TapestryError naming it."""
+    value = args.get(name) or 0
+    try:
+        number = int(value)
+    except (TypeError, ValueError) as exc:
+        raise TapestryError(f"{name} must be a number from 0 to 50, got {value!r}") from exc
+    if not 0 <= number <= 50:
+        raise TapestryError(f"{name} must be a number from 0 to 50, got {number}")
+    return number
 
 
 @read_op("stats")

@@ -117,12 +117,13 @@ def similar_op(reader: Reader, args: dict[str, Any]) -> dict[str, Any]:
 @read_op("recall")
 def recall_op(reader: Reader, args: dict[str, Any]) -> dict[str, Any]:
     """The best available nodes for a date, period or range; args: when, agent, now, limit
-    (most nodes answered, default 50)."""
+    (most nodes answered, default 50), days (conversation-days listed per node, default 0)."""
     when = str(args.get("when") or "").strip()
     if not when:
         raise TapestryError("recall needs a date, period or range (e.g. 2026-03, 'last week', 2026-03-01..2026-03-15)")
     return recall(reader, when, now=now_of(args), agent=check_agent(reader.settings, reader.conn, args.get("agent")),
-                  limit=positive_int(args, "limit", 50, most=10_000) or 50)
+                  limit=positive_int(args, "limit", 50, most=10_000) or 50,
+                  days=positive_int(args, "days", 0, most=1000) or 0)
 
 
 @read_op("node")

@@ -1,0 +1,82 @@
+"""``tapestryctl mcp``: the tools of :mod:`tapestryd.mcp.tools` served over stdio.
+
+Built on the official Python SDK's ``MCPServer`` (PyPI ``mcp``). stdout carries only the
+protocol: the SDK points fd 1 at stderr while it serves, and every log line (the SDK's
+and tapestry's structlog) goes to stderr, warnings and up. Each call asks the running
+daemon over its socket and, when none runs, answers from the database read-only
+(:func:`tapestryd.daemon.local.call`). A tool that fails returns a tool error (``isError``)
+with a message naming the bad argument; the server itself keeps running.
+"""
+
+from __future__ import annotations
+
+import logging
+import sys
+from typing import Any
+
+from mcp.server.mcpserver import MCPServer
+from mcp.types import CallToolResult, TextContent, ToolAnnotations
+
+from tapestryd import __version__
+from tapestryd.config import Settings
+from tapestryd.mcp.budget import compact_json
+from tapestryd.mcp.tools import Caller, Tools
+
+__all__ = ["INSTRUCTIONS", "TIMEOUT", "build_server", "serve"]
+
+TIMEOUT = 30.0  # seconds one operation may take through the socket
+
+INSTRUCTIONS = (
+    "tapestry is the user's memory of past conversations with AI assistants (Claude Code, ChatGPT, "
+    "Claude.ai), kept verbatim and summarized by day, week, month and year. Use `search` for words, names "
+    "or a time phrase; `timeline` for what happened in a period; `get_messages` to read the messages behind "
+    "a hit; `context` for the telescoping memory of a project or a day; `similar` for related discussions."
+)
+
+
+def build_server(caller: Caller) -> MCPServer[Any]:
+    """The MCP server with the five tools over ``caller`` (read-only, closed-world)."""
+    server: MCPServer[Any] = MCPServer(name="tapestry", title="tapestry memory", instructions=INSTRUCTIONS,
+                                       version=__version__, log_level="WARNING")
+    tools = Tools(caller)
+    read_only = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True,
+                                open_world_hint=False)
+    for method in (tools.search, tools.timeline, tools.get_messages, tools.context, tools.similar):
+        server.add_tool(_compact(method), name=method.__name__, annotations=read_only)
+    return server
+
+
+def _compact(method: Any) -> Any:
+    """``method`` returning a CallToolResult whose text is one line of JSON (the SDK indents by 2),
+    with the same dict as structured content; signature and docstring kept for the schema."""
+    import functools
+
+    @functools.wraps(method)
+    def run(**kwargs: Any) -> Any:
+        answer = method(**kwargs)
+        return CallToolResult(content=[TextContent(type="text", text=compact_json(answer))],
+                              structured_content=answer)
+
+    return run
+
+
+def serve(settings: Settings) -> None:
+    """Serve the tools over stdin/stdout until the client closes them."""
+    from tapestryd.daemon.local import call
+
+    _logs_to_stderr()
+    build_server(lambda op, args: call(settings, op, args, timeout=TIMEOUT, on_local=_say_local)).run("stdio")
+
+
+def _say_local(op: str) -> None:
+    """One line on stderr when the daemon is down and ``op`` is answered from the database."""
+    sys.stderr.write(f"tapestry mcp: tapestryd is not running; answering {op} from the database read-only\n")
+    sys.stderr.flush()
+
+
+def _logs_to_stderr() -> None:
+    """structlog's lines (projections, the similarity index) on stderr, warnings and up."""
+    import structlog
+
+    structlog.configure(logger_factory=structlog.PrintLoggerFactory(sys.stderr),
+                        wrapper_class=structlog.make_filtering_bound_logger(logging.WARNING))

@@ -1,0 +1,206 @@
+"""The MCP tools: search, timeline, get_messages, context and similar, each a thin front end
+of one operation.
+
+Each tool validates its typed arguments (pydantic, through the SDK: a bad argument is a
+tool error naming it), asks one operation through ``caller`` (the daemon's socket when it
+runs, else the database read-only: :func:`tapestryd.daemon.local.call`), and returns a
+compact, bounded answer: ``limit`` hits, or entries under ``max_tokens``. The docstring of
+each tool is its description, written for the AI that reads it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Annotated, Any, Literal
+
+from mcp.server.mcpserver.exceptions import ToolError
+from pydantic import Field
+
+from tapestryd.errors import TapestryError
+from tapestryd.mcp.budget import fit_entries
+from tapestryd.queries.tokens import estimate_tokens
+
+__all__ = ["Caller", "Tools"]
+
+Caller = Callable[[str, dict[str, Any]], Any]
+"""Runs one operation: ``caller(op, args)`` returns its JSON-ready result or raises TapestryError."""
+
+Role = Literal["user", "assistant", "system", "tool"]
+Level = Literal["all", "messages", "summaries", "L0", "L1", "L2", "L3", "L4"]
+
+_AGENT = Field(description="Only this agent's conversations, e.g. 'claude-code', 'chatgpt', 'claude-ai'.")
+_PROJECT = Field(description="A directory path: only Claude Code sessions whose working directory is inside it "
+                             "(usually the current project's root).")
+
+
+class Tools:
+    """The tools over one ``caller``; each public method is registered as an MCP tool."""
+
+    def __init__(self, caller: Caller) -> None:
+        self._call = caller
+
+    def ask(self, op: str, args: dict[str, Any]) -> Any:
+        """Run ``op``; a TapestryError (a bad date, an unknown agent, …) becomes a tool error."""
+        try:
+            return self._call(op, {k: v for k, v in args.items() if v is not None})
+        except TapestryError as exc:
+            raise ToolError(exc.message) from exc
+
+    def search(self,
+               query: Annotated[str, Field(min_length=1, max_length=1000, description=(
+                   "Words to find. May include a time phrase such as 'yesterday', 'last week', 'in July', "
+                   "'since March', 'last 3 months' or '2025-06-14..', which narrows the range."))],
+               agent: Annotated[str | None, _AGENT] = None,
+               project: Annotated[str | None, _PROJECT] = None,
+               role: Annotated[Role | None, Field(description="Only messages by this role.")] = None,
+               since: Annotated[str | None, Field(description="Start: ISO date/time or a phrase.")] = None,
+               until: Annotated[str | None, Field(description="End: ISO date/time or a phrase.")] = None,
+               limit: Annotated[int, Field(ge=1, le=50, description="Most hits returned.")] = 10) -> dict[str, Any]:
+        """Search the user's past conversations with AI assistants (Claude Code sessions, ChatGPT and
+        Claude.ai chats), and the day/week/month summaries built from them, by words, best match first.
+        Use it when the user refers to something discussed, decided or done before, or when earlier work
+        would help. Each hit gives a message `id`, the `conversation` id and title, agent, local time,
+        role and a short snippet with the matched words in [brackets]; a summary hit gives its `node` key
+        and level instead of an id. The snippet is only a glimpse: pass the ids to `get_messages` (with
+        before/after) to read the verbatim messages. A time phrase read from the query is echoed in `time`."""
+        result = self.ask("search", {"query": query, "agent": agent, "project": project, "role": role,
+                                     "since": since, "until": until, "limit": limit})
+        answer: dict[str, Any] = {"query": query, "hits": [_hit(h) for h in result.get("hits", [])]}
+        if result.get("time"):
+            answer["time"] = {"phrase": result["time"].get("phrase"), "reading": result["time"].get("label")}
+        for key in ("outside", "project", "conversation", "note", "notes"):
+            if result.get(key):
+                answer[key] = result[key]
+        return answer
+
+    def timeline(self,
+                 when: Annotated[str, Field(min_length=1, max_length=200, description=(
+                     "A date (2026-03-04), period (2026-03, 2026, 2026-03-30w), phrase ('yesterday', 'last week', "
+                     "'July 2025', 'last 3 months') or range ('2026-03-01..2026-03-15', '2026-01..', '..2025-12')."))],
+                 agent: Annotated[str | None, _AGENT] = None,
+                 days_per_node: Annotated[int, Field(ge=0, le=50, description=(
+                     "Conversation-days listed under each summary (0 for none)."))] = 10,
+                 max_tokens: Annotated[int, Field(ge=100, le=20_000, description=(
+                     "Budget for the answer (about 4 characters a token); later nodes are left out first."))] = 2000,
+                 ) -> dict[str, Any]:
+        """What the user did with AI assistants during a date, period or range: the best summaries that
+        cover it (a year, month, week or day summary, or one conversation-day), in time order. Each node
+        gives its level (L4 year … L1 day, L0 one conversation on one day), period, title and summary,
+        with the conversation-days inside it (conversation id, date, title) to read next with
+        `get_messages` or to search within. Use it for questions like 'what was I working on last
+        week?' or 'what happened in March?'. When nothing is summarized yet, the period's conversations
+        are listed instead."""
+        result = self.ask("recall", {"when": when, "agent": agent, "limit": 200, "days": days_per_node})
+        nodes, left = fit_entries([_node(n) for n in result.get("nodes", [])], max_tokens, text_field="summary")
+        answer: dict[str, Any] = {"when": when, "range": result.get("range", {}).get("label"), "nodes": nodes,
+                                  "more_nodes": left + int(result.get("more") or 0) if nodes else 0}
+        if not nodes:
+            convs, more = fit_entries(list(result.get("conversations", [])), max_tokens, text_field="title")
+            answer |= {"conversations": convs, "more_conversations": more + int(result.get("more") or 0)}
+        return answer
+
+    def get_messages(self,
+                     conversation: Annotated[str | None, Field(description=(
+                         "A conversation id from search or timeline (or a unique end of one): its messages from "
+                         "the start, in order."))] = None,
+                     message_ids: Annotated[list[int] | None, Field(min_length=1, max_length=100, description=(
+                         "Message ids from search hits: those messages with their neighbours."))] = None,
+                     before: Annotated[int, Field(ge=0, le=50, description=(
+                         "With message_ids: earlier messages of the same conversation to include."))] = 2,
+                     after: Annotated[int, Field(ge=0, le=50, description=(
+                         "With message_ids: later messages of the same conversation to include."))] = 2,
+                     max_tokens: Annotated[int, Field(ge=100, le=50_000, description=(
+                         "Budget for the answer; messages past it are left out and counted."))] = 4000,
+                     ) -> dict[str, Any]:
+        """Read the verbatim text of past messages, in order. Give either `conversation` (a conversation id
+        from search or timeline: its messages from the start) or `message_ids` (ids from search hits:
+        each with `before`/`after` neighbours from its conversation, so an answer is read in context).
+        Each message has its id, conversation id and title, agent, role, local time and full text;
+        `asked` marks the ids requested. Messages beyond `max_tokens` are left out and counted in
+        `more`; to continue a conversation, call again with the last id shown in message_ids,
+        before=0 and a larger after."""
+        if (conversation is None) == (message_ids is None):
+            raise ToolError("give exactly one of conversation or message_ids")
+        if conversation is not None:
+            found = self.ask("show", {"conversation": conversation})
+            messages = [_message(m, found) for m in found.get("messages", [])]
+        else:
+            found = self.ask("messages", {"ids": message_ids, "before": before, "after": after})
+            messages = [_message(m) for m in found.get("messages", [])]
+        kept, left = fit_entries(messages, max_tokens, text_field="text")
+        answer: dict[str, Any] = {"messages": kept, "more": left}
+        if found.get("missing"):
+            answer["missing_ids"] = found["missing"]
+        return answer
+
+    def context(self,
+                date: Annotated[str | None, Field(description=(
+                    "Build the context as of this day: 2026-03-04, 'yesterday', 'last Tuesday' (default today)."))]
+                = None,
+                project: Annotated[str | None, _PROJECT] = None,
+                agent: Annotated[str | None, _AGENT] = None,
+                max_tokens: Annotated[int, Field(ge=200, le=20_000, description=(
+                    "Token budget; older and higher-level summaries are shortened first."))] = 2000,
+                ) -> dict[str, Any]:
+        """The user's telescoping memory as one markdown document: earlier years, this year's months,
+        this month's weeks and this week's days as summaries, then the day's most recent raw messages
+        and a short 'where we are now' block, fitted to `max_tokens`. Use it at the start of a task to
+        learn what the user has been doing (pass the project directory to keep to that project), or
+        with `date` to see the memory as of another day."""
+        result = self.ask("context", {"date": date, "project": project, "agent": agent, "max_tokens": max_tokens,
+                                      "format": "markdown"})
+        text = str(result.get("rendered", ""))
+        return {"anchor": result.get("anchor"), "project": result.get("project") or None, "text": text,
+                "tokens": estimate_tokens(text), "notes": result.get("notes") or []}
+
+    def similar(self,
+                text: Annotated[str, Field(min_length=1, max_length=5000, description=(
+                    "A passage, question or description to find related past messages and summaries for."))],
+                level: Annotated[Level, Field(description=(
+                    "What to compare with: all, messages, summaries, or one summary level L0 … L4."))] = "all",
+                limit: Annotated[int, Field(ge=1, le=50, description="Most neighbours returned.")] = 10,
+                ) -> dict[str, Any]:
+        """Find past messages and summaries that are about the same thing as a piece of text, even when
+        they share few exact words (TF-IDF cosine similarity over the whole history). Use it to find
+        related earlier discussions of a topic, an error or a design; use `search` instead for exact
+        words, names or a time range. Hits have the same shape as search hits, with a similarity
+        `score` (0 to 1); read them in full with `get_messages`."""
+        result = self.ask("similar", {"query": text, "level": level, "top": limit})
+        return {"hits": [_hit(h) | {"score": round(float(h.get("score") or 0), 3)} for h in result.get("hits", [])]}
+
+
+def _hit(hit: dict[str, Any]) -> dict[str, Any]:
+    """A search or similar hit, compact: the fields an AI needs to decide what to read next."""
+    where = ({"node": hit.get("key"), "level": hit.get("level")} if hit.get("kind") == "summary"
+             else {"id": hit.get("id")})
+    out = {**where, "conversation": hit.get("conversation") or None, "title": hit.get("title"),
+           "agent": hit.get("agent"), "time": hit.get("local_time"), "role": hit.get("role"),
+           "snippet": hit.get("snippet")}
+    for key in ("message_uuid", "conversation_uuid"):
+        if hit.get(key):
+            out[key] = hit[key]
+    extra = hit.get("extra") or {}
+    return out | ({"note": extra} if extra else {})
+
+
+def _node(node: dict[str, Any]) -> dict[str, Any]:
+    start, end = node.get("period_start"), node.get("period_end")
+    out = {"level": f"L{node.get('level')}", "period": start if start == end else f"{start}..{end}",
+           "agent": node.get("agent"), "title": node.get("title") or "", "summary": node.get("summary") or "",
+           "key": node.get("key")}
+    if not out["summary"]:
+        out["state"] = "not summarized yet"
+    if "conversation_days" in node:
+        out["conversation_days"] = node["conversation_days"]
+        out["more_conversation_days"] = node.get("conversation_days_total", 0) - len(node["conversation_days"])
+    return out
+
+
+def _message(message: dict[str, Any], conversation: dict[str, Any] | None = None) -> dict[str, Any]:
+    conv = conversation or message
+    out = {"id": message.get("id"), "conversation": conv.get("key") or conv.get("conversation"),
+           "title": conv.get("title") or "", "agent": conv.get("agent"), "role": message.get("role"),
+           "time": message.get("local_time"), "text": message.get("text", "")}
+    if message.get("asked"):
+        out["asked"] = True
+    return out
