@@ -26,6 +26,7 @@ __all__ = [
     "NewEvent",
     "NodeSummarized",
     "StoredEvent",
+    "TITLE_KINDS",
     "UnknownEvent",
     "event_id",
     "format_utc",
@@ -102,12 +103,23 @@ class ConversationTitled(Event):
     ChatGPT ``update_time`` or a Claude.ai ``updated_at``), ``""`` when unknown (events
     written before the field existed decode with ``""``). Of titles with a known time the
     latest wins, whatever the import order.
+
+    ``kind`` says where the title comes from, in rising precedence (:data:`TITLE_KINDS`):
+    ``prompt`` (a stand-in made from the first prompt), ``""`` (the export's or session's
+    own title, a Claude Code ``summary``; events written before the field existed decode
+    with ``""``), ``ai`` (Claude Code's ``ai-title``), ``custom`` (a title the user set,
+    Claude Code's ``custom-title``). A title never replaces one of a higher kind.
     """
 
     type: ClassVar[str] = "ConversationTitled"
     conversation: str
     title: str
     updated: str = ""
+    kind: str = ""
+
+
+TITLE_KINDS = ("prompt", "", "ai", "custom")
+"""``ConversationTitled.kind`` values from lowest to highest precedence (an unknown kind ranks as ``""``)."""
 
 
 @dataclass(frozen=True)

@@ -3,11 +3,15 @@
 Tables it owns (in ``projections.db``):
 
 * ``conversations(key, agent, source, title, first_ts, last_ts, message_count, session,
-  cwd, git_branch, title_updated)``: one row per conversation key; ``title_updated`` is
-  the source's update time of the title shown (ISO UTC, ``''`` unknown). A title with a
-  known time replaces one with an earlier or unknown time, never a later one, so the
-  newest export's title wins whatever the import order; a title of unknown time replaces
-  only one of unknown time (the later in the log wins, as before the time was kept).
+  cwd, git_branch, title_updated, title_rank)``: one row per conversation key;
+  ``title_updated`` is the source's update time of the title shown (ISO UTC, ``''``
+  unknown) and ``title_rank`` the precedence of its kind (index in
+  :data:`~tapestryd.events.types.TITLE_KINDS`, -1 while untitled). A title of a higher
+  kind replaces one of a lower kind, never the reverse (a first-prompt stand-in never
+  replaces a session's own title). Between titles of one kind, a title with a known time
+  replaces one with an earlier or unknown time, never a later one, so the newest export's
+  title wins whatever the import order; a title of unknown time replaces only one of
+  unknown time (the later in the log wins, as before the time was kept).
 * ``messages(id, conversation, message_key, seq, agent, role, ts, text, model, session,
   sidechain, skipped, meta, parts)``: one row per (conversation, message_key); ``seq`` and
   ``ts`` are its first part's. Parts of a streamed reply that share a key are joined in log
@@ -41,12 +45,7 @@ import sqlite3
 from typing import Sequence, cast
 
 from tapestryd.events.store import EventStore
-from tapestryd.events.types import (
-    ConversationTitled,
-    Forgotten,
-    MessageRecorded,
-    StoredEvent,
-)
+from tapestryd.events.types import TITLE_KINDS, ConversationTitled, Forgotten, MessageRecorded, StoredEvent
 from tapestryd.privacy import outbound
 from tapestryd.projections import forgetting, unsplit
 from tapestryd.projections.message_parts import join_parts
@@ -58,7 +57,7 @@ _SCHEMA = [
         key TEXT PRIMARY KEY, agent TEXT NOT NULL, source TEXT NOT NULL, title TEXT NOT NULL DEFAULT '',
         first_ts TEXT, last_ts TEXT, message_count INTEGER NOT NULL DEFAULT 0,
         session TEXT NOT NULL DEFAULT '', cwd TEXT NOT NULL DEFAULT '', git_branch TEXT NOT NULL DEFAULT '',
-        title_updated TEXT NOT NULL DEFAULT '')""",
+        title_updated TEXT NOT NULL DEFAULT '', title_rank INTEGER NOT NULL DEFAULT -1)""",
     """CREATE TABLE IF NOT EXISTS messages (
         id INTEGER PRIMARY KEY, conversation TEXT NOT NULL, message_key TEXT NOT NULL, seq INTEGER NOT NULL,
         agent TEXT NOT NULL, role TEXT NOT NULL, ts TEXT NOT NULL, text TEXT NOT NULL, model TEXT NOT NULL,
@@ -116,6 +115,9 @@ class MessagesProjection:
         columns = {row[1] for row in conn.execute("PRAGMA table_info(conversations)")}
         if "title_updated" not in columns:  # a file made before titles kept their time
             conn.execute("ALTER TABLE conversations ADD COLUMN title_updated TEXT NOT NULL DEFAULT ''")
+        if "title_rank" not in columns:  # a file made before titles had kinds: every title there ranks as ""
+            conn.execute("ALTER TABLE conversations ADD COLUMN title_rank INTEGER NOT NULL DEFAULT -1")
+            conn.execute("UPDATE conversations SET title_rank = 1 WHERE title != ''")
         if "parts" not in {row[1] for row in conn.execute("PRAGMA table_info(messages)")}:
             conn.execute("ALTER TABLE messages ADD COLUMN parts TEXT")  # NULL: parts unknown (see the module doc)
         forgetting.create_rules(conn)
@@ -277,10 +279,13 @@ def message_row(conn: sqlite3.Connection, msg: MessageRecorded) -> tuple[int, st
 
 
 def _set_title(conn: sqlite3.Connection, titled: ConversationTitled) -> None:
-    """Keep the title unless the stored one is newer (see the module docstring)."""
-    conn.execute("UPDATE conversations SET title = ?, title_updated = ? WHERE key = ?"
-                 " AND (CASE WHEN ? = '' THEN title_updated = '' ELSE title_updated <= ? END)",
-                 (outbound(titled.title), titled.updated, titled.conversation, titled.updated, titled.updated))
+    """Keep the title unless the stored one is of a higher kind, or of the same kind and newer (see the module doc)."""
+    rank = TITLE_KINDS.index(titled.kind) if titled.kind in TITLE_KINDS else 1
+    conn.execute("UPDATE conversations SET title = ?, title_updated = ?, title_rank = ? WHERE key = ?"
+                 " AND (title_rank < ? OR title_rank = ?"
+                 " AND (CASE WHEN ? = '' THEN title_updated = '' ELSE title_updated <= ? END))",
+                 (outbound(titled.title), titled.updated, rank, titled.conversation, rank, rank, titled.updated,
+                  titled.updated))
 
 
 class _Span:

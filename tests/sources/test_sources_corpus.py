@@ -24,10 +24,11 @@ EXPECTED: dict[str, tuple[str, int, int, int]] = {
     # lines 1-8 user/assistant text (both branches of the rewind are kept), 9 system
     # compact_boundary and 10 isCompactSummary skipped, 11-12 text: 10.
     "claude-code/daaain-dag_compact_after_rewind.jsonl": ("claude-code", 10, 0, 1),
-    # text on lines 1, 2, 3, 6, 7, 8, 9, 12 = 8; lines 4, 5, 17 tool only; errors: 10
-    # (contenst), 11 (message a string), 13 (string), 14 (no type), 15 (int), 16 (list),
-    # 18 (content block a string) = 7; line 19 is the summary (title).
-    "claude-code/daaain-edge_cases.jsonl": ("claude-code", 8, 7, 1),
+    # text on lines 1, 2, 3, 6, 9, 12 = 6; lines 4, 5, 17 tool only; 7 (a slash command's
+    # envelopes) and 8 (a local command's stdout) are not turns; errors: 10 (contenst),
+    # 11 (message a string), 13 (string), 14 (no type), 15 (int), 16 (list), 18 (content
+    # block a string) = 7; line 19 is the summary (title).
+    "claude-code/daaain-edge_cases.jsonl": ("claude-code", 6, 7, 1),
     # text on lines 1, 2, 3, 6, 7, 10, 11 = 7; 4 and 8 tool_use, 5 and 9 tool_result.
     "claude-code/daaain-representative_messages.jsonl": ("claude-code", 7, 0, 1),
     # three text lines.
@@ -38,10 +39,11 @@ EXPECTED: dict[str, tuple[str, int, int, int]] = {
     "claude-code/daaain-todowrite_examples.jsonl": ("claude-code", 5, 0, 1),
     # two string-content lines; the summary record titles the session.
     "claude-code/polylogue-lineage-acompact.jsonl": ("claude-code", 2, 0, 1),
-    # main: lines 1, 2, 4, 9, 13 (13 has no uuid) = 5; other session: 5 and 12 = 2;
-    # line 6 repeats uuid main-u1 and is the same event (not stored twice); 7 isMeta,
-    # 8 an interrupt marker, 3 and 10 tool results, 11 queue-operation: 7 in 2 sessions.
-    "claude-code/polylogue-normalization-main.jsonl": ("claude-code", 7, 0, 2),
+    # main: lines 1, 2, 9, 13 (13 has no uuid) = 4; other session: 5 and 12 = 2;
+    # line 4 is the /status command's envelope (not a turn); line 6 repeats uuid main-u1
+    # and is the same event (not stored twice); 7 isMeta, 8 an interrupt marker, 3 and 10
+    # tool results, 11 queue-operation: 6 in 2 sessions.
+    "claude-code/polylogue-normalization-main.jsonl": ("claude-code", 6, 0, 2),
     # two sidechain lines of the parent session.
     "claude-code/polylogue-subagent-acompact.jsonl": ("claude-code", 2, 0, 1),
     # lines 2, 3 (text + tool_use), 7, 8 = 4; 4-6 tool traffic; line 1 the title.
@@ -122,11 +124,11 @@ def test_whole_corpus_projects_every_message(corpus: Path, store: EventStore, se
     receipt = ingest(store, settings, corpus)
     projector.catch_up()
     total = sum(v[1] for v in EXPECTED.values())
-    assert receipt["totals"]["messages_new"] == total == 152
+    assert receipt["totals"]["messages_new"] == total == 149
     assert receipt["totals"]["skipped"]["not-an-export"] == 1
     assert rows(projector.conn, "SELECT COUNT(*) FROM messages") == [(total,)]
     agents = dict(rows(projector.conn, "SELECT agent, COUNT(*) FROM messages GROUP BY agent"))
-    assert agents == {"claude-code": 50, "chatgpt": 32, "claude-ai": 70}
+    assert agents == {"claude-code": 47, "chatgpt": 32, "claude-ai": 70}
 
 
 def test_importing_the_corpus_twice_adds_zero_events(corpus: Path, store: EventStore, settings: Settings) -> None:
@@ -135,5 +137,5 @@ def test_importing_the_corpus_twice_adds_zero_events(corpus: Path, store: EventS
     before = store.count()
     again = ingest(store, settings, corpus)
     assert store.count() == before
-    assert again["totals"]["messages_new"] == 0 and again["totals"]["messages_known"] == 152
+    assert again["totals"]["messages_new"] == 0 and again["totals"]["messages_known"] == 149
     assert again["totals"]["conversations_new"] == 0

@@ -13,11 +13,19 @@ in ``shared/corpus/SOURCES.md``). What becomes what:
   of blocks; ``thinking``, ``redacted_thinking``, ``tool_use``, ``tool_result`` and
   ``image`` blocks are counted in ``skipped``, not kept as text.
 * A line with no text left (tool calls, tool results, thinking only) → one Skip per block.
-* ``isMeta`` lines (``null`` means false), ``isCompactSummary`` user lines (the injected
-  summary is not a human turn), ``[Request interrupted by user]`` markers, ``system``,
-  ``file-history-snapshot``, ``queue-operation``, untyped and unknown records → Skips.
-* ``summary`` lines → :class:`ConversationTitled` for the file's session (the first
-  ``sessionId`` the file names, else the file name's stem).
+* ``isMeta`` lines (``null`` means false), ``isCompactSummary`` lines and older compact
+  summaries (the injected summary is not a human turn), user lines that are only
+  slash-command envelopes, ``[Request interrupted by user]`` markers, ``system``,
+  ``file-history-snapshot``, ``queue-operation``, untyped and unknown records → Skips
+  (:mod:`tapestryd.sources.parsers.claude_code_turns`).
+* A ``queued_command`` attachment a person typed (a prompt absorbed mid-turn, written
+  nowhere else) → a user message keyed by the line's uuid, unless the same prompt was
+  already a user line of this read; a user line repeating a queued prompt → Skip.
+* Titles, as :class:`ConversationTitled` for the file's session (the first ``sessionId``
+  the file names, else the file name's stem): ``summary`` lines (kind ``""``),
+  ``ai-title`` and ``custom-title`` lines (kinds ``ai``, ``custom``), and the session's
+  first prompt that is not a sidechain's (kind ``prompt``, one event id per session, so
+  the first stored stays whatever later reads meet first).
 * Broken lines (not JSON, not an object, no content, bad timestamp...) → Problems
   located ``file:line N`` (``file:byte N`` when tailing); the rest imports. A last line
   without newline that does not parse is unfinished, not an error.
@@ -39,6 +47,13 @@ from tapestryd.clock import STORABLE_FROM, STORABLE_UNTIL, UnsupportedDateError,
 from tapestryd.events.codec import loads
 from tapestryd.events.types import ConversationTitled, MessageRecorded, NewEvent, event_id, format_utc
 from tapestryd.sources.parsers.base import Item, Origin, Problem, Skip
+from tapestryd.sources.parsers.claude_code_turns import (
+    COMPACT_PREFIX,
+    TITLE_RECORDS,
+    is_command_envelope,
+    prompt_title,
+    queued_prompt,
+)
 from tapestryd.sources.parsers.jsonstream import parse_iso, skips_for
 
 __all__ = ["ClaudeCodeParser"]
@@ -59,13 +74,16 @@ class _BadLine(Exception):
 
 @dataclass
 class _FileState:
-    """What one read of a file has learned: its session and the titles waiting for it."""
+    """What one read of a file has learned: its session, the titles waiting for it, the prompts met."""
 
     hint: str
     session: str = ""
     first_ts: datetime | None = None
     started: dict[str, datetime] = field(default_factory=dict)  # message.id → time of its first line
-    pending: list[tuple[int, str, datetime | None]] = field(default_factory=list)
+    pending: list[tuple[int, str, datetime | None, str]] = field(default_factory=list)  # offset, title, ts, kind
+    prompts: set[str] = field(default_factory=set)  # stripped texts of the user lines kept
+    queued: set[str] = field(default_factory=set)  # stripped texts of the queued prompts kept
+    titled: bool = False  # a first-prompt title was made
 
 
 class ClaudeCodeParser:
@@ -129,6 +147,10 @@ class ClaudeCodeParser:
             self._message(rec, kind, offset, where, origin, state, out)
         elif kind == "summary":
             self._summary(rec, offset, where, origin, state, out)
+        elif isinstance(kind, str) and kind in TITLE_RECORDS:
+            self._title(rec, kind, offset, where, origin, state, out)
+        elif kind == "attachment":
+            self._attachment(rec, offset, where, origin, state, out)
         elif kind is None:
             if not any(k in rec for k in ("sessionId", "uuid", "message")):
                 raise _BadLine("not a Claude Code record (no type, sessionId or message)")
@@ -156,10 +178,65 @@ class ClaudeCodeParser:
             ts = state.started.setdefault(message["id"], ts)
         if not text or text.isspace():
             out.extend(skips_for(kinds, where))
-        elif role == "user" and text.strip() in _INTERRUPTS:
-            out.append(Skip("interrupt-marker", where))
+        elif role == "user":
+            self._prompt(rec, message, text, kinds, ts, offset, where, origin, state, out)
         else:
             out.append(_event(rec, message, role, text, kinds, ts, offset, origin, state))
+
+    def _prompt(self, rec: dict[str, Any], message: dict[str, Any], text: str, kinds: dict[str, int], ts: datetime,
+                offset: int, where: str, origin: Origin, state: _FileState, out: list[Item]) -> None:
+        """A user line with text: a person's turn, or one of the lines that only look like one."""
+        stripped = text.strip()
+        if stripped in _INTERRUPTS:
+            out.append(Skip("interrupt-marker", where))
+        elif stripped.startswith(COMPACT_PREFIX):
+            out.append(Skip("compact-summary", where))
+        elif is_command_envelope(text):
+            out.append(Skip("slash-command", where))
+        elif stripped in state.queued:
+            out.append(Skip("queued-copy", where))
+        else:
+            state.prompts.add(stripped)
+            out.append(_event(rec, message, "user", text, kinds, ts, offset, origin, state))
+            out.extend(self._prompt_title(rec, text, ts, offset, origin, state))
+
+    def _attachment(self, rec: dict[str, Any], offset: int, where: str, origin: Origin, state: _FileState,
+                    out: list[Item]) -> None:
+        prompt = queued_prompt(rec)
+        if prompt is None:
+            out.append(Skip("attachment", where))
+        elif prompt.strip() in state.prompts or prompt.strip() in state.queued:
+            out.append(Skip("queued-copy", where))
+        else:
+            state.queued.add(prompt.strip())
+            ts = _timestamp(rec)
+            out.append(_event(rec, {}, "user", prompt, {}, ts, offset, origin, state))
+            out.extend(self._prompt_title(rec, prompt, ts, offset, origin, state))
+
+    @staticmethod
+    def _prompt_title(rec: dict[str, Any], text: str, ts: datetime, offset: int, origin: Origin,
+                      state: _FileState) -> list[Item]:
+        """The first-prompt title of the session, once per read, never from a sidechain (subagent) line."""
+        title = "" if state.titled or rec.get("isSidechain") is True else prompt_title(text)
+        if not title:
+            return []
+        state.titled = True
+        session = _str(rec.get("sessionId")) or state.hint
+        return [NewEvent(event_id("claude-code", session, "prompt-title"),
+                         ConversationTitled(f"claude-code:{session}", title, kind="prompt"), ts, origin.agent,
+                         f"{origin.path}:{offset}")]
+
+    def _title(self, rec: dict[str, Any], kind: str, offset: int, where: str, origin: Origin,
+               state: _FileState, out: list[Item]) -> None:
+        """A ``custom-title`` or ``ai-title`` line."""
+        field_name, title_kind = TITLE_RECORDS[kind]
+        title = rec.get(field_name)
+        if not isinstance(title, str) or not title.strip():
+            out.append(Skip(kind, where))
+            return
+        state.pending.append((offset, title.strip(), parse_iso(rec.get("timestamp")), title_kind))
+        if state.session:
+            out.extend(self._flush_titles(origin, state, state.session))
 
     def _summary(self, rec: dict[str, Any], offset: int, where: str, origin: Origin,
                  state: _FileState, out: list[Item]) -> None:
@@ -169,7 +246,7 @@ class ClaudeCodeParser:
         if not isinstance(title, str) or not title.strip():
             out.append(Skip("summary", where))
             return
-        state.pending.append((offset, title.strip(), parse_iso(rec.get("timestamp"))))
+        state.pending.append((offset, title.strip(), parse_iso(rec.get("timestamp")), ""))
         if state.session:
             out.extend(self._flush_titles(origin, state, state.session))
 
@@ -177,9 +254,11 @@ class ClaudeCodeParser:
     def _flush_titles(origin: Origin, state: _FileState, session: str) -> list[Item]:
         conversation = f"claude-code:{session}"
         titles: list[Item] = [
-            NewEvent(event_id("claude-code", session, "title", title), ConversationTitled(conversation, title),
+            NewEvent(event_id("claude-code", session, "title", title) if not kind else
+                     event_id("claude-code", session, f"{kind}-title", str(offset)),
+                     ConversationTitled(conversation, title, kind=kind),
                      ts or state.first_ts or _EPOCH, origin.agent, f"{origin.path}:{offset}")
-            for offset, title, ts in state.pending]
+            for offset, title, ts, kind in state.pending]
         state.pending.clear()
         return titles
 
