@@ -56,10 +56,11 @@ EXPECTED: dict[str, tuple[str, int, int, int]] = {
     # user, empty, code to web (tool call), hidden tool, assistant, user, assistant,
     # user, assistant = 6.
     "chatgpt/echomine-003_with_code.json": ("chatgpt", 6, 0, 1),
-    # 15 nodes: text, multimodal, code, execution_output, tether_quote, tether_browsing,
-    # app_pairing, system_error, brand_new_type, python code = 10; thoughts, recap,
-    # user_editable_context, image pointer, image without text are skipped.
-    "chatgpt/echomine-openai_content_types.json": ("chatgpt", 10, 0, 1),
+    # 15 nodes: text, multimodal, code, execution_output, app_pairing, system_error,
+    # brand_new_type, python code = 8; thoughts, recap, user_editable_context, image
+    # pointer, image without text, and the scraped pages (tether_quote, tether_browsing)
+    # are skipped.
+    "chatgpt/echomine-openai_content_types.json": ("chatgpt", 8, 0, 1),
     # hidden system skipped; "Hello" and the visible system message = 2.
     "chatgpt/echomine-openai_hidden.json": ("chatgpt", 2, 0, 1),
     # single, three parts, mixed parts; the empty-parts assistant is skipped = 3.
@@ -124,11 +125,11 @@ def test_whole_corpus_projects_every_message(corpus: Path, store: EventStore, se
     receipt = ingest(store, settings, corpus)
     projector.catch_up()
     total = sum(v[1] for v in EXPECTED.values())
-    assert receipt["totals"]["messages_new"] == total == 149
+    assert receipt["totals"]["messages_new"] == total == 147
     assert receipt["totals"]["skipped"]["not-an-export"] == 1
     assert rows(projector.conn, "SELECT COUNT(*) FROM messages") == [(total,)]
     agents = dict(rows(projector.conn, "SELECT agent, COUNT(*) FROM messages GROUP BY agent"))
-    assert agents == {"claude-code": 47, "chatgpt": 32, "claude-ai": 70}
+    assert agents == {"claude-code": 47, "chatgpt": 30, "claude-ai": 70}
 
 
 def test_importing_the_corpus_twice_adds_zero_events(corpus: Path, store: EventStore, settings: Settings) -> None:
@@ -137,5 +138,5 @@ def test_importing_the_corpus_twice_adds_zero_events(corpus: Path, store: EventS
     before = store.count()
     again = ingest(store, settings, corpus)
     assert store.count() == before
-    assert again["totals"]["messages_new"] == 0 and again["totals"]["messages_known"] == 149
+    assert again["totals"]["messages_new"] == 0 and again["totals"]["messages_known"] == 147
     assert again["totals"]["conversations_new"] == 0

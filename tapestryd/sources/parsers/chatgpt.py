@@ -1,23 +1,28 @@
 """ChatGPT data exports: ``conversations.json`` (also split ``conversations-NNN.json``).
 
-The export is a list of conversations (or, from the web API, one conversation object).
+The export is a list of conversations, a ``{"conversations": [...]}`` object holding that
+list, or (from the web API) one conversation object
+(:func:`~tapestryd.sources.parsers.jsonstream.iter_conversations`).
 Each has a ``mapping`` of nodes forming a tree; the branch the user sees is walked from
 ``current_node`` up the ``parent`` links to the root (format: the export as of 2023–2026,
 see ``shared/corpus/SOURCES.md``). When ``current_node`` is missing, the leaf with the
 latest message is used; when no node names a parent, every node is taken in time order.
 
 * Kept: every content type that carries user-visible text (``text``,
-  ``multimodal_text`` string parts, ``code``, ``execution_output``, ``tether_quote``,
-  ``tether_browsing_display``, ``system_error``, and unknown types with text parts).
+  ``multimodal_text`` string parts, ``code``, ``execution_output``, ``system_error``, and
+  unknown types with text parts).
   Image, audio and file pointers are counted in ``skipped``; attachment names go to
   ``meta["attachments"]``.
 * Skipped (counted): hidden messages (``is_visually_hidden_from_conversation``), empty
   ones, reasoning (``thoughts``, ``reasoning_recap`` → ``thinking``), custom instructions
-  (``user_editable_context``), memory context, messages off the visible branch
+  (``user_editable_context``), memory context, pages the browsing tool scraped
+  (``sonic_webpage``, ``tether_browsing_display``, ``tether_quote`` → ``scraped-page``:
+  the web's text, not the conversation's), messages off the visible branch
   (``other-branch``) and internal tool calls (``recipient`` other than ``all``; code sent
   to ``python`` is kept, as the user sees it in the analysis block).
-* ``create_time`` is epoch seconds (UTC); a null one takes the previous message's time,
-  else the next one's, else the conversation's.
+* ``create_time`` is epoch seconds (UTC); a null one takes the previous message's time, or
+  when no message before it has one, the conversation's ``create_time`` (else its
+  ``update_time``, else the next message's); langchain-ai/langchain #23252.
 
 Keys: conversation ``chatgpt:<conversation_id or id>``, message ``message.id`` (else the
 node id). Event ids derive from those keys, so a newer export adds only what is new.
@@ -37,7 +42,8 @@ from tapestryd.sources.parsers.jsonstream import each_conversation, skips_for
 __all__ = ["ChatGPTParser", "visible_branch"]
 
 _SKIPPED_TYPES = {"thoughts": "thinking", "reasoning_recap": "thinking", "user_editable_context": "custom-instructions",
-                  "model_editable_context": "memory"}
+                  "model_editable_context": "memory", "sonic_webpage": "scraped-page",
+                  "tether_browsing_display": "scraped-page", "tether_quote": "scraped-page"}
 _TEXT_FIELDS = ("text", "result")
 _FIRST_EPOCH = datetime.combine(STORABLE_FROM, time(), timezone.utc).timestamp()
 _END_EPOCH = datetime.combine(STORABLE_UNTIL + timedelta(days=1), time(), timezone.utc).timestamp()
@@ -124,10 +130,10 @@ def _message_of(node: Any) -> dict[str, Any]:
 
 
 def _branch_times(mapping: dict[str, Any], branch: list[str], conv: dict[str, Any]) -> list[datetime | None]:
-    """Each branch node's time (UTC); nulls take the previous, else the next, else the conversation's."""
+    """Each branch node's time (UTC); nulls take the previous, else the conversation's, else the next."""
     raw = [_epoch(_message_of(mapping[k]).get("create_time")) for k in branch]
     known = [t for t in raw if t is not None]
-    fallback = known[0] if known else _epoch(conv.get("create_time")) or _epoch(conv.get("update_time"))
+    fallback = _epoch(conv.get("create_time")) or _epoch(conv.get("update_time")) or (known[0] if known else None)
     filled: list[float | None] = []
     for t in raw:
         filled.append(t if t is not None else (filled[-1] if filled else fallback))

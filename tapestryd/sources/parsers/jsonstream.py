@@ -1,8 +1,10 @@
 """Streaming of JSON exports (ChatGPT, Claude.ai): one conversation object at a time.
 
-An export is either a top-level list of conversations (``conversations.json``) or a single
-conversation object (the web API shape). Both are read with ijson, so a 300 MB file is
-parsed in bounded memory: only the conversation being converted is held.
+An export is a top-level list of conversations (``conversations.json``), an object whose
+first key ``conversations`` holds that list (``{"conversations": [...]}``, as some export
+tools write it; MemPalace #2160), or a single conversation object (the web API shape). All
+are read with ijson, so a 300 MB file is parsed in bounded memory: only the conversation
+being converted is held.
 
 Bytes that are not UTF-8 would stop the JSON parser for the rest of the file, so the
 stream is guarded: invalid sequences are replaced with U+FFFD and reported as a
@@ -17,6 +19,7 @@ ends the file with a Problem.
 from __future__ import annotations
 
 import codecs
+import re
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any, BinaryIO, Callable, Iterator, Union
@@ -32,6 +35,7 @@ MAX_DEPTH = 512  # real exports nest a few dozen levels
 
 _BOM = codecs.BOM_UTF8
 _WHITESPACE = b" \t\r\n"
+_WRAPPED = re.compile(rb'\{\s*"conversations"\s*:\s*\[')
 
 
 @dataclass(frozen=True)
@@ -103,7 +107,7 @@ def iter_conversations(stream: BinaryIO, path: str) -> Iterator[Union[Conversati
         return
     count = 0
     try:
-        for count, value in enumerate(_items(guard, in_list=first == b"["), start=1):
+        for count, value in enumerate(_items(guard, _prefix(guard.head)), start=1):
             yield from _drain(guard, path)
             yield Conversation(count - 1, value)
     except ijson.JSONError as exc:
@@ -131,13 +135,21 @@ def each_conversation(stream: BinaryIO, origin: Origin,
             yield Problem(where, f"not a JSON object (a {type(item.value).__name__})")
 
 
-def _items(stream: Any, *, in_list: bool) -> Iterator[Any]:
-    """The values of a top-level list (``in_list``) or the single top-level value, one at a time.
+def _prefix(head: bytes) -> str:
+    """The ijson prefix of the conversations in a file starting with ``head`` (see the module docstring)."""
+    head = head.lstrip(_WHITESPACE)
+    if head.startswith(b"["):
+        return "item"
+    return "conversations.item" if _WRAPPED.match(head) else ""
+
+
+def _items(stream: Any, prefix: str) -> Iterator[Any]:
+    """The values at ``prefix``: a top-level list's items (``item``), a wrapper's, or the single top-level value.
 
     Built by ijson's ``items`` (in C with the yajl2_c backend) behind a :class:`DepthGuard`.
     Raises ijson.JSONError for broken JSON and for nesting deeper than MAX_DEPTH.
     """
-    return ijson.items(DepthGuard(stream, MAX_DEPTH), "item" if in_list else "", use_float=True)
+    return ijson.items(DepthGuard(stream, MAX_DEPTH), prefix, use_float=True)
 
 
 def _first_byte(guard: _Utf8Guard) -> bytes | None:
