@@ -10,7 +10,8 @@ Where things live:
 
 Environment variables: ``TAPESTRY_HOME``, ``TAPESTRY_SOCKET`` (socket path),
 ``TAPESTRY_API_KEY`` (provider key; never stored), ``TAPESTRY_DISABLE`` (``1`` makes the
-daemon and hooks do nothing), ``CLAUDE_CONFIG_DIR`` (Claude Code's own home).
+daemon and hooks do nothing), ``CLAUDE_CONFIG_DIR`` (Claude Code's own home), ``CODEX_HOME``
+(Codex CLI's, default ``~/.codex``), ``GEMINI_CLI_HOME`` (Gemini CLI's, default ``~``), ``XDG_DATA_HOME`` (where OpenCode keeps its database).
 
 Every setting and its default is listed once in ``config/tapestry.example.toml``.
 """
@@ -23,7 +24,7 @@ import os
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from tapestryd.errors import ConfigError
@@ -43,9 +44,10 @@ __all__ = [
     "resolve_home",
 ]
 
-PARSERS = ("claude-code", "chatgpt", "claude")
+PARSERS = ("claude-code", "chatgpt", "claude", "codex", "gemini", "opencode")
 WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
-DEFAULT_AGENTS = {"claude-code": "claude-code", "chatgpt": "chatgpt", "claude-ai": "claude"}
+DEFAULT_AGENTS = {"claude-code": "claude-code", "chatgpt": "chatgpt", "claude-ai": "claude", "codex": "codex",
+                  "gemini-cli": "gemini", "opencode": "opencode"}
 
 
 @dataclass(frozen=True)
@@ -59,11 +61,15 @@ class AgentSettings:
 
 @dataclass(frozen=True)
 class SourceSettings:
-    """What the daemon watches: Claude Code roots, the inbox (and how long, s, an inbox entry must stay
-    unchanged before it is imported), polling and the sweep period (s)."""
+    """What the daemon watches: Claude Code roots, Codex CLI and Gemini CLI roots, OpenCode databases,
+    the inbox (and how long, s, an inbox entry must stay unchanged before it is imported), polling
+    and the sweep period (s)."""
 
     watched_roots: tuple[Path, ...]
     inbox: Path
+    codex_roots: tuple[Path, ...] = ()
+    gemini_roots: tuple[Path, ...] = ()
+    opencode_dbs: tuple[Path, ...] = ()
     polling: bool = False
     sweep_interval: float = 60.0
     debounce: float = 0.05
@@ -184,6 +190,26 @@ def default_watched_roots(environ: Mapping[str, str] | None = None) -> tuple[Pat
     return (Path("~/.claude/projects").expanduser(), Path("~/.config/claude/projects").expanduser())
 
 
+def default_codex_roots(environ: Mapping[str, str] | None = None) -> tuple[Path, ...]:
+    """Codex CLI's rollouts: ``$CODEX_HOME/sessions`` and ``$CODEX_HOME/archived_sessions`` (``~/.codex``)."""
+    env = os.environ if environ is None else environ
+    home = Path(env.get("CODEX_HOME") or "~/.codex").expanduser()
+    return (home / "sessions", home / "archived_sessions")
+
+
+def default_gemini_roots(environ: Mapping[str, str] | None = None) -> tuple[Path, ...]:
+    """Gemini CLI's chats, under ``~/.gemini/tmp/<project hash>/chats`` (Linux and macOS alike; the
+    home is ``$GEMINI_CLI_HOME`` when set, as Gemini CLI itself reads it)."""
+    env = os.environ if environ is None else environ
+    return (Path(env.get("GEMINI_CLI_HOME") or "~").expanduser() / ".gemini" / "tmp",)
+
+
+def default_opencode_dbs(environ: Mapping[str, str] | None = None) -> tuple[Path, ...]:
+    """OpenCode's database, ``$XDG_DATA_HOME/opencode/opencode.db`` (``~/.local/share`` on Linux and macOS)."""
+    env = os.environ if environ is None else environ
+    return (Path(env.get("XDG_DATA_HOME") or "~/.local/share").expanduser() / "opencode" / "opencode.db",)
+
+
 def system_timezone() -> str:
     """The system's IANA timezone name (``TZ`` first), or ``UTC`` when it cannot be told."""
     try:
@@ -260,6 +286,9 @@ def _sources(reader: _Reader, data_dir: Path) -> SourceSettings:
     roots = reader.optional_strs("sources", "watched_roots")  # [] watches nothing; only a missing key means the default
     return SourceSettings(
         watched_roots=default_watched_roots() if roots is None else tuple(Path(r).expanduser() for r in roots),
+        codex_roots=reader.paths("sources", "codex_roots", default_codex_roots),
+        gemini_roots=reader.paths("sources", "gemini_roots", default_gemini_roots),
+        opencode_dbs=reader.paths("sources", "opencode_dbs", default_opencode_dbs),
         inbox=reader.path("sources", "inbox") or data_dir / "inbox",
         polling=reader.bool("sources", "polling", False),
         sweep_interval=reader.num("sources", "sweep_interval", 60.0, low=0.1),
@@ -427,6 +456,11 @@ class _Reader:
         if value is not None and not all(isinstance(v, str) for v in value):
             raise ConfigError(f"{self.file}: {section}.{key} must be a list of strings")
         return None if value is None else tuple(value)
+
+    def paths(self, section: str, key: str, default: Callable[[], tuple[Path, ...]]) -> tuple[Path, ...]:
+        """A list of paths (``~`` expanded); ``default()`` when the key is not in the file (``[]`` means none)."""
+        value = self.optional_strs(section, key)
+        return default() if value is None else tuple(Path(v).expanduser() for v in value)
 
     def path(self, section: str, key: str) -> Path | None:
         value = self.text(section, key, "")

@@ -11,6 +11,15 @@ from tapestryd.config import Settings, load_settings
 SHARED = Path(__file__).resolve().parents[1].parent / "shared"
 
 
+@pytest.fixture(autouse=True)
+def agent_homes(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Codex CLI, Gemini CLI and OpenCode homes in a temporary folder, so no test watches the real ones."""
+    root = tmp_path_factory.mktemp("agent-homes")
+    monkeypatch.setenv("CODEX_HOME", str(root / "codex"))
+    monkeypatch.setenv("GEMINI_CLI_HOME", str(root / "gemini"))
+    monkeypatch.setenv("XDG_DATA_HOME", str(root / "xdg"))
+
+
 @pytest.fixture
 def corpus() -> Path:
     """``../shared/corpus`` beside the repository; skips when it is not there (a user's machine)."""

@@ -19,6 +19,9 @@ Tables it owns (in ``projections.db``):
   joined verbatim text, read back from the log, is filtered as a whole. ``parts`` lists the
   log seqs of the parts after the first (space-separated; NULL in a file made before it was
   kept: such a row's later parts are joined to its stored text, filtered one by one).
+  A part whose ``meta.replaces`` is true is the whole message again (a source that rewrites
+  a record when it is edited: Gemini CLI, OpenCode): its filtered text and skipped counts
+  replace the stored ones (the last version wins) and ``parts`` is emptied.
 * ``messages_fts``: an external-content FTS5 table over ``messages.text`` (porter stemmer
   over unicode61), kept in step by this projection (texts stored during a batch are
   indexed together, in id order, by :meth:`MessagesProjection.flush` before the runner
@@ -42,7 +45,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from typing import Sequence, cast
+from typing import Mapping, Sequence, cast
 
 from tapestryd.events.store import EventStore
 from tapestryd.events.types import TITLE_KINDS, ConversationTitled, Forgotten, MessageRecorded, StoredEvent
@@ -225,7 +228,10 @@ class MessagesProjection:
             return True
         row = conn.execute("SELECT id, text, skipped, ts, seq, parts FROM messages"
                            " WHERE conversation = ? AND message_key = ?", (msg.conversation, msg.message)).fetchone()
-        self._join_part(conn, row, event.seq, msg)
+        if msg.meta.get("replaces"):
+            self._set_text(conn, row[0], row[1], outbound(msg.text), dict(msg.skipped), "")
+        else:
+            self._join_part(conn, row, event.seq, msg)
         self._stored[msg.conversation, msg.message] = (row[0], row[3], row[4])
         return False
 
@@ -260,11 +266,17 @@ class MessagesProjection:
         counts = json.loads(skipped)
         for kind, n in msg.skipped.items():
             counts[kind] = counts.get(kind, 0) + n
+        self._set_text(conn, msg_id, text, joined, counts, parts)
+
+    def _set_text(self, conn: sqlite3.Connection, msg_id: int, old: str, new: str, counts: dict[str, int],
+                  parts: str | None) -> None:
+        """Store ``new`` as message ``msg_id``'s text (indexed at the next flush), ``counts`` as its skipped
+        kinds and ``parts`` as the seqs of its later parts."""
         if msg_id not in self._unindexed:
-            conn.execute("INSERT INTO messages_fts(messages_fts, rowid, text) VALUES ('delete', ?, ?)", (msg_id, text))
+            conn.execute("INSERT INTO messages_fts(messages_fts, rowid, text) VALUES ('delete', ?, ?)", (msg_id, old))
         conn.execute("UPDATE messages SET text = ?, skipped = ?, parts = ? WHERE id = ?",
-                     (joined, _dumps(counts), parts, msg_id))
-        self._unindexed[msg_id] = joined
+                     (new, _dumps(counts), parts, msg_id))
+        self._unindexed[msg_id] = new
 
     @staticmethod
     def _ensure_conversation(conn: sqlite3.Connection, event: StoredEvent, key: str) -> None:
@@ -328,6 +340,6 @@ def _touch(conn: sqlite3.Connection, key: str, span: _Span) -> None:
 _ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), sort_keys=True)
 
 
-def _dumps(value: dict[str, object]) -> str:
+def _dumps(value: Mapping[str, object]) -> str:
     """Compact, key-sorted JSON (one shared encoder: ``json.dumps`` with options builds one per call)."""
     return _ENCODER.encode(value) if value else "{}"

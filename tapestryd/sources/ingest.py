@@ -50,6 +50,7 @@ from tapestryd.sources.appender import BATCH, BatchAppender, FileRun
 from tapestryd.sources.parsers.archives import Archive
 from tapestryd.sources.parsers.base import Origin, Skip
 from tapestryd.sources.parsers.detect import HEAD_SIZE, ZIP_MAGIC, detect_format, get_parser, preview
+from tapestryd.sources.parsers.subagents import mark_subagents
 from tapestryd.sources.receipts import FileReceipt, Receipt
 from tapestryd.sources.screen import Screen, holds_marker
 
@@ -290,7 +291,7 @@ def _import(store: EventStore, src: _Source, sha: str, name: str, ctx: _Context)
     ctx.appender.add(run, NewEvent(event_id("import", sha, "received"), received, _now(), agent, src.display))
     try:
         with src.open() as raw:
-            for item in get_parser(name).parse(ctx.meter.wrap(raw, src.display), origin):
+            for item in mark_subagents(get_parser(name).parse(ctx.meter.wrap(raw, src.display), origin), src.display):
                 if isinstance(item, NewEvent):
                     ctx.appender.add(run, item)
                 elif isinstance(item, Skip):

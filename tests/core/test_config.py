@@ -25,14 +25,34 @@ def test_two_homes_get_two_sockets(tmp_path: Path) -> None:
 
 
 def test_defaults_without_a_config_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """No file: Monday weeks, the three default agents, extractive summaries, loopback web."""
+    """No file: Monday weeks, the six default agents, extractive summaries, loopback web."""
     monkeypatch.delenv("CLAUDE_CONFIG_DIR", raising=False)
     conf = load_settings(tmp_path)
     assert conf.first_day_of_week == 0 and conf.summarize.provider == "extractive"
     assert {a.name: a.parser for a in conf.agents} == {"claude-code": "claude-code", "chatgpt": "chatgpt",
-                                                       "claude-ai": "claude"}
+                                                       "claude-ai": "claude", "codex": "codex",
+                                                       "gemini-cli": "gemini", "opencode": "opencode"}
     assert conf.web.host == "127.0.0.1" and conf.sources.inbox == tmp_path / "inbox"
     assert conf.sources.watched_roots[0] == Path("~/.claude/projects").expanduser()
+
+
+def test_codex_gemini_and_xdg_homes_move_their_sources(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """CODEX_HOME is where Codex writes sessions, GEMINI_CLI_HOME Gemini's home, XDG_DATA_HOME OpenCode's data."""
+    monkeypatch.setenv("CODEX_HOME", str(tmp_path / "cx"))
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg"))
+    sources = load_settings(tmp_path).sources
+    assert sources.codex_roots == (tmp_path / "cx" / "sessions", tmp_path / "cx" / "archived_sessions")
+    assert sources.opencode_dbs == (tmp_path / "xdg" / "opencode" / "opencode.db",)
+    monkeypatch.setenv("GEMINI_CLI_HOME", str(tmp_path / "g"))
+    assert load_settings(tmp_path).sources.gemini_roots == (tmp_path / "g" / ".gemini" / "tmp",)
+
+
+def test_source_roots_from_the_file_and_empty_lists(tmp_path: Path) -> None:
+    """Each source's roots can be named in tapestry.toml; [] watches none of that source."""
+    (tmp_path / "tapestry.toml").write_text('[sources]\ncodex_roots = ["~/cx"]\ngemini_roots = []\n')
+    sources = load_settings(tmp_path).sources
+    assert sources.codex_roots == (Path("~/cx").expanduser(),) and sources.gemini_roots == ()
+    assert load_settings(tmp_path).warnings == ()
 
 
 def test_claude_config_dir_moves_the_watched_root(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -178,8 +178,8 @@ def test_forced_parser_and_unknown_parser(store: EventStore, settings: Settings,
     odd.write_text('{"timestamp":"2026-01-01T00:00:00Z","type":"user","uuid":"o","message":{"content":"hi"}}\n')
     assert ingest(store, settings, odd)["failed"]
     assert ingest(store, settings, odd, parser="claude-code")["files"][0]["messages"]["new"] == 1
-    with pytest.raises(ParseError, match="unknown parser 'gemini'"):
-        ingest_paths(store, [odd], settings=settings, parser="gemini")
+    with pytest.raises(ParseError, match="unknown parser 'mistral'"):
+        ingest_paths(store, [odd], settings=settings, parser="mistral")
 
 
 def test_progress_reports_bytes_read(store: EventStore, settings: Settings) -> None:

@@ -3,8 +3,9 @@
 :func:`detect_format` answers ``zip`` for a ZIP archive, ``metadata`` for the side files
 of an export that hold no conversations (Claude.ai ``users.json``, ``projects.json``,
 ``memories.json``; ChatGPT ``user.json``, ``message_feedback.json``,
-``shared_conversations.json``), or a parser name: ``claude-code``, ``chatgpt``,
-``claude``. :func:`get_parser` gives the parser of a name.
+``shared_conversations.json``), or a parser name: ``codex``, ``gemini``, ``opencode``,
+``claude-code``, ``chatgpt``, ``claude`` (asked in that order: a Gemini CLI header names
+a ``sessionId`` too, which the Claude Code sniff would take). :func:`get_parser` gives the parser of a name.
 """
 
 from __future__ import annotations
@@ -16,11 +17,15 @@ from tapestryd.sources.parsers.base import Parser
 from tapestryd.sources.parsers.chatgpt import ChatGPTParser
 from tapestryd.sources.parsers.claude_ai import ClaudeAIParser
 from tapestryd.sources.parsers.claude_code import ClaudeCodeParser
+from tapestryd.sources.parsers.codex import CodexParser
+from tapestryd.sources.parsers.gemini import GeminiParser
+from tapestryd.sources.parsers.opencode import OpenCodeParser
 
 __all__ = ["HEAD_SIZE", "PARSER_NAMES", "ZIP_MAGIC", "detect_format", "get_parser", "preview"]
 
 HEAD_SIZE = 4096
-_PARSERS: dict[str, Parser] = {p.name: p for p in (ClaudeCodeParser(), ChatGPTParser(), ClaudeAIParser())}
+_PARSERS: dict[str, Parser] = {p.name: p for p in (CodexParser(), GeminiParser(), OpenCodeParser(), ClaudeCodeParser(),
+                                                   ChatGPTParser(), ClaudeAIParser())}
 PARSER_NAMES = tuple(_PARSERS)
 ZIP_MAGIC = (b"PK\x03\x04", b"PK\x05\x06")
 _METADATA = re.compile(
@@ -54,7 +59,8 @@ def detect_format(head: bytes, *, location: str) -> str:
         if parser.sniff(head):
             return name
     raise UnknownFormatError(
-        f"not a Claude Code session, ChatGPT export or Claude.ai export (it starts with {preview(head)}); "
+        f"not a Claude Code session, ChatGPT export or Claude.ai export, nor a Codex CLI, Gemini CLI or "
+        f"OpenCode session (it starts with {preview(head)}); "
         f"name the format with --parser if it is one of them", location)
 
 

@@ -1,0 +1,62 @@
+"""The seam of line formats whose meaning depends on earlier lines (Codex CLI, Gemini CLI).
+
+A Claude Code line names its session itself; a Codex or Gemini CLI line does not (the
+session is on the file's first line, and Codex numbers messages within the session whose
+history they belong to). Such a parser keeps what earlier lines taught it in a *state*:
+:meth:`LineParser.begin` makes the state of a file read from byte 0 and
+:meth:`LineParser.feed` reads the next complete lines into it. Reading a file whole, or
+feeding it in pieces (the tailer, which replays the lines before its stored offset when it
+holds no state for them), gives the same items.
+"""
+
+from __future__ import annotations
+
+from typing import Any, BinaryIO, Iterable, Iterator, Protocol
+
+from tapestryd.sources.parsers.base import Item, Origin
+
+__all__ = ["Line", "LineParser", "iter_lines", "json_error", "parse_whole"]
+
+Line = tuple[int, bytes]
+"""``(byte offset of the line start, the line's bytes with its newline)``."""
+
+
+class LineParser(Protocol):
+    """A JSON-lines parser with a per-file state (see the module docstring)."""
+
+    name: str
+
+    def sniff(self, head: bytes) -> bool:
+        """Whether ``head`` (the first few KB) looks like this parser's format."""
+
+    def parse(self, stream: BinaryIO, origin: Origin) -> Iterator[Item]:
+        """Every item of the whole stream, in file order."""
+
+    def begin(self, origin: Origin) -> Any:
+        """The state of a file about to be read from its first byte."""
+
+    def feed(self, lines: Iterable[Line], origin: Origin, state: Any) -> Iterator[Item]:
+        """The items of the next complete ``lines`` (in file order), updating ``state``."""
+
+
+def parse_whole(parser: LineParser, stream: BinaryIO, origin: Origin) -> Iterator[Item]:
+    """:meth:`LineParser.feed` over every line of ``stream`` from a fresh state; blank lines are passed over."""
+    state = parser.begin(origin)
+    yield from parser.feed(iter_lines(stream), origin, state)
+
+
+def iter_lines(stream: BinaryIO, offset: int = 0) -> Iterator[Line]:
+    """The non-blank lines of ``stream`` with their byte offsets, ``offset`` being the stream's position."""
+    for raw in stream:
+        if raw.strip():
+            yield offset, raw
+        offset += len(raw)
+
+
+def json_error(exc: ValueError | RecursionError) -> str:
+    """What was wrong with a line that is not JSON, in words."""
+    if isinstance(exc, RecursionError):
+        return "JSON nested too deeply"
+    if isinstance(exc, UnicodeDecodeError):
+        return f"bytes that are not UTF-8 at column {exc.start + 1}"
+    return f"not valid JSON ({getattr(exc, 'msg', exc)})"
