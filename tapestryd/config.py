@@ -30,7 +30,9 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 from tapestryd.errors import ConfigError
 
 __all__ = [
+    "ARCHIVE_DEFAULTS",
     "AgentSettings",
+    "ArchiveSettings",
     "PrivacySettings",
     "ScheduleSettings",
     "Settings",
@@ -121,6 +123,24 @@ class PrivacySettings:
     redact_at_rest: bool = False
 
 
+ARCHIVE_DEFAULTS = {"claude-code": True, "codex": True, "gemini": False}
+"""Tailed file sources the raw archive knows → whether it keeps their transcripts by default.
+
+On for the tools that delete old sessions (Claude Code and Codex, after 30 days). A new
+tailed source adds its name here (``[archive] <name> = true|false`` then reads it)."""
+
+
+@dataclass(frozen=True)
+class ArchiveSettings:
+    """The raw archive (:mod:`tapestryd.sources.archive`): the sources whose files it keeps."""
+
+    sources: tuple[str, ...] = tuple(name for name, on in ARCHIVE_DEFAULTS.items() if on)
+
+    def keeps(self, source: str) -> bool:
+        """Whether the files of tailed source ``source`` (``claude-code``, ``codex`` ...) are archived."""
+        return source in self.sources
+
+
 @dataclass(frozen=True)
 class Settings:
     """Everything tapestryd needs to know, resolved once; immutable.
@@ -141,6 +161,7 @@ class Settings:
     summarize: SummarizeSettings = SummarizeSettings()
     web: WebSettings = WebSettings()
     privacy: PrivacySettings = PrivacySettings()
+    archive: ArchiveSettings = ArchiveSettings()
     socket_override: Path | None = None
     disabled: bool = False
     warnings: tuple[str, ...] = ()
@@ -277,6 +298,8 @@ def _build(reader: _Reader, root: Path | None, path: Path) -> Settings:
             exclude_agents=reader.strs("privacy", "exclude_agents"),
             redact_at_rest=reader.bool("privacy", "redact_at_rest", False),
         ),
+        archive=ArchiveSettings(tuple(name for name, on in ARCHIVE_DEFAULTS.items()
+                                      if reader.bool("archive", name, on))),
         socket_override=Path(os.environ["TAPESTRY_SOCKET"]) if os.environ.get("TAPESTRY_SOCKET") else None,
         disabled=os.environ.get("TAPESTRY_DISABLE", "") not in ("", "0", "false"),
     )

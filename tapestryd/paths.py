@@ -29,6 +29,7 @@ class Paths:
     data_dir: Path
     events_db: Path
     projections_db: Path
+    archive_db: Path
     lock_file: Path
     inbox: Path
     backups: Path
@@ -79,6 +80,7 @@ def paths_for(settings: Settings) -> Paths:
         data_dir=data,
         events_db=data / "events.db",
         projections_db=data / "projections.db",
+        archive_db=data / "archive" / "archive.db",
         lock_file=data / "tapestryd.lock",
         inbox=settings.sources.inbox,
         backups=data / "backups",

@@ -19,6 +19,7 @@ COMMAND_MODULES = (
     "tapestryd.cli.queries",
     "tapestryd.cli.demo",
     "tapestryd.cli.mcp_cmds",
+    "tapestryd.cli.archive",
 )
 
 

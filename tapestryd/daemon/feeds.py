@@ -31,6 +31,7 @@ from tapestryd.daemon.state import DaemonState
 from tapestryd.daemon.writer import Writer
 from tapestryd.errors import StoreError
 from tapestryd.privacy.exclusions import Exclusions
+from tapestryd.sources.archive import archive_for
 from tapestryd.sources.screen import Screen
 from tapestryd.sources.inbox import ImportInterrupted, InboxWatcher, import_inbox_file
 from tapestryd.sources.tailer import SESSION_SUFFIX, Tailer, scan_sessions
@@ -56,7 +57,8 @@ class Feeds:
         self.roots = [os.path.abspath(r) for r in sources.watched_roots]
         self.exclusions = Exclusions.from_settings(settings.privacy)
         self.tailer = Tailer(writer.runtime.store, agent=settings.agent_for_parser("claude-code"),
-                             screen=Screen(writer.runtime.store, settings.privacy))
+                             screen=Screen(writer.runtime.store, settings.privacy),
+                             archive=archive_for(settings, "claude-code"))
         self.watcher = FolderWatcher(self._changed, accept=_is_session, debounce=sources.debounce,
                                      polling=sources.polling)
         self.inbox = InboxWatcher(sources.inbox, self._inbox_ready, polling=sources.polling,

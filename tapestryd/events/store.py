@@ -21,7 +21,7 @@ from typing import Iterable, Iterator, Sequence
 from tapestryd.db import connect, migrate, transaction, translate_errors
 from tapestryd.errors import StoreError
 from tapestryd.events.codec import decode, encode
-from tapestryd.events.types import NewEvent, StoredEvent, format_utc
+from tapestryd.events.types import ConversationTitled, MessageRecorded, NewEvent, StoredEvent, format_utc
 
 __all__ = ["AppendResult", "EventStore", "SourceOffset"]
 
@@ -221,6 +221,17 @@ class EventStore:
         """Whether an event with this idempotency key is stored."""
         with translate_errors(self.conn):
             return self.conn.execute("SELECT 1 FROM events WHERE event_id = ?", (event_id,)).fetchone() is not None
+
+    def sources_of(self, conversation: str) -> set[str]:
+        """The ``source`` of every message and title event of ``conversation`` (``path:offset`` for a file).
+
+        One pass over those two event types (it reads each payload's ``conversation``).
+        """
+        with translate_errors(self.conn):
+            rows = self.conn.execute("SELECT DISTINCT source FROM events WHERE type IN (?, ?) "
+                                     "AND json_extract(payload, '$.conversation') = ?",
+                                     (MessageRecorded.type, ConversationTitled.type, conversation)).fetchall()
+        return {str(row[0]) for row in rows}
 
     def read(self, after: int = 0, *, types: Sequence[str] = (), batch: int = 2000,
              until: int | None = None) -> Iterator[StoredEvent]:

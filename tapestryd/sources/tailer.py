@@ -20,7 +20,7 @@ import os
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import BinaryIO, Callable, Iterable, Iterator, Mapping
+from typing import TYPE_CHECKING, BinaryIO, Callable, Iterable, Iterator, Mapping
 
 import structlog
 
@@ -29,6 +29,9 @@ from tapestryd.events.types import NewEvent
 from tapestryd.sources.parsers.base import Origin, Problem, Skip
 from tapestryd.sources.parsers.claude_code import ClaudeCodeParser
 from tapestryd.sources.screen import Screen
+
+if TYPE_CHECKING:
+    from tapestryd.sources.archive import SourceArchive
 
 __all__ = ["CHUNK", "SESSION_SUFFIX", "TailReport", "Tailer", "read_complete_lines", "scan_sessions"]
 
@@ -146,25 +149,28 @@ class Tailer:
     applies the privacy settings (:mod:`tapestryd.sources.screen`). Events of several
     files share a transaction of up to ``batch_events`` events or ``chunk`` bytes (the
     catch-up over thousands of files then costs a few commits, not one per file), each
-    file's offset always in the transaction of its events. Only the daemon's writer
-    thread calls it. Raises StoreError when the log cannot be written (the offsets then
+    file's offset always in the transaction of its events. ``archive`` (when the raw archive
+    keeps this source) captures each file's new bytes as it is opened, before its lines are
+    parsed (:mod:`tapestryd.sources.archive`). Only the daemon's writer thread calls it. Raises StoreError when the log cannot be written (the offsets then
     stay where they were, so the bytes are read again later).
     """
 
     def __init__(self, store: EventStore, *, agent: str, chunk: int = CHUNK, batch_events: int = 2000,
-                 screen: Screen | None = None) -> None:
+                 screen: Screen | None = None, archive: SourceArchive | None = None) -> None:
         self.store = store
         self.agent = agent
         self.chunk = chunk
         self.batch_events = batch_events
         self.screen = screen
+        self.archive = archive
         self.parser = ClaudeCodeParser()
 
     def changed(self, scan: Mapping[str, tuple[int, int]]) -> list[str]:
-        """Paths of ``scan`` whose size or inode differ from what the log last saw."""
+        """Paths of ``scan`` whose size or inode differ from what the log last saw, or that the archive is behind on."""
         stored = self.store.offsets()
-        return sorted(path for path, (size, inode) in scan.items()
-                      if (off := stored.get(path)) is None or off.size != size or off.inode != inode)
+        changed = {path for path, (size, inode) in scan.items()
+                   if (off := stored.get(path)) is None or off.size != size or off.inode != inode}
+        return sorted(changed | set(self.archive.behind(scan) if self.archive is not None else ()))
 
     def tail(self, path: str, *, should_stop: Callable[[], bool] = lambda: False) -> TailReport:
         """Read what ``path`` gained since its stored offset and append it (see the module docstring)."""
@@ -179,6 +185,8 @@ class Tailer:
                 break
             reports.append(self._read_file(path, batch, should_stop))
         self._flush(batch)
+        if self.archive is not None:
+            self.archive.follow(self.store)
         for report in reports:
             if report.lines or report.problems:
                 log.info("source.tailed", path=report.path, lines=report.lines, new=report.new, known=report.known,
@@ -190,6 +198,8 @@ class Tailer:
         try:
             with open(path, "rb") as fh:
                 info = os.fstat(fh.fileno())
+                if self.archive is not None:
+                    self.archive.capture(path, fh)
                 report.offset = self._start(path, fh, info, report)
                 while not should_stop() and self._step(fh, info, report, batch):
                     if len(batch.events) >= self.batch_events or batch.size >= self.chunk:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import Any, Protocol
 
+from tapestryd.daemon.ops.archive_ops import archive_status
 from tapestryd.daemon.ops.registry import read_op
 from tapestryd.errors import DaemonNotRunning
 from tapestryd.queries.reader import Reader
@@ -47,9 +48,10 @@ def _control(args: dict[str, Any]) -> DaemonControl:
 
 @read_op("status")
 def status(reader: Reader, args: dict[str, Any]) -> dict[str, Any]:
-    """Counts, projection lag and the daemon's state (see :mod:`tapestryd.queries.status`)."""
+    """Counts, projection lag, the daemon's state (see :mod:`tapestryd.queries.status`) and the raw archive."""
     control = args.get(DAEMON_ARG)
-    return build_status(reader, daemon=control.snapshot() if control is not None else None)
+    status = build_status(reader, daemon=control.snapshot() if control is not None else None)
+    return {**status, "archive": archive_status(reader.settings, reader.paths)}
 
 
 @read_op("pause")

@@ -5,7 +5,8 @@
   "last 3 months"; see :func:`before_instant`), or ``match`` a Python regex, case-insensitive like ``search
   --regex``: kept in the event with an explicit ``(?i)`` prefix, so rules already in a log
   replay unchanged), ``dry_run`` to only count;
-  appends a ``Forgotten`` event (the same rule twice is one event).
+  appends a ``Forgotten`` event (the same rule twice is one event), then applies it to the raw
+  archive (:func:`~tapestryd.daemon.ops.archive_ops.forget_in_archive`).
 * ``compact`` (write): ``dry_run``, or ``confirm`` to drop the pre-compact backup and scrub
   the other backups (:mod:`tapestryd.daemon.compact`).
 * ``backup`` (write): one backup of the log, then rotation (:mod:`tapestryd.daemon.backup`).
@@ -28,6 +29,7 @@ from tapestryd.config import Settings
 from tapestryd.daemon import backup as backups
 from tapestryd.daemon.compact import compact_log, confirm_compaction
 from tapestryd.daemon.lock import WriterLock
+from tapestryd.daemon.ops.archive_ops import forget_in_archive
 from tapestryd.daemon.ops.query_ops import now_of
 from tapestryd.daemon.ops.registry import write_op
 from tapestryd.daemon.runtime import Runtime
@@ -70,7 +72,8 @@ def forget(runtime: Runtime, args: dict[str, Any]) -> dict[str, Any]:
                    datetime.now(timezone.utc), agent="", source="tapestryctl:forget")
     appended = runtime.store.append([new])
     runtime.projector.catch_up()
-    return {**result, "seq": appended.seqs[0], "already_forgotten": appended.known == 1}
+    return {**result, "seq": appended.seqs[0], "already_forgotten": appended.known == 1,
+            "archive": forget_in_archive(runtime.paths, runtime.store)}
 
 
 def _rule(runtime: Runtime, args: dict[str, Any]) -> ForgetRule:

@@ -1,0 +1,98 @@
+"""The raw archive from the outside: ``archive list``, ``archive extract``, its status, and forget.
+
+:func:`list_archive_offline` and :func:`extract_offline` are not socket operations:
+``tapestryctl`` runs them in its own process, reading ``archive.db`` read-only (beside a
+running daemon too, as WAL allows). :func:`archive_status` is the ``archive`` section of
+``status``; :func:`forget_in_archive` is what the ``forget`` operation runs after
+appending its Forgotten event (:mod:`tapestryd.sources.archive.forget`).
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any, Iterator
+
+from tapestryd.config import Settings
+from tapestryd.errors import TapestryError
+from tapestryd.events.store import EventStore
+from tapestryd.paths import Paths, paths_for
+from tapestryd.sources.archive import ArchivedFile, ArchiveStore, follow_forgotten
+
+__all__ = ["archive_status", "extract_offline", "forget_in_archive", "list_archive_offline"]
+
+
+def _open(paths: Paths) -> ArchiveStore | None:
+    return ArchiveStore(paths.archive_db, readonly=True) if paths.archive_db.exists() else None
+
+
+def archive_status(settings: Settings, paths: Paths) -> dict[str, Any]:
+    """Sources kept, files and versions, original and stored bytes, bytes on disk, last capture."""
+    head: dict[str, Any] = {"sources": list(settings.archive.sources), "path": str(paths.archive_db)}
+    store = _open(paths)
+    if store is None:
+        return {**head, "files": 0, "versions": 0, "original_bytes": 0, "stored_bytes": 0, "disk_bytes": 0,
+                "last_capture": ""}
+    with store:
+        totals = store.totals()
+    disk = sum(os.path.getsize(f"{paths.archive_db}{suffix}") for suffix in ("", "-wal")
+               if os.path.exists(f"{paths.archive_db}{suffix}"))
+    return {**head, **totals, "disk_bytes": disk}
+
+
+def list_archive_offline(settings: Settings) -> list[dict[str, object]]:
+    """Every archived file version (tombstones left out), by path and version."""
+    store = _open(paths_for(settings))
+    if store is None:
+        return []
+    with store:
+        return [f.to_dict() for f in store.listing()]
+
+
+def extract_offline(settings: Settings, ref: str, *, version: int | None = None) -> tuple[ArchivedFile, Iterator[bytes]]:
+    """The archived version ``ref`` names and its bytes, block by block.
+
+    ``ref`` is a version id (from ``archive list``), a file path, or the unique end of one
+    (a session file's name); a path gives its newest version, or ``version``. Raises
+    TapestryError naming ``ref`` when nothing (or more than one file) matches.
+    """
+    store = _open(paths_for(settings))
+    if store is None:
+        raise TapestryError(f"no archive yet at {paths_for(settings).archive_db} (see `[archive]` in tapestry.toml)")
+    try:
+        file = _find(store, ref.strip(), version)
+    except BaseException:
+        store.close()
+        raise
+    return file, _blocks(store, file)
+
+
+def _blocks(store: ArchiveStore, file: ArchivedFile) -> Iterator[bytes]:
+    with store:
+        yield from store.read(file.id)
+
+
+def _find(store: ArchiveStore, ref: str, version: int | None) -> ArchivedFile:
+    if ref.isdigit() and version is None and (found := store.get(int(ref))) and found.state != "forgotten":
+        return found
+    paths = sorted({f.path for f in store.listing()})
+    exact = os.path.abspath(os.path.expanduser(ref))
+    matches = [exact] if exact in paths else [p for p in paths if p.endswith(os.sep + ref) or
+                                               Path(p).name.startswith(ref)]
+    if len(matches) != 1:
+        several = f"; it matches {len(matches)} files: " + ", ".join(matches[:3]) if matches else ""
+        raise TapestryError(f"no single archived file matches {ref!r}{several} (see `tapestryctl archive list`)")
+    versions = [f for f in store.versions(matches[0]) if f.state != "forgotten"]
+    chosen = versions[-1] if version is None else next((f for f in versions if f.version == version), None)
+    if chosen is None:
+        raise TapestryError(f"{matches[0]} has no archived version {version} (it has "
+                            f"{', '.join(str(f.version) for f in versions)})")
+    return chosen
+
+
+def forget_in_archive(paths: Paths, store: EventStore) -> dict[str, int]:
+    """Apply the log's new Forgotten events to the archive (nothing when there is no archive); counts."""
+    if not paths.archive_db.exists():
+        return {}
+    with ArchiveStore(paths.archive_db) as archive:
+        return follow_forgotten(archive, store).to_dict()

@@ -1,0 +1,124 @@
+"""Capturing a watched file's new bytes into the archive, as the tailer reads it.
+
+:meth:`Archive.capture` is handed the file a tailer has just opened. It compares the file
+with the newest archived version of its path:
+
+* same file (its first and last read bytes are still where they were, whatever its inode:
+  a rewrite by rename that kept the content continues the version) → the bytes from the
+  archived position up to the last newline are added;
+* shorter than what was read, or those bytes differ (truncated, or replaced by another
+  file) → the old version is kept as it is (``replaced``) and a new version starts at
+  byte 0;
+* a tombstone (its conversation was forgotten) → nothing is read.
+
+Like the tailer, only complete lines are taken: a half-written last line waits for its
+newline. Forget's line rules in force (:class:`~tapestryd.sources.archive.lines.LineRules`)
+apply to new bytes too. Each step of up to :data:`STEP` bytes is one transaction.
+"""
+
+from __future__ import annotations
+
+import os
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import BinaryIO, Mapping
+
+import structlog
+
+from tapestryd.events.types import format_utc
+from tapestryd.sources.archive.lines import LineRules
+from tapestryd.sources.archive.store import SAMPLE, ArchivedFile, ArchiveStore
+
+__all__ = ["STEP", "Archive"]
+
+log = structlog.get_logger(__name__)
+
+STEP = 4 << 20  # source bytes read (and committed) at most per step
+
+
+def _now() -> str:
+    return format_utc(datetime.now(timezone.utc))
+
+
+def _complete(fd: int, start: int, limit: int) -> bytes:
+    """Bytes from ``start`` up to the last newline within about ``limit`` bytes (more for a longer line)."""
+    data = os.pread(fd, limit, start)
+    cut = data.rfind(b"\n")
+    while cut < 0:
+        more = os.pread(fd, limit, start + len(data))
+        if not more:
+            return b""
+        searched = len(data)
+        data += more
+        cut = data.find(b"\n", searched)
+    return data[:cut + 1]
+
+
+class Archive:
+    """The raw archive of one home, opened on first use (see the package docstring).
+
+    ``path`` is the archive database (``Paths.archive_db``). Used by one thread at a time
+    (the daemon's writer). :meth:`close` may be called more than once; a later call opens
+    the database again.
+    """
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._store: ArchiveStore | None = None
+
+    @property
+    def store(self) -> ArchiveStore:
+        """The open archive database (created, private, when missing)."""
+        if self._store is None:
+            self._store = ArchiveStore(self.path)
+        return self._store
+
+    def close(self) -> None:
+        """Close the database (it opens again when used)."""
+        if self._store is not None:
+            self._store.close()
+            self._store = None
+
+    def behind(self, scan: Mapping[str, tuple[int, int]]) -> list[str]:
+        """Paths of ``scan`` (path → (size, inode)) holding bytes the archive has not read yet."""
+        known = self.store.current()
+        return sorted(path for path, (size, inode) in scan.items()
+                      if (file := known.get(path)) is None
+                      or (file.state != "forgotten" and (file.consumed != size or file.inode != inode)))
+
+    def capture(self, source: str, path: str, fh: BinaryIO) -> int:
+        """Archive what the open file ``fh`` (at ``path``, of tailed source ``source``) gained; bytes read.
+
+        Raises StoreError when the archive cannot be written (nothing of the failed step is
+        kept; the source still holds the bytes) and OSError when ``fh`` cannot be read.
+        """
+        fd = fh.fileno()
+        file = self.store.latest(path)
+        if file is not None and file.state == "forgotten":
+            return 0
+        info = os.fstat(fd)
+        if file is None or not _continues(file, fd, info.st_size):
+            if file is not None:
+                log.info("archive.replaced", path=path, version=file.version, read=file.consumed, size=info.st_size)
+            file = self.store.start_version(path, source, info.st_ino, _now())
+        rules = LineRules.of(self.store.rules())
+        start = file.consumed
+        while data := _complete(fd, file.consumed, STEP):
+            kept = rules.keep(data)
+            end = file.consumed + len(data)
+            head = file.head if len(file.head) == SAMPLE else os.pread(fd, min(SAMPLE, end), 0)
+            file = self.store.append(file, kept, consumed=end, inode=info.st_ino, head=head,
+                                     tail=data[-SAMPLE:] if len(data) >= SAMPLE else os.pread(fd, min(SAMPLE, end),
+                                                                                          end - min(SAMPLE, end)),
+                                     edited=len(kept) != len(data), now=_now())
+        return file.consumed - start
+
+
+def _continues(file: ArchivedFile, fd: int, size: int) -> bool:
+    """Whether the open file still starts with the bytes read before (its head and its last read bytes)."""
+    if size < file.consumed:
+        return False
+    if file.consumed == 0:
+        return True
+    return (os.pread(fd, len(file.head), 0) == file.head
+            and os.pread(fd, len(file.tail), file.consumed - len(file.tail)) == file.tail)

@@ -1,0 +1,129 @@
+"""Which archived lines a forget rule removes: everything before an instant, or text matching a pattern.
+
+A byte-exact copy cannot hold half a record, so the unit is the whole line (one JSON
+record of a ``.jsonl`` transcript, tool calls and thinking included):
+
+* ``before`` (ISO UTC): a line whose top-level ``"timestamp"`` (Claude Code, Codex and
+  Gemini CLI records all carry one) is earlier. A line without one (a title, a snapshot)
+  takes the time of the next line in the same piece that has one, else of the previous one;
+  a piece with no time at all is kept.
+* ``match`` (a Python regex, as the Forgotten event stores it, usually ``(?i)...``): a
+  line whose bytes, read as UTF-8, match, or whose JSON string values (escapes undone,
+  joined by newlines) match; so a word inside a tool result or an escaped string is found.
+
+Conversation rules are not line rules: :mod:`tapestryd.sources.archive.forget` drops the
+conversation's files whole.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any, Iterable, Iterator
+
+from tapestryd.events.types import format_utc
+from tapestryd.sources.parsers.jsonstream import parse_iso
+
+__all__ = ["LineRules", "split_lines"]
+
+
+def split_lines(data: bytes) -> list[bytes]:
+    """``data`` cut after each newline (the last piece may lack one); joined they give ``data`` back."""
+    return data.splitlines(keepends=True) if b"\r" not in data else _split_lf(data)
+
+
+def _split_lf(data: bytes) -> list[bytes]:
+    """Like :func:`split_lines` but on ``\\n`` only (``splitlines`` also cuts at a lone ``\\r``)."""
+    parts = data.split(b"\n")
+    lines = [part + b"\n" for part in parts[:-1]]
+    return lines + [parts[-1]] if parts[-1] else lines
+
+
+@dataclass(frozen=True)
+class LineRules:
+    """The line rules in force: the latest ``before`` instant (ISO UTC, "" for none) and the patterns."""
+
+    before: str = ""
+    patterns: tuple[re.Pattern[str], ...] = ()
+
+    @classmethod
+    def of(cls, rules: Iterable[tuple[str, str]]) -> LineRules:
+        """From ``(before, match)`` pairs; a pattern that does not compile matches nothing (as in the projections)."""
+        befores, patterns = [], []
+        for before, match in rules:
+            if before:
+                befores.append(before)
+            if match:
+                try:
+                    patterns.append(re.compile(match))
+                except (re.error, OverflowError):
+                    continue
+        return cls(max(befores, default=""), tuple(patterns))
+
+    def __bool__(self) -> bool:
+        return bool(self.before or self.patterns)
+
+    def keep(self, data: bytes) -> bytes:
+        """``data`` without the lines the rules cover (``data`` itself when there are no rules)."""
+        if not self:
+            return data
+        lines = split_lines(data)
+        times = self._times(lines) if self.before else [None] * len(lines)
+        return b"".join(line for line, ts in zip(lines, times) if not self._covers(line, ts))
+
+    def _covers(self, line: bytes, ts: str | None) -> bool:
+        if ts is not None and ts < self.before:
+            return True
+        if not self.patterns:
+            return False
+        text = line.decode("utf-8", "replace")
+        values = _strings(text)
+        return any(p.search(text) or (values and p.search(values)) for p in self.patterns)
+
+    @staticmethod
+    def _times(lines: list[bytes]) -> list[str | None]:
+        """Each line's time (ISO UTC), lines without one filled from the next, then the previous."""
+        own = [_timestamp(line) for line in lines]
+        filled: list[str | None] = []
+        following: str | None = None
+        for ts in reversed(own):
+            following = ts or following
+            filled.append(following)
+        filled.reverse()
+        previous: str | None = None
+        for index, ts in enumerate(own):
+            previous = ts or previous
+            if filled[index] is None:
+                filled[index] = previous
+        return filled
+
+
+def _record(text: str) -> Any:
+    try:
+        return json.loads(text)
+    except (ValueError, RecursionError):
+        return None
+
+
+def _timestamp(line: bytes) -> str | None:
+    record = _record(line.decode("utf-8", "replace"))
+    moment: datetime | None = parse_iso(record.get("timestamp")) if isinstance(record, dict) else None
+    return format_utc(moment) if moment is not None else None
+
+
+def _strings(text: str) -> str:
+    """The string values of a JSON line, joined by newlines ("" when it is not JSON)."""
+    return "\n".join(_walk(_record(text)))
+
+
+def _walk(value: Any) -> Iterator[str]:
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, dict):
+        for item in value.values():
+            yield from _walk(item)
+    elif isinstance(value, list):
+        for item in value:
+            yield from _walk(item)

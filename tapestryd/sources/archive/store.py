@@ -1,0 +1,293 @@
+"""The archive's SQLite file: file versions, their compressed blocks, forget rules and a checkpoint.
+
+Tables it owns (in ``<data>/archive/archive.db``, WAL, ``synchronous=FULL``):
+
+* ``files(id, path, version, source, inode, consumed, head, tail, size, stored, edited,
+  state, first_capture, last_capture)``: one row per version of a watched file.
+  ``consumed`` is how many bytes of the source were read (always just past a newline),
+  ``head``/``tail`` the first and the last bytes read (up to :data:`SAMPLE`), which tell a
+  replaced or truncated file from the one read before; ``size`` and ``stored`` are the
+  bytes kept, raw and compressed; ``edited`` says forget removed lines (the copy is no
+  longer byte-exact); ``state`` is ``current``, ``replaced`` (a newer version of the path
+  exists) or ``forgotten`` (a tombstone: the path is never captured again).
+* ``blocks(file_id, start, length, data)``: the kept bytes in independent zlib streams of
+  at most :data:`BLOCK` raw bytes each. An append fills the last block up to
+  :data:`BLOCK` (recompressing only that block) and adds new ones: the whole file is
+  never recompressed, and any block decompresses alone.
+* ``rules(seq, before, match)``: the line rules of Forgotten events applied so far (seq of
+  the event); ``checkpoint``: the last Forgotten event's seq the archive has followed.
+
+Every change (blocks and the row that counts them) is one transaction, so a process killed
+mid-append leaves the archive as it was before that append; the bytes are still in the
+source and the next pass reads them again. Compression is the standard library's zlib:
+no dependency, and on transcripts 64 KiB blocks compress within a few percent of the whole
+file in one stream (zlib's window is 32 KiB).
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import zlib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterator
+
+from tapestryd.db import connect, migrate, transaction, translate_errors
+
+__all__ = ["BLOCK", "SAMPLE", "ArchiveStore", "ArchivedFile"]
+
+BLOCK = 64 << 10  # raw bytes per compressed block
+SAMPLE = 64  # bytes of a source's head and of its tail kept to recognise it
+_LEVEL = 6
+_FILE_COLUMNS = ("id, path, version, source, inode, consumed, head, tail, size, stored, edited, state, "
+                 "first_capture, last_capture")
+
+
+@dataclass(frozen=True)
+class ArchivedFile:
+    """One archived version of a file (a ``files`` row; see the module docstring for each field)."""
+
+    id: int
+    path: str
+    version: int
+    source: str
+    inode: int
+    consumed: int
+    head: bytes
+    tail: bytes
+    size: int
+    stored: int
+    edited: bool
+    state: str
+    first_capture: str
+    last_capture: str
+
+    def to_dict(self) -> dict[str, object]:
+        """JSON-ready fields for ``archive list`` (the head and tail samples left out)."""
+        return {"id": self.id, "path": self.path, "version": self.version, "source": self.source,
+                "original_bytes": self.size, "stored_bytes": self.stored, "edited": self.edited,
+                "state": self.state, "first_capture": self.first_capture, "last_capture": self.last_capture}
+
+
+def _file(row: tuple[object, ...]) -> ArchivedFile:
+    (fid, path, version, source, inode, consumed, head, tail, size, stored, edited, state, first, last) = row
+    return ArchivedFile(int(fid), str(path), int(version), str(source), int(inode), int(consumed),  # type: ignore[call-overload]
+                        bytes(head), bytes(tail), int(size), int(stored), bool(edited), str(state), str(first),  # type: ignore[call-overload,arg-type]
+                        str(last))
+
+
+def _create_tables(conn: sqlite3.Connection) -> None:
+    conn.execute("""CREATE TABLE files (
+        id INTEGER PRIMARY KEY, path TEXT NOT NULL, version INTEGER NOT NULL, source TEXT NOT NULL,
+        inode INTEGER NOT NULL, consumed INTEGER NOT NULL, head BLOB NOT NULL, tail BLOB NOT NULL,
+        size INTEGER NOT NULL, stored INTEGER NOT NULL, edited INTEGER NOT NULL, state TEXT NOT NULL,
+        first_capture TEXT NOT NULL, last_capture TEXT NOT NULL, UNIQUE (path, version))""")
+    conn.execute("""CREATE TABLE blocks (
+        file_id INTEGER NOT NULL REFERENCES files(id) ON DELETE CASCADE, start INTEGER NOT NULL,
+        length INTEGER NOT NULL, data BLOB NOT NULL, PRIMARY KEY (file_id, start))""")
+    conn.execute("CREATE TABLE rules (seq INTEGER PRIMARY KEY, before TEXT NOT NULL, match TEXT NOT NULL)")
+    conn.execute("CREATE TABLE checkpoint (id INTEGER PRIMARY KEY CHECK (id = 1), seq INTEGER NOT NULL)")
+
+
+MIGRATIONS = [_create_tables]
+
+
+def make_private(path: Path) -> None:
+    """Create ``path``'s folder as 0700 and ``path`` itself as an empty 0600 file if missing; fix both
+    modes when they exist (chmod ignores the umask). SQLite gives its -wal and -shm files the
+    mode of the database file."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    os.chmod(path.parent, 0o700)
+    os.close(os.open(path, os.O_CREAT | os.O_WRONLY, 0o600))
+    os.chmod(path, 0o600)
+
+
+class ArchiveStore:
+    """The archive database (see the module docstring); one connection, used by one thread at a time.
+
+    ``readonly`` opens an existing file without writing (``list``, ``extract``, status);
+    otherwise the file and its folder are created private. Raises StoreError when the file
+    cannot be opened.
+    """
+
+    def __init__(self, path: Path, *, readonly: bool = False) -> None:
+        self.path = path
+        if not readonly:
+            make_private(path)
+        self.conn = connect(path, readonly=readonly)
+        if not readonly:
+            migrate(self.conn, MIGRATIONS)
+
+    def close(self) -> None:
+        """Close the connection."""
+        self.conn.close()
+
+    def __enter__(self) -> ArchiveStore:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # Reading
+
+    def _files(self, where: str, params: tuple[object, ...]) -> list[ArchivedFile]:
+        with translate_errors(self.conn):
+            rows = self.conn.execute(f"SELECT {_FILE_COLUMNS} FROM files {where}", params).fetchall()
+        return [_file(row) for row in rows]
+
+    def latest(self, path: str) -> ArchivedFile | None:
+        """The newest version of ``path`` (current or a forgotten tombstone), or None."""
+        found = self._files("WHERE path = ? ORDER BY version DESC LIMIT 1", (path,))
+        return found[0] if found else None
+
+    def versions(self, path: str) -> list[ArchivedFile]:
+        """Every version of ``path``, oldest first."""
+        return self._files("WHERE path = ? ORDER BY version", (path,))
+
+    def get(self, file_id: int) -> ArchivedFile | None:
+        """The version with this id, or None."""
+        found = self._files("WHERE id = ?", (file_id,))
+        return found[0] if found else None
+
+    def listing(self) -> list[ArchivedFile]:
+        """Every version that holds bytes or is being captured (tombstones left out), by path and version."""
+        return self._files("WHERE state != 'forgotten' ORDER BY path, version", ())
+
+    def current(self) -> dict[str, ArchivedFile]:
+        """The newest version of every path, tombstones included: path → file."""
+        return {f.path: f for f in self._files("ORDER BY path, version", ())}
+
+    def read(self, file_id: int) -> Iterator[bytes]:
+        """The kept bytes of one version, block by block, in order."""
+        start = -1
+        while True:
+            with translate_errors(self.conn):
+                row = self.conn.execute("SELECT start, data FROM blocks WHERE file_id = ? AND start > ? "
+                                        "ORDER BY start LIMIT 1", (file_id, start)).fetchone()
+            if row is None:
+                return
+            start = row[0]
+            yield zlib.decompress(row[1])
+
+    def totals(self) -> dict[str, object]:
+        """Counts for ``status``: files, versions, original and stored bytes, last capture."""
+        with translate_errors(self.conn):
+            row = self.conn.execute(
+                "SELECT COUNT(DISTINCT path), COUNT(*), COALESCE(SUM(size), 0), COALESCE(SUM(stored), 0), "
+                "MAX(last_capture) FROM files WHERE state != 'forgotten'").fetchone()
+        return {"files": row[0], "versions": row[1], "original_bytes": row[2], "stored_bytes": row[3],
+                "last_capture": row[4] or ""}
+
+    def rules(self) -> list[tuple[str, str]]:
+        """The ``(before, match)`` line rules applied so far, in log order."""
+        with translate_errors(self.conn):
+            return [(b, m) for b, m in self.conn.execute("SELECT before, match FROM rules ORDER BY seq")]
+
+    def checkpoint(self) -> int:
+        """The seq of the last Forgotten event followed (0 at first)."""
+        with translate_errors(self.conn):
+            row = self.conn.execute("SELECT seq FROM checkpoint WHERE id = 1").fetchone()
+        return int(row[0]) if row else 0
+
+    # Writing
+
+    def start_version(self, path: str, source: str, inode: int, now: str, *, state: str = "current") -> ArchivedFile:
+        """A new, empty version of ``path`` (the one before it becomes ``replaced``)."""
+        with transaction(self.conn):
+            self.conn.execute("UPDATE files SET state = 'replaced' WHERE path = ? AND state = 'current'", (path,))
+            version = self.conn.execute("SELECT COALESCE(MAX(version), 0) + 1 FROM files WHERE path = ?",
+                                        (path,)).fetchone()[0]
+            cur = self.conn.execute("INSERT INTO files (path, version, source, inode, consumed, head, tail, size, "
+                                    "stored, edited, state, first_capture, last_capture) "
+                                    "VALUES (?, ?, ?, ?, 0, x'', x'', 0, 0, 0, ?, ?, ?)",
+                                    (path, version, source, inode, state, now, now))
+            file_id = int(cur.lastrowid or 0)
+        found = self.get(file_id)
+        assert found is not None
+        return found
+
+    def append(self, file: ArchivedFile, data: bytes, *, consumed: int, inode: int, head: bytes, tail: bytes,
+               edited: bool, now: str) -> ArchivedFile:
+        """Add ``data`` (kept bytes) to ``file`` and move its source position, in one transaction.
+
+        ``consumed``, ``inode``, ``head`` and ``tail`` describe the source after this read;
+        ``edited`` is set when forget rules left some of the bytes read out. Returns the
+        updated row.
+        """
+        with transaction(self.conn):
+            stored = file.stored + self._add_blocks(file.id, file.size, data)
+            self.conn.execute("UPDATE files SET consumed = ?, inode = ?, head = ?, tail = ?, size = ?, stored = ?, "
+                              "edited = ?, last_capture = ? WHERE id = ?",
+                              (consumed, inode, head, tail, file.size + len(data), stored,
+                               int(edited or file.edited), now, file.id))
+        found = self.get(file.id)
+        assert found is not None
+        return found
+
+    def _add_blocks(self, file_id: int, size: int, data: bytes) -> int:
+        """Fill the last block up to BLOCK and add new ones; returns the change in stored bytes."""
+        if not data:
+            return 0
+        delta = 0
+        last = self.conn.execute("SELECT start, length, data FROM blocks WHERE file_id = ? ORDER BY start DESC "
+                                 "LIMIT 1", (file_id,)).fetchone()
+        start = size
+        if last is not None and last[1] < BLOCK:
+            start, delta = last[0], -len(last[2])
+            data = zlib.decompress(last[2]) + data
+            self.conn.execute("DELETE FROM blocks WHERE file_id = ? AND start = ?", (file_id, last[0]))
+        for at in range(0, len(data), BLOCK):
+            packed = zlib.compress(data[at:at + BLOCK], _LEVEL)
+            self.conn.execute("INSERT INTO blocks VALUES (?, ?, ?, ?)",
+                              (file_id, start + at, len(data[at:at + BLOCK]), packed))
+            delta += len(packed)
+        return delta
+
+    def rewrite(self, file: ArchivedFile, chunks: Iterator[bytes]) -> None:
+        """Replace the kept bytes of ``file`` by ``chunks`` and mark it edited.
+
+        The new blocks are compressed first (``chunks`` may read the old ones), then swapped in
+        one transaction; the compressed copy is held in memory meanwhile.
+        """
+        packed, size, pending = [], 0, b""
+        for chunk in chunks:
+            pending += chunk
+            while len(pending) >= BLOCK:
+                packed.append((size, BLOCK, zlib.compress(pending[:BLOCK], _LEVEL)))
+                size, pending = size + BLOCK, pending[BLOCK:]
+        if pending:
+            packed.append((size, len(pending), zlib.compress(pending, _LEVEL)))
+            size += len(pending)
+        with transaction(self.conn):
+            self.conn.execute("DELETE FROM blocks WHERE file_id = ?", (file.id,))
+            self.conn.executemany("INSERT INTO blocks VALUES (?, ?, ?, ?)",
+                                  [(file.id, start, length, data) for start, length, data in packed])
+            self.conn.execute("UPDATE files SET size = ?, stored = ?, edited = 1 WHERE id = ?",
+                              (size, sum(len(data) for _, _, data in packed), file.id))
+
+    def forget_path(self, path: str, now: str) -> int:
+        """Drop every version of ``path`` and leave a tombstone so it is never captured again.
+
+        Returns how many versions held bytes.
+        """
+        with transaction(self.conn):
+            dropped = self.conn.execute("SELECT COUNT(*) FROM files WHERE path = ? AND state != 'forgotten'",
+                                        (path,)).fetchone()[0]
+            newest = self.conn.execute("SELECT MAX(version) FROM files WHERE path = ?", (path,)).fetchone()[0]
+            self.conn.execute("DELETE FROM files WHERE path = ?", (path,))
+            self.conn.execute("INSERT INTO files (path, version, source, inode, consumed, head, tail, size, stored, "
+                              "edited, state, first_capture, last_capture) VALUES (?, ?, '', 0, 0, x'', x'', 0, 0, "
+                              "0, 'forgotten', ?, ?)", (path, (newest or 0) + 1, now, now))
+        return int(dropped)
+
+    def add_rule(self, seq: int, before: str, match: str) -> None:
+        """Record a line rule of the Forgotten event ``seq`` (again: no-op)."""
+        with transaction(self.conn):
+            self.conn.execute("INSERT OR IGNORE INTO rules VALUES (?, ?, ?)", (seq, before, match))
+
+    def set_checkpoint(self, seq: int) -> None:
+        """Record that every Forgotten event up to ``seq`` has been followed."""
+        with transaction(self.conn):
+            self.conn.execute("INSERT INTO checkpoint VALUES (1, ?) ON CONFLICT (id) DO UPDATE SET seq = excluded.seq",
+                              (seq,))

@@ -1,0 +1,204 @@
+"""The raw archive as the tailer reads: byte-exact copies, incremental blocks, versions, private modes."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import stat
+import subprocess
+import sys
+from pathlib import Path
+from typing import Iterator
+
+import pytest
+
+from tapestryd.config import Settings, load_settings
+from tapestryd.events.store import EventStore
+from tapestryd.paths import paths_for
+from tapestryd.sources.archive import ArchiveStore, SourceArchive, archive_for
+from tapestryd.sources.archive.store import BLOCK
+from tapestryd.sources.tailer import Tailer, scan_sessions
+
+
+def record(session: str, n: int, *, ts: str = "2026-03-04T10:00:00Z", text: str = "") -> bytes:
+    """One Claude Code line: a user message, or an assistant turn with a tool call and thinking."""
+    if n % 2:
+        content: object = [{"type": "thinking", "thinking": f"pondering step {n}"},
+                           {"type": "tool_use", "id": f"t{n}", "name": "Bash", "input": {"command": f"ls /tmp/{n}"}},
+                           {"type": "text", "text": text or f"reply {n}"}]
+    else:
+        content = text or f"question {n} about the weather in town number {n * 7}"
+    line = {"type": "assistant" if n % 2 else "user", "uuid": f"{session}-{n}", "sessionId": session,
+            "timestamp": ts, "message": {"role": "assistant" if n % 2 else "user", "content": content}}
+    return json.dumps(line).encode() + b"\n"
+
+
+def sha(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+@pytest.fixture
+def store(settings: Settings) -> Iterator[EventStore]:
+    log = EventStore(paths_for(settings).events_db)
+    yield log
+    log.close()
+
+
+@pytest.fixture
+def archive(settings: Settings) -> Iterator[SourceArchive]:
+    hook = archive_for(settings, "claude-code")
+    assert hook is not None
+    yield hook
+    hook.close()
+
+
+@pytest.fixture
+def tailer(store: EventStore, archive: SourceArchive) -> Tailer:
+    return Tailer(store, agent="claude-code", archive=archive)
+
+
+@pytest.fixture
+def session(home: Path) -> Path:
+    folder = home / "claude-projects" / "-home-me-proj"
+    folder.mkdir(parents=True)
+    return folder / "s1.jsonl"
+
+
+def archived(settings: Settings, path: Path) -> list[tuple[int, str, bytes]]:
+    """``(version, state, kept bytes)`` of every archived version of ``path``."""
+    with ArchiveStore(paths_for(settings).archive_db, readonly=True) as db:
+        return [(f.version, f.state, b"".join(db.read(f.id))) for f in db.versions(str(path))]
+
+
+def append(path: Path, data: bytes) -> None:
+    with path.open("ab") as fh:
+        fh.write(data)
+
+
+def test_several_appends_give_back_the_exact_bytes_through_the_cli(settings: Settings, tailer: Tailer,
+                                                                   session: Path, home: Path, tmp_path: Path) -> None:
+    """Each append is captured as the tailer reads it; `archive extract` returns the file byte for byte."""
+    for batch in range(5):
+        append(session, b"".join(record("s1", batch * 40 + n) for n in range(40)))
+        tailer.tail(str(session))
+        assert archived(settings, session)[-1][2] == session.read_bytes()
+    out = tmp_path / "copy.jsonl"
+    env = {**os.environ, "TAPESTRY_HOME": str(home), "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
+    done = subprocess.run([sys.executable, "-m", "tapestryd.cli", "archive", "extract", "s1.jsonl", "--out", str(out)],
+                          env=env, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert sha(out.read_bytes()) == sha(session.read_bytes())
+    assert stat.S_IMODE(out.stat().st_mode) == 0o600
+    listed = subprocess.run([sys.executable, "-m", "tapestryd.cli", "archive", "list", "-f", "json"],
+                            env=env, capture_output=True, text=True, timeout=60)
+    rows = json.loads(listed.stdout)
+    assert [(r["path"], r["original_bytes"]) for r in rows] == [(str(session), session.stat().st_size)]
+    assert 0 < rows[0]["stored_bytes"] < rows[0]["original_bytes"] / 3
+    assert rows[0]["last_capture"]
+
+
+def test_an_append_recompresses_only_the_last_block(settings: Settings, tailer: Tailer, session: Path) -> None:
+    """Blocks before the last one are left as they were (same rows): the file is never recompressed whole."""
+    append(session, b"".join(record("s1", n) for n in range(1500)))
+    tailer.tail(str(session))
+    before = _blocks(settings)
+    assert len(before) >= 3
+    append(session, record("s1", 2000))
+    tailer.tail(str(session))
+    after = _blocks(settings)
+    assert after[:-1] == before[:-1]
+    assert after[-1] != before[-1]
+    assert all(length == BLOCK for _, length, _ in after[:-1])
+
+
+def _blocks(settings: Settings) -> list[tuple[int, int, bytes]]:
+    with ArchiveStore(paths_for(settings).archive_db, readonly=True) as db:
+        return db.conn.execute("SELECT rowid, length, data FROM blocks ORDER BY file_id, start").fetchall()
+
+
+def test_a_half_written_line_waits_for_its_newline(settings: Settings, tailer: Tailer, session: Path) -> None:
+    """Like the tailer, the archive takes complete lines only."""
+    line = record("s1", 1)
+    append(session, record("s1", 0) + line[:30])
+    tailer.tail(str(session))
+    assert archived(settings, session)[0][2] == record("s1", 0)
+    append(session, line[30:])
+    tailer.tail(str(session))
+    assert archived(settings, session)[0][2] == session.read_bytes()
+
+
+def test_a_truncated_file_becomes_a_new_version_and_the_old_one_is_kept(settings: Settings, tailer: Tailer,
+                                                                        session: Path) -> None:
+    """Truncated and rewritten (same inode): version 1 keeps what was read, version 2 is the new content."""
+    append(session, b"".join(record("s1", n) for n in range(10)))
+    tailer.tail(str(session))
+    old = session.read_bytes()
+    with session.open("r+b") as fh:
+        fh.truncate(0)
+        fh.write(b"".join(record("s1", n, text=f"rewritten {n}") for n in range(30)))
+    tailer.tail(str(session))
+    versions = archived(settings, session)
+    assert [(v, s) for v, s, _ in versions] == [(1, "replaced"), (2, "current")]
+    assert versions[0][2] == old
+    assert versions[1][2] == session.read_bytes()
+
+
+def test_a_replaced_file_is_a_new_version_but_a_copy_renamed_over_it_continues(settings: Settings, tailer: Tailer,
+                                                                                session: Path) -> None:
+    """A new inode with other bytes is a new version; one holding the same bytes plus more goes on."""
+    append(session, b"".join(record("s1", n) for n in range(10)))
+    tailer.tail(str(session))
+    copy = session.with_suffix(".tmp")
+    copy.write_bytes(session.read_bytes() + record("s1", 10))
+    os.replace(copy, session)
+    tailer.tail(str(session))
+    assert [(v, s, data) for v, s, data in archived(settings, session)] == [(1, "current", session.read_bytes())]
+    other = session.with_suffix(".tmp")
+    other.write_bytes(b"".join(record("s2", n) for n in range(12)))
+    os.replace(other, session)
+    tailer.tail(str(session))
+    assert [(v, s) for v, s, _ in archived(settings, session)] == [(1, "replaced"), (2, "current")]
+    assert archived(settings, session)[1][2] == session.read_bytes()
+
+
+def test_files_read_before_the_archive_was_on_are_caught_up_by_the_sweep(settings: Settings, store: EventStore,
+                                                                         archive: SourceArchive, session: Path) -> None:
+    """The log already has every line; the sweep still hands the file to the tailer for the archive."""
+    append(session, b"".join(record("s1", n) for n in range(20)))
+    Tailer(store, agent="claude-code").tail(str(session))
+    tailer = Tailer(store, agent="claude-code", archive=archive)
+    scan = scan_sessions([session.parent])
+    assert tailer.changed(scan) == [str(session)]
+    tailer.tail_many(tailer.changed(scan))
+    assert archived(settings, session)[0][2] == session.read_bytes()
+    assert tailer.changed(scan_sessions([session.parent])) == []
+
+
+@pytest.mark.parametrize("umask", [0o022, 0o000])
+def test_the_archive_is_private_whatever_the_umask(settings: Settings, tailer: Tailer, session: Path,
+                                                   umask: int) -> None:
+    """Folder 0700, database and its WAL files 0600."""
+    old = os.umask(umask)
+    try:
+        append(session, record("s1", 0))
+        tailer.tail(str(session))
+    finally:
+        os.umask(old)
+    folder = paths_for(settings).archive_db.parent
+    assert stat.S_IMODE(folder.stat().st_mode) == 0o700
+    files = list(folder.iterdir())
+    assert {f.name for f in files} >= {"archive.db", "archive.db-wal"}
+    assert {f.name: stat.S_IMODE(f.stat().st_mode) for f in files} == {f.name: 0o600 for f in files}
+
+
+def test_archive_is_on_for_claude_code_and_codex_by_default_and_can_be_turned_off(home: Path) -> None:
+    """Defaults from ARCHIVE_DEFAULTS; `[archive] claude-code = false` turns the hook off."""
+    settings = load_settings(home)
+    assert settings.archive.keeps("claude-code") and settings.archive.keeps("codex")
+    assert not settings.archive.keeps("gemini")
+    (home / "tapestry.toml").write_text('[archive]\nclaude-code = false\ngemini = true\n')
+    changed = load_settings(home)
+    assert archive_for(changed, "claude-code") is None
+    assert changed.archive.keeps("gemini") and changed.archive.keeps("codex")
+    assert not changed.warnings
