@@ -49,12 +49,12 @@ class Paths:
         self.socket.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
 
     def private_dirs(self) -> tuple[Path, ...]:
-        """The folders that must stay 0700: data, backups, logs, cache."""
-        return (self.data_dir, self.backups, self.logs, self.cache)
+        """The folders that must stay 0700: data, backups, logs, cache, the raw archive."""
+        return (self.data_dir, self.backups, self.logs, self.cache, self.archive_db.parent)
 
     def private_files(self) -> tuple[Path, ...]:
         """The files that must stay 0600 (those that exist now): databases and their WAL, lock, backups, ``.env``."""
-        dbs = (self.events_db, self.projections_db)
+        dbs = (self.events_db, self.projections_db, self.archive_db)
         sidecars = tuple(Path(f"{db}{suffix}") for db in dbs for suffix in ("-wal", "-shm", "-journal"))
         backups = tuple(sorted(self.backups.glob("*.db"))) if self.backups.is_dir() else ()
         return dbs + sidecars + (self.lock_file, self.data_dir / ".env") + backups

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from tapestryd.config import Settings
-from tapestryd.errors import TapestryError
+from tapestryd.errors import StoreError, TapestryError
 from tapestryd.events.store import EventStore
 from tapestryd.paths import Paths, paths_for
 from tapestryd.sources.archive import ArchivedFile, ArchiveStore, follow_forgotten
@@ -23,11 +23,28 @@ __all__ = ["archive_status", "extract_offline", "forget_in_archive", "list_archi
 
 
 def _open(paths: Paths) -> ArchiveStore | None:
-    return ArchiveStore(paths.archive_db, readonly=True) if paths.archive_db.exists() else None
+    """The archive read-only, or None when there is none yet (no file, or not set up yet)."""
+    if not paths.archive_db.exists():
+        return None
+    store = ArchiveStore(paths.archive_db, readonly=True)
+    if store.ready():
+        return store
+    store.close()
+    return None
 
 
 def archive_status(settings: Settings, paths: Paths) -> dict[str, Any]:
-    """Sources kept, files and versions, original and stored bytes, bytes on disk, last capture."""
+    """Sources kept, files and versions, original and stored bytes, bytes on disk, last capture.
+
+    An archive that cannot be read gives ``{"error": ...}`` (the rest of ``status`` still answers).
+    """
+    try:
+        return _status(settings, paths)
+    except StoreError as exc:
+        return {"error": exc.message}
+
+
+def _status(settings: Settings, paths: Paths) -> dict[str, Any]:
     head: dict[str, Any] = {"sources": list(settings.archive.sources), "path": str(paths.archive_db)}
     store = _open(paths)
     if store is None:

@@ -26,7 +26,6 @@ file in one stream (zlib's window is 32 KiB).
 
 from __future__ import annotations
 
-import os
 import sqlite3
 import zlib
 from dataclasses import dataclass
@@ -34,6 +33,7 @@ from pathlib import Path
 from typing import Iterator
 
 from tapestryd.db import connect, migrate, transaction, translate_errors
+from tapestryd.filemodes import private_dir
 
 __all__ = ["BLOCK", "SAMPLE", "ArchiveStore", "ArchivedFile"]
 
@@ -93,28 +93,18 @@ def _create_tables(conn: sqlite3.Connection) -> None:
 MIGRATIONS = [_create_tables]
 
 
-def make_private(path: Path) -> None:
-    """Create ``path``'s folder as 0700 and ``path`` itself as an empty 0600 file if missing; fix both
-    modes when they exist (chmod ignores the umask). SQLite gives its -wal and -shm files the
-    mode of the database file."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    os.chmod(path.parent, 0o700)
-    os.close(os.open(path, os.O_CREAT | os.O_WRONLY, 0o600))
-    os.chmod(path, 0o600)
-
-
 class ArchiveStore:
     """The archive database (see the module docstring); one connection, used by one thread at a time.
 
     ``readonly`` opens an existing file without writing (``list``, ``extract``, status);
-    otherwise the file and its folder are created private. Raises StoreError when the file
+    otherwise the folder is created 0700 and the file 0600 (:mod:`tapestryd.filemodes`). Raises StoreError when the file
     cannot be opened.
     """
 
     def __init__(self, path: Path, *, readonly: bool = False) -> None:
         self.path = path
         if not readonly:
-            make_private(path)
+            private_dir(path.parent)
         self.conn = connect(path, readonly=readonly)
         if not readonly:
             migrate(self.conn, MIGRATIONS)
@@ -130,6 +120,11 @@ class ArchiveStore:
         self.close()
 
     # Reading
+
+    def ready(self) -> bool:
+        """Whether the tables exist (a database a writer has just created may not have them yet)."""
+        with translate_errors(self.conn):
+            return self.conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'files'").fetchone() is not None
 
     def _files(self, where: str, params: tuple[object, ...]) -> list[ArchivedFile]:
         with translate_errors(self.conn):
