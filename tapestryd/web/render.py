@@ -10,14 +10,18 @@ through the privacy layer's :func:`~tapestryd.privacy.outbound` first, so secret
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from markdown_it import MarkdownIt
-from markupsafe import Markup
+from markupsafe import Markup, escape
 
 from tapestryd.privacy import outbound
+from tapestryd.queries.snippets import query_stems
 
-__all__ = ["markdown", "plain", "shorten"]
+__all__ = ["highlight", "markdown", "plain", "shorten"]
+
+_MARKED = re.compile(r"\[([^\[\]\n]{1,100})\]")
 
 _MD = MarkdownIt("commonmark", {"html": False, "breaks": True, "linkify": False}).enable(["table", "strikethrough"])
 
@@ -38,6 +42,25 @@ def markdown(text: str | None) -> Markup:
 def plain(text: str | None) -> str:
     """``text`` redacted, as plain text (Jinja escapes it when it is inserted)."""
     return outbound(text or "")
+
+
+def highlight(snippet: str | None, query: str) -> Markup:
+    """A search snippet redacted and escaped, its marked matches (``[word]``, see
+    :mod:`tapestryd.queries.snippets`) shown as ``<mark>word</mark>``.
+
+    Only a bracketed word that stems to one of ``query``'s words (or, for a regex search,
+    equals the query) is a mark; other brackets in the text (``[1]``, a link's ``[label]``)
+    stay as they are.
+    """
+    text, stems = plain(snippet), query_stems(query)
+    out, at = [], 0
+    for found in _MARKED.finditer(text):
+        inner = found.group(1)
+        if (query_stems(inner) & stems) or inner.lower() == query.strip().lower():
+            out += [escape(text[at:found.start()]), Markup("<mark>"), escape(inner), Markup("</mark>")]
+            at = found.end()
+    out.append(escape(text[at:]))
+    return Markup("").join(out)
 
 
 def shorten(text: str | None, limit: int = 160) -> str:

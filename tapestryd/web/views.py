@@ -12,7 +12,7 @@ from datetime import date, datetime
 from typing import Any
 from urllib.parse import urlencode
 
-from flask import Blueprint, Response, abort, redirect, render_template, request, url_for
+from flask import Blueprint, Response, abort, current_app, redirect, render_template, request, url_for
 
 from tapestryd.clock import SUPPORTED_FROM, SUPPORTED_UNTIL
 from tapestryd.config import PARSERS
@@ -21,7 +21,7 @@ from tapestryd.queries.calendar import conversation_day, day_panel, month_grid, 
 from tapestryd.web.app import data_agents, reader, state
 from tapestryd.web.backend import call_op
 from tapestryd.web.colors import color_for, read_colors
-from tapestryd.web.render import markdown, plain, shorten
+from tapestryd.web.render import highlight, markdown, plain, shorten
 from tapestryd.web.security import bind_warning
 
 __all__ = ["pages"]
@@ -38,6 +38,11 @@ def _md(text: str | None) -> Any:
 @pages.app_template_filter("plain")
 def _plain(text: str | None) -> str:
     return plain(text)
+
+
+@pages.app_template_filter("highlight")
+def _highlight(snippet: str | None, query: str) -> Any:
+    return highlight(snippet, query)
 
 
 @pages.app_template_filter("short")
@@ -203,6 +208,14 @@ def search() -> str:
         except TapestryError as exc:
             error = exc.message
     return render_template("search.html", query=query, agent=agent, result=result, error=error)
+
+
+@pages.route("/favicon.ico")
+def favicon() -> Response:
+    """The tab icon at the address browsers ask for by default (the SVG every page also links)."""
+    response = current_app.send_static_file("favicon.svg")
+    response.mimetype = "image/svg+xml"
+    return response
 
 
 @pages.route("/agents.css")

@@ -179,3 +179,29 @@ def test_agent_colours_are_stored_in_the_config_file(app: Flask, client: FlaskCl
     bad = client.post("/api/agents/color", json={"agent": "chatgpt", "color": "red; x"},
                       headers={"Origin": "http://localhost", "X-CSRF-Token": csrf_of(app)})
     assert bad.status_code == 400 and "#rrggbb" in bad.get_json()["error"]
+
+
+def test_search_highlights_matches_instead_of_printing_brackets(client: FlaskClient) -> None:
+    """The snippet's marked words are <mark>ed; a bracket that is the text's own stays, and nothing is unescaped."""
+    page = text_of(client.get("/search?q=garlic"))
+    snippets = re.findall(r'<p class="snippet">(.*?)</p>', page, re.S)
+    assert snippets and all("[garlic]" not in s.lower() for s in snippets)
+    assert any("<mark>garlic</mark>" in s for s in snippets)
+    assert "<script>" not in "".join(snippets) and "&lt;script&gt;" in "".join(snippets)
+
+
+def test_the_calendar_serves_a_favicon(client: FlaskClient) -> None:
+    """Browsers ask /favicon.ico; every page links the same icon."""
+    icon = client.get("/favicon.ico")
+    assert icon.status_code == 200 and icon.mimetype == "image/svg+xml"
+    assert icon.get_data(as_text=True).startswith("<svg")
+    link = re.search(r'<link rel="icon" href="([^"]+)"', text_of(client.get("/month/2026-03")))
+    assert link and client.get(link.group(1)).status_code == 200
+
+
+def test_only_the_query_s_words_are_marked() -> None:
+    """A bracketed word of the text itself ([1], a link label) is left alone; HTML in the snippet stays escaped."""
+    from tapestryd.web.render import highlight
+
+    shown = highlight("See [1] and [Garlic] <b>[planting]</b> [click](x)", "planted garlic")
+    assert str(shown) == ("See [1] and <mark>Garlic</mark> &lt;b&gt;<mark>planting</mark>&lt;/b&gt; [click](x)")
