@@ -23,8 +23,9 @@ Wednesday, "may" the verb):
   year when it has none: "between November and December 2024"); a range that ends
   before it starts is refused; "A.." runs from A's start up to now, "..B" from the
   beginning to B's end;
-* a query holding two separate time phrases ("last 2 months 2026-10-02") is an error
-  naming both, not one of them read and the other dropped;
+* a query holding two separate time phrases ("last 2 months 2026-10-02") is read as their
+  overlap, or, when they do not overlap, as the later of the two; the range's note says
+  which (a whole string read by :func:`parse_when` holding two is an error naming both);
 * a date written YYYY-MM-DD that does not exist ("2025-02-30") is an error naming it, not
   words;
 * a lone month name followed by "of" and a word ("march of progress") and an article with
@@ -37,7 +38,7 @@ A range is half-open ``[since, until)`` in UTC; either end may be open (None).
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import date, datetime, time, timedelta, timezone
 from typing import Any
 from zoneinfo import ZoneInfo
@@ -145,16 +146,18 @@ def _iso(ts: datetime | None) -> str | None:
     return ts.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ") if ts else None
 
 
-def find_time_phrase(query: str, *, now: datetime, tz: ZoneInfo,
-                     first_day_of_week: int = 0) -> tuple[TimeRange | None, str]:
+def find_time_phrase(query: str, *, now: datetime, tz: ZoneInfo, first_day_of_week: int = 0,
+                     two: bool = True) -> tuple[TimeRange | None, str]:
     """The first time phrase in ``query`` as a range, and the query without it.
 
     ``now`` is the aware instant relative phrases count from. Returns ``(None, query)``
     when the query holds no time phrase. dateparser is imported only when the query has a
     digit or a calendar word, so plain queries stay cheap.
 
-    Raises TapestryError when the query holds two separate time phrases (naming both), a
-    fractional count ("last 1.5 months") or a day that does not exist.
+    Two separate time phrases are read as one range (:func:`_both`: their overlap, else the
+    later), both taken out of the rest; with ``two=False`` they are an error naming both.
+    Raises TapestryError for a fractional count ("last 1.5 months") or a day that does not
+    exist.
     """
     if not _CUE.search(query):
         return None, query
@@ -164,11 +167,32 @@ def find_time_phrase(query: str, *, now: datetime, tz: ZoneInfo,
     found, rest = _find_one(text, now, tz, first_day_of_week)
     if found is None:
         return None, query
-    again, _ = _find_one(rest, now, tz, first_day_of_week) if _CUE.search(rest) else (None, rest)
+    again, after = _find_one(rest, now, tz, first_day_of_week) if _CUE.search(rest) else (None, rest)
+    if again is not None and two:
+        return _both(found, again), after
     if again is not None:
         raise _TwoPhrases(f"the query holds two time phrases, {found.phrase!r} and {again.phrase!r}: keep one, "
                           f"or join them into one range ('A to B', 'since A', A..B)")
     return found, rest
+
+
+def _both(first: TimeRange, second: TimeRange) -> TimeRange:
+    """Two phrases of one query as one range: their overlap, or the later one when they do not overlap.
+
+    "Later" is the range that starts later (an open start is the earliest); the note names
+    both phrases and says which reading was taken.
+    """
+    lo = max((t for t in (first.since, second.since) if t is not None), default=None)
+    hi = min((t for t in (first.until, second.until) if t is not None), default=None)
+    phrase = f"{first.phrase} {second.phrase}"
+    if lo is None or hi is None or lo < hi:
+        tz = ZoneInfo(first.timezone)
+        day_lo = lo.astimezone(tz).date() if lo else max(first.first, second.first)
+        day_hi = (hi - timedelta(microseconds=1)).astimezone(tz).date() if hi else min(first.last, second.last)
+        return TimeRange(phrase, lo, hi, day_lo, day_hi, "range", first.timezone,
+                         f"the overlap of {first.phrase!r} and {second.phrase!r}")
+    later = max((first, second), key=lambda r: r.since or datetime.min.replace(tzinfo=timezone.utc))
+    return replace(later, note=f"{first.phrase!r} and {second.phrase!r} do not overlap: read as {later.phrase!r}")
 
 
 def _find_one(text: str, now: datetime, tz: ZoneInfo, first_day_of_week: int) -> tuple[TimeRange | None, str]:
@@ -226,7 +250,7 @@ def parse_when(text: str, *, now: datetime, tz: ZoneInfo, first_day_of_week: int
     _check_real_days(raw)
     if _ISO_KEY.match(raw):
         return _from_period_key(raw, tz, first_day_of_week)
-    found, rest = find_time_phrase(raw, now=now, tz=tz, first_day_of_week=first_day_of_week)
+    found, rest = find_time_phrase(raw, now=now, tz=tz, first_day_of_week=first_day_of_week, two=False)
     if found is None or rest.strip(" ,.;:") and not _only_filler(rest):
         raise _Unreadable(f"cannot read {text!r} as a date, period or range (try 2026-03-04, "
                           f"'last week', 'July 2025', 'since March' or 2026-03-01..2026-03-15)")

@@ -1,6 +1,7 @@
 """Tester report 4 (items 2, 4, 10): a fractional count is an error naming the phrase, "A to B"
-is a range, two time phrases in one query are refused, and --since/--until with a phrase
-search their overlap, said in the 'reading' line."""
+is a range, two time phrases in a query are read as their overlap or the later one (refused
+in one --since/--until value), and --since/--until with a phrase search their overlap, said
+in the 'reading' line."""
 
 from __future__ import annotations
 
@@ -57,11 +58,22 @@ def test_to_between_words_is_not_a_range() -> None:
     assert found is not None and found.phrase == "2024-01-01" and rest == "how to parse to iso"
 
 
-def test_two_time_phrases_are_refused_naming_both() -> None:
-    with pytest.raises(TapestryError) as raised:
-        find("garlic last 2 months 2026-10-02")
-    assert str(raised.value).startswith("the query holds two time phrases, 'last 2 months' and '2026-10-02'")
-    with pytest.raises(TapestryError, match="two time phrases"):
+def test_two_time_phrases_in_a_query_are_read_as_their_overlap() -> None:
+    found, rest = find("garlic last 2 months 2026-10-02")
+    assert found is not None and rest == "garlic"
+    assert (found.first.isoformat(), found.last.isoformat()) == ("2026-10-02", "2026-10-02")
+    assert "the overlap of 'last 2 months' and '2026-10-02'" in found.label()
+
+
+def test_two_time_phrases_that_do_not_overlap_read_as_the_later() -> None:
+    found, rest = find("garlic 2026-10-02 2025-03-01")
+    assert found is not None and rest == "garlic"
+    assert (found.first.isoformat(), found.last.isoformat()) == ("2026-10-02", "2026-10-02")
+    assert "'2026-10-02' and '2025-03-01' do not overlap: read as '2026-10-02'" in found.label()
+
+
+def test_two_time_phrases_as_one_when_are_refused_naming_both() -> None:
+    with pytest.raises(TapestryError, match="the query holds two time phrases, 'yesterday' and '2026-10-02'"):
         parse_when("yesterday 2026-10-02", now=NOW, tz=PARIS)
 
 
