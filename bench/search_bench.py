@@ -1,4 +1,4 @@
-"""Search latency (median, p95) over 100k and 1M messages through ``search_messages``.
+"""Search latency (median, p95) over 100k and 1M messages through ``search_messages``, against bare FTS5.
 
 For each size a home is built once (cached in ``bench/out/search-<N>/``): conversations of
 chat-like text (Zipf-distributed words, see ``textgen.py``) are appended to the event log
@@ -7,6 +7,10 @@ Then a fixed, seeded mix of queries runs through
 :func:`tapestryd.queries.search.search_messages` on a read-only Reader: one, two and three
 topic words, rare words, and queries narrowed by agent or role. Latency is wall time per
 call after a warm-up, in milliseconds, the best of three runs per query (and the first).
+The same words are also asked of FTS5 bare, ``SELECT rowid, bm25(messages_fts) FROM
+messages_fts WHERE messages_fts MATCH ? ORDER BY bm25(messages_fts) LIMIT 20``, with every
+word required (``bare``) and with any word (``bare_any``, the candidates search reranks),
+filters left out; the ratio of search's median to bare's is printed (issue 13: within 3×).
 
 With ``--compare`` each query is also ranked exactly (every match scored by BM25, no
 window; see :mod:`tapestryd.queries.ftsrank`) and the top 10 compared with the bounded
@@ -109,10 +113,14 @@ def measure(home: Path, count: int, repeat: int = 3) -> dict[str, Any]:
     from tapestryd.queries.reader import Reader
     from tapestryd.queries.search import SearchFilters, search_messages
 
+    from tapestryd.queries.search import fts_expression
+
     reader = Reader.open(load_settings(home))
     plan = queries(count)
     for q, f in plan[:20]:
         search_messages(reader, q, SearchFilters(**f))
+    bare = {name: _bare(reader.conn, [fts_expression(q, any_term=any_term) for q, _ in plan], repeat)
+            for name, any_term in (("bare_", False), ("bare_any_", True))}
     best, first, hits = [], [], 0
     by_words: dict[int, list[float]] = {}
     for q, f in plan:
@@ -127,8 +135,23 @@ def measure(home: Path, count: int, repeat: int = 3) -> dict[str, Any]:
         by_words.setdefault(len(q.split()), []).append(min(runs))
     reader.close()
     return {"queries": count, "with_hits": hits, **_stats("", best), **_stats("first_", first),
+            **{k: v for name, ms in bare.items() for k, v in _stats(name, ms).items()},
             "median_ms_by_words": {n: _stats("", v)["median_ms"] for n, v in sorted(by_words.items())},
             "p95_ms_by_words": {n: _stats("", v)["p95_ms"] for n, v in sorted(by_words.items())}}
+
+
+def _bare(conn: Any, expressions: list[str], repeat: int) -> list[float]:
+    """Milliseconds of a bare ``MATCH … ORDER BY bm25() LIMIT 20`` per expression, the best of ``repeat``."""
+    sql = "SELECT rowid, bm25(messages_fts) FROM messages_fts WHERE messages_fts MATCH ? ORDER BY bm25(messages_fts) LIMIT 20"
+    out = []
+    for expr in expressions:
+        runs = []
+        for _ in range(repeat):
+            t = time.perf_counter()
+            conn.execute(sql, (expr,)).fetchall()
+            runs.append((time.perf_counter() - t) * 1000)
+        out.append(min(runs))
+    return out
 
 
 def agreement(home: Path, count: int, top: int = 10) -> dict[str, Any]:
@@ -203,6 +226,11 @@ def main() -> None:
               f" {result['first_p95_ms']:.1f}; by words: median {_rounded(result['median_ms_by_words'])},"
               f" p95 {_rounded(result['p95_ms_by_words'])}; {result['with_hits']}/{args.queries} found something"
               + (f"; built in {built:.0f} s" if built else "") + ")", flush=True)
+        print(f"{'':>9} bare FTS5 MATCH … ORDER BY bm25() LIMIT 20: every word median {result['bare_median_ms']:.1f}"
+              f" ms p95 {result['bare_p95_ms']:.1f}; any word median {result['bare_any_median_ms']:.1f} ms p95"
+              f" {result['bare_any_p95_ms']:.1f}; search median / bare median"
+              f" {result['median_ms'] / result['bare_median_ms']:.2f}x (any word:"
+              f" {result['median_ms'] / result['bare_any_median_ms']:.2f}x)", flush=True)
         if args.compare:
             result["agreement"] = agreed = agreement(home, args.queries)
             words = ", ".join(f"{n} words {a['same_order']:.0%}/{a['mean_overlap']:.0%}"

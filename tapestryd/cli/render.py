@@ -33,7 +33,9 @@ def render_hits(result: dict[str, Any]) -> str:
         if span and n == inside and inside < len(hits):
             blocks.append(f"── {n} matches in {span['phrase']!r}; matches from other times follow ──")
         who = h["role"] if h.get("kind", "message") == "message" else h.get("level", "summary")
-        head_line = f"{h['local_time']}  {h['agent']}  {who}  {h.get('title') or h['conversation'] or h.get('key', '')}"
+        near = "  (next to a match)" if h.get("extra", {}).get("next_to_match") else ""
+        head_line = (f"{h['local_time']}  {h['agent']}  {who}  {h.get('title') or h['conversation'] or h.get('key', '')}"
+                     f"{near}")
         where = h.get("key") or h["conversation"]
         blocks.append(f"{head_line}\n  {where}\n  {' '.join(str(h['snippet']).split())}")
     if result.get("conversations"):

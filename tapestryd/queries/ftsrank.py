@@ -41,8 +41,8 @@ from typing import Protocol
 from tapestryd.db import translate_errors
 from tapestryd.events.types import format_utc
 
-__all__ = ["BOUNDS_SCAN", "RANK_WINDOW", "TIME_JOIN", "TIME_WALK", "WIDEN_FACTOR", "IdBounds", "id_bounds",
-           "message_where", "ranked_ids"]
+__all__ = ["BOUNDS_SCAN", "RANK_WINDOW", "TIME_JOIN", "TIME_WALK", "WIDEN_FACTOR", "IdBounds", "conversations_of",
+           "id_bounds", "message_where", "ranked_ids", "turns_around"]
 
 RANK_WINDOW = 20_000
 WIDEN_FACTOR = 4
@@ -234,3 +234,34 @@ def message_where(filters: MessageFilters) -> tuple[str, list[object]]:
         clauses.append("m.ts < ?")
         params.append(format_utc(filters.until))
     return "".join(f" AND {c}" for c in clauses), params
+
+
+def turns_around(conn: sqlite3.Connection, ids: list[int]) -> dict[int, tuple[str, list[int]]]:
+    """Each message's conversation and the ids of the turns just before and after it there.
+
+    Returns ``{id: (conversation key, [previous id, next id])}`` (an end of a conversation
+    has one neighbour); ids not stored are left out. Order within a conversation is
+    ``(ts, id)``, read through the ``messages(conversation, ts)`` index. Raises StoreError
+    on a database error.
+    """
+    if not ids:
+        return {}
+    sql = ("SELECT g.id, g.conversation,"
+           " (SELECT p.id FROM messages p WHERE p.conversation = g.conversation AND (p.ts, p.id) < (g.ts, g.id)"
+           "  ORDER BY p.ts DESC, p.id DESC LIMIT 1),"
+           " (SELECT n.id FROM messages n WHERE n.conversation = g.conversation AND (n.ts, n.id) > (g.ts, g.id)"
+           "  ORDER BY n.ts, n.id LIMIT 1)"
+           f" FROM messages g WHERE g.id IN ({','.join('?' * len(ids))})")
+    with translate_errors(conn):
+        rows = conn.execute(sql, ids).fetchall()
+    return {int(i): (str(conv), [int(n) for n in (before, after) if n is not None]) for i, conv, before, after in rows}
+
+
+def conversations_of(conn: sqlite3.Connection, ids: list[int], filters: MessageFilters) -> dict[int, str]:
+    """The conversation of each of ``ids`` that passes ``filters`` (those that do not are left out)."""
+    if not ids:
+        return {}
+    where, params = message_where(filters)
+    sql = f"SELECT m.id, m.conversation FROM messages m WHERE m.id IN ({','.join('?' * len(ids))}){where}"
+    with translate_errors(conn):
+        return {int(i): str(conv) for i, conv in conn.execute(sql, (*ids, *params))}

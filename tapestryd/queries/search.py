@@ -26,15 +26,14 @@
   over the messages holding such characters; its message hits come newest first, every
   term required, the query's other words through FTS5 (:mod:`tapestryd.queries.substring`).
   Summaries are still searched through ``nodes_fts`` alone (an emoji finds none).
-* Speed: FTS5 must score every match, which at a million messages takes 100–200 ms for a
-  word found in one message in seven. In the daemon the warm index
-  (:mod:`tapestryd.projections.tfidf`) holds the same stems and computes the same BM25
-  from memory over every match, so messages are ranked there and FTS5 only draws the
-  snippets of the few shown. Without a daemon (or for a word the index never counted)
-  FTS5 ranks, and bounds its work (:mod:`tapestryd.queries.ftsrank`): when the words
-  match more than :data:`~tapestryd.queries.ftsrank.RANK_WINDOW` (20,000) messages, only
-  the 20,000 most recently stored matches are ranked (exact BM25 scores, fewer
-  contenders); with filters, that window grows fourfold until enough of it passes.
+* Ranking (``sort=relevance``): one keyword ranking, the same with the daemon up or down,
+  injected as a :class:`~tapestryd.queries.rerank.KeywordRanker`: FTS5's ``bm25()``
+  candidates (any content word), reranked by their neighbouring turns and their
+  conversation (:mod:`tapestryd.queries.rerank`). FTS5 bounds its work on common words
+  (:mod:`tapestryd.queries.ftsrank`: when the words match more than
+  :data:`~tapestryd.queries.ftsrank.RANK_WINDOW` (20,000) messages, only the most recently
+  stored 20,000 compete; with filters, that window grows fourfold until enough pass).
+  ``sort=time`` lists the newest matches of every content word, then of any.
 
 Snippets mark the match with ``[`` ``]``; times are given in UTC and in the configured zone.
 """
@@ -48,19 +47,17 @@ from typing import Any, Callable
 
 from tapestryd.db import translate_errors
 from tapestryd.errors import TapestryError
-from tapestryd.events.types import format_utc, parse_utc
-from tapestryd.projections.tfidf import LexicalQuery
-from tapestryd.projections.warmdocs import micros
+from tapestryd.events.types import parse_utc
 from tapestryd.queries.conversations import resolve_conversation
 from tapestryd.queries.ftsrank import RANK_WINDOW, message_where, ranked_ids
 from tapestryd.queries.nodes import has_nodes
 from tapestryd.queries.reader import Reader
+from tapestryd.queries.rerank import KEYWORD_RANKER, KeywordRanker
 from tapestryd.queries.snippets import query_stems, snippet
 from tapestryd.queries.stopwords import STOPWORDS
 from tapestryd.queries.substring import fts_words, substring_pattern, substring_ranking, unsplit_terms
 from tapestryd.queries.timephrase import TimeRange, find_time_phrase
 from tapestryd.queries.tokens import flatten
-from tapestryd.queries.warm import warm_index
 
 __all__ = ["LEVELS", "SORTS", "SearchFilters", "SearchHit", "content_terms", "fts_expression",
            "fts_ranking", "list_period", "message_hits", "outside_range", "rrf_merge", "search", "search_messages",
@@ -137,7 +134,8 @@ def fts_expression(query: str, *, any_term: bool = False) -> str:
 
 
 def search(reader: Reader, query: str, filters: SearchFilters = SearchFilters(), *, now: datetime,
-           limit: int = 20, sort: str = "relevance", regex: bool = False, widen: bool = False) -> dict[str, Any]:
+           limit: int = 20, sort: str = "relevance", regex: bool = False, widen: bool = False,
+           ranker: KeywordRanker = KEYWORD_RANKER) -> dict[str, Any]:
     """Search with time phrases read relative to ``now``; the answer echoes how it was read.
 
     Returns ``{query, terms, time, sort, level, regex, outside, hits}``; ``time`` is the
@@ -146,7 +144,8 @@ def search(reader: Reader, query: str, filters: SearchFilters = SearchFilters(),
     matches from other times follow, each marked ``extra.outside_range`` and counted in
     ``outside`` (a phrase may name when something happened rather than when it was
     discussed). Raises TapestryError for an unknown sort or level, an invalid regular
-    expression, or a conversation filter :func:`with_conversation_key` refuses.
+    expression, or a conversation filter :func:`with_conversation_key` refuses. ``ranker``
+    ranks messages for ``sort=relevance`` (:mod:`tapestryd.queries.rerank`).
     """
     filters = with_conversation_key(reader, filters)
     if sort not in SORTS:
@@ -161,9 +160,10 @@ def search(reader: Reader, query: str, filters: SearchFilters = SearchFilters(),
     elif not content_terms(terms) and not unsplit_terms(terms):
         hits = list_period(reader, narrowed, limit=limit) if found else []
     else:
-        hits = _ranked(reader, terms, narrowed, limit=limit, sort=sort)
+        hits = _ranked(reader, terms, narrowed, limit=limit, sort=sort, ranker=ranker)
         if found and widen and len(hits) < limit:
-            outside = outside_range(hits, _ranked(reader, terms, filters, limit=limit, sort=sort), limit)
+            outside = outside_range(hits, _ranked(reader, terms, filters, limit=limit, sort=sort, ranker=ranker),
+                                    limit)
     return {"query": query, "terms": terms, "time": found.to_dict() if found else None, "sort": sort,
             "level": filters.level, "regex": regex, "outside": len(outside),
             "hits": [h.to_dict() for h in hits + outside]}
@@ -196,10 +196,11 @@ def _time_phrase(reader: Reader, query: str, filters: SearchFilters, now: dateti
     return found, terms
 
 
-def _ranked(reader: Reader, terms: str, filters: SearchFilters, *, limit: int, sort: str) -> list[SearchHit]:
+def _ranked(reader: Reader, terms: str, filters: SearchFilters, *, limit: int, sort: str,
+            ranker: KeywordRanker) -> list[SearchHit]:
     lists = []
     if filters.level in ("all", "messages"):
-        lists.append(search_messages(reader, terms, filters, limit=limit, sort=sort))
+        lists.append(search_messages(reader, terms, filters, limit=limit, sort=sort, ranker=ranker))
     if filters.level != "messages" and not filters.role:
         lists.append(search_summaries(reader, terms, filters, limit=limit, sort=sort))
     if sort == "time":
@@ -225,11 +226,13 @@ def rrf_merge(lists: list[list[Any]], *, limit: int, key: Callable[[Any], Any], 
 
 
 def search_messages(reader: Reader, query: str, filters: SearchFilters = SearchFilters(), *,
-                    limit: int = 20, sort: str = "relevance") -> list[SearchHit]:
-    """Messages matching every content word of ``query`` (then any, to fill ``limit``).
+                    limit: int = 20, sort: str = "relevance", ranker: KeywordRanker = KEYWORD_RANKER) -> list[SearchHit]:
+    """Messages for ``query``: ranked by ``ranker`` (``sort=relevance``), or newest first (``sort=time``).
 
-    The daemon's warm index ranks them when it can (the same BM25 over the same stems,
-    without reading FTS5's posting lists); FTS5 ranks them otherwise. Snippets are cut
+    ``sort=time`` lists matches of every content word, then of any, to fill ``limit``.
+    ``ranker`` ranks candidates holding any content word (:mod:`tapestryd.queries.rerank`),
+    so a turn next to a match may come too, holding none of the words: it is marked
+    ``extra.next_to_match``. Snippets are cut
     from the hits' text (:mod:`tapestryd.queries.snippets`). A query with a term of
     unsplit text (CJK, Thai, emoji) is matched by substring instead, every term required,
     newest first whatever ``sort``, score 0, the snippet around the first hit
@@ -240,11 +243,14 @@ def search_messages(reader: Reader, query: str, filters: SearchFilters = SearchF
         pattern = substring_pattern(pieces)
         return _message_details(reader, substring_ranking(reader.conn, pieces, fts_words(query), filters, limit),
                                 lambda text: _regex_snippet(pattern, text))
-    ranked = _warm_ranking(reader, query, filters, limit, sort)
-    if ranked is None:
+    turns: set[int] = set()
+    if sort == "relevance":
+        ranked, turns = ranker.rank(reader.conn, content_terms(query), filters, limit)
+    else:
         ranked = fts_ranking(reader, query, filters, limit=limit, sort=sort)
     stems = query_stems(" ".join(content_terms(query)))
-    return _message_details(reader, ranked, lambda text: snippet(text, stems))
+    hits = _message_details(reader, ranked, lambda text: snippet(text, stems))
+    return [replace(h, extra={"next_to_match": True}) if h.id in turns else h for h in hits]
 
 
 def fts_ranking(reader: Reader, query: str, filters: SearchFilters = SearchFilters(), *, limit: int = 20,
@@ -262,20 +268,6 @@ def fts_ranking(reader: Reader, query: str, filters: SearchFilters = SearchFilte
                           window=window)
         ranked += [(i, score) for i, score in more if i not in seen][: limit - len(ranked)]
     return ranked
-
-
-def _warm_ranking(reader: Reader, query: str, filters: SearchFilters, limit: int,
-                  sort: str) -> list[tuple[int, float]] | None:
-    index = warm_index(reader.paths.projections_db)
-    if index is None:
-        return None
-    return index.lexical(LexicalQuery(
-        text=" ".join(content_terms(query)), limit=limit, sort=sort, agent=filters.agent, role=filters.role,
-        conversation=filters.conversation, since_us=_micros(filters.since), until_us=_micros(filters.until)))
-
-
-def _micros(moment: datetime | None) -> int | None:
-    return micros(format_utc(moment)) if moment else None
 
 
 def _message_details(reader: Reader, ranked: list[tuple[int, float]], cut: Callable[[str], str]) -> list[SearchHit]:

@@ -52,7 +52,8 @@ def test_search_conversations_show_and_stats(tmp_path: Path) -> None:
     """The read commands find and print what the log holds."""
     seed(tmp_path)
     hits = json.loads(ctl("search", "braid", "-f", "json", home=tmp_path).stdout)
-    assert [h["message_key"] for h in hits] == ["m1"] and "[braid]" in hits[0]["snippet"]
+    assert [h["message_key"] for h in hits if not h["extra"]] == ["m1"] and "[braid]" in hits[0]["snippet"]
+    assert all(h["extra"] == {"next_to_match": True} for h in hits[1:])
     assert "Rope braiding" in ctl("conversations", home=tmp_path).stdout
     shown = ctl("show", "c1", home=tmp_path).stdout
     assert shown.index("How do I braid") < shown.index("Take three strands")

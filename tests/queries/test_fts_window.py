@@ -11,6 +11,7 @@ from tapestryd.config import load_settings
 from tapestryd.queries import ftsrank
 from tapestryd.queries.ftsrank import IdBounds, id_bounds, ranked_ids
 from tapestryd.queries.reader import Reader
+from tapestryd.queries.rerank import KeywordRanker
 from tapestryd.queries.search import SearchFilters, fts_ranking, search_messages
 
 START = datetime(2026, 1, 5, 9, 0, tzinfo=PARIS)
@@ -94,7 +95,7 @@ def test_every_word_first_then_any_word_fills_within_windows(reader: Reader) -> 
 
 
 def test_search_messages_ranks_a_small_store_exactly(reader: Reader) -> None:
-    hits = search_messages(reader, "tide", limit=3)
+    hits = search_messages(reader, "tide", limit=3, ranker=KeywordRanker(neighbour=0, session=0))
     exact = ranked_ids(reader.conn, '"tide"', SearchFilters(), 3, "relevance", window=None)
     assert [h.id for h in hits] == ids(exact) and hits[0].snippet.count("[tide]") == 4
 

@@ -3,6 +3,7 @@ for 6+ characters); an ambiguous, blank or unknown end is one clear error."""
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from datetime import datetime
@@ -70,8 +71,9 @@ def test_a_blank_or_unknown_end_is_refused(reader: Reader) -> None:
 def test_the_cli_searches_one_conversation_by_its_end(reader: Reader) -> None:
     done = subprocess.run([sys.executable, "-m", "tapestryd.cli", "search", "python", "--conversation",
                            "tool-conv-002", "-f", "jsonl"], capture_output=True, text=True, timeout=60)
-    assert done.returncode == 0 and done.stdout.count('"conversation":"claude-ai:tool-conv-002"') == 2
-    assert done.stdout.count("\n") == 2
+    hits = [json.loads(line) for line in done.stdout.splitlines()]
+    assert done.returncode == 0 and {h["conversation"] for h in hits} == {"claude-ai:tool-conv-002"}
+    assert len([h for h in hits if not h["extra"].get("next_to_match")]) == 2
     text = subprocess.run([sys.executable, "-m", "tapestryd.cli", "search", "python", "--conversation",
                            "tool-conv-002"], capture_output=True, text=True, timeout=60)
     assert text.returncode == 0 and text.stdout.splitlines()[0] == "in conversation claude-ai:tool-conv-002"

@@ -40,7 +40,15 @@ def reader(history: History) -> Reader:
 
 
 def keys(result: dict) -> list[str]:
-    return [h["key"] or h["message_key"] for h in result["hits"]]
+    """The hits that match the words (turns that only sit next to a match left out)."""
+    return [h["key"] or h["message_key"] for h in result["hits"] if not h["extra"].get("next_to_match")]
+
+
+def test_the_turn_next_to_a_match_comes_too_marked(reader: Reader) -> None:
+    """The reply to a matching turn holds the answer as often as the turn itself: it is ranked, and marked."""
+    hits = search(reader, "honey", SearchFilters(level="messages"), now=NOW)["hits"]
+    assert [h["message_key"] for h in hits][:2] == ["m1", "m2"]
+    assert hits[1]["extra"] == {"next_to_match": True} and not hits[0]["extra"]
 
 
 def test_messages_and_summaries_are_both_found_with_highlighted_snippets(reader: Reader) -> None:
@@ -84,8 +92,8 @@ def test_a_time_phrase_narrows_before_ranking_and_is_echoed(reader: Reader) -> N
     assert keys(result)[0] == "m6" and result["terms"] == "bread"
     assert result["time"]["phrase"] == "this morning"
     assert result["time"]["label"] == "2026-03-04 06:00 → 2026-03-04 12:00 (Europe/Paris)"
-    assert result["outside"] == len(result["hits"]) - 1 == 2
-    assert [h["extra"].get("outside_range", False) for h in result["hits"]] == [False, True, True]
+    assert result["outside"] == len(result["hits"]) - 1 == 3  # m1, the summary, and m2 next to m1
+    assert [h["extra"].get("outside_range", False) for h in result["hits"]] == [False, True, True, True]
     assert search(reader, "bread this morning", now=NOW, limit=1, widen=True)["outside"] == 0
 
 
@@ -139,8 +147,8 @@ def test_the_cli_prints_text_json_and_jsonl(reader: Reader) -> None:
     assert text.stdout.startswith("reading '2026-03-03' as 2026-03-03 00:00 → 2026-03-04 00:00 (Europe/Paris)")
     assert "other times" not in text.stdout
     widened = ctl(home, "search", "bread", "2026-03-03", "--widen")
-    assert "── 2 matches in '2026-03-03'; matches from other times follow ──" in widened.stdout
+    assert "── 3 matches in '2026-03-03'; matches from other times follow ──" in widened.stdout
     hits = json.loads(ctl(home, "search", "bread", "-f", "json", "--level", "messages").stdout)
-    assert sorted(h["message_key"] for h in hits) == ["m1", "m6"]
+    assert sorted(h["message_key"] for h in hits if not h["extra"]) == ["m1", "m6"]
     lines = ctl(home, "search", "watchdog", "--regex", "-f", "jsonl", "--since", "2026-03-01")
     assert [json.loads(line)["message_key"] for line in lines.stdout.splitlines()] == ["m4", "m3"]

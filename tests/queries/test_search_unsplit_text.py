@@ -14,8 +14,10 @@ from tapestryd.daemon.runtime import Runtime
 from tapestryd.events import Event, Forgotten, MessageRecorded, NewEvent, event_id, format_utc
 from tapestryd.paths import paths_for
 from tapestryd.projections.unsplit import has_unsplit
+from tapestryd.queries.ftsrank import ranked_ids
 from tapestryd.queries.reader import Reader
-from tapestryd.queries.search import SearchFilters, fts_ranking, search, search_messages
+from tapestryd.queries.rerank import KeywordRanker
+from tapestryd.queries.search import SearchFilters, fts_expression, fts_ranking, search, search_messages
 
 NOW = datetime(2026, 3, 5, 12, 0, tzinfo=PARIS)
 
@@ -43,7 +45,8 @@ def reader(history: History) -> Reader:
 
 
 def texts(result: dict) -> list[str]:
-    return [h["snippet"] for h in result["hits"] if h["kind"] == "message"]
+    """Snippets of the messages that match (turns only next to a match left out)."""
+    return [h["snippet"] for h in result["hits"] if h["kind"] == "message" and not h["extra"].get("next_to_match")]
 
 
 def found(reader: Reader, query: str, **filters: object) -> list[str]:
@@ -94,8 +97,8 @@ def test_hits_are_newest_first_with_either_sort(reader: Reader) -> None:
 def test_latin_queries_keep_the_fts5_ranking(reader: Reader) -> None:
     """Latin-only queries never reach the substring path: the hits are FTS5's, in BM25 order with BM25 scores."""
     for query in ("python", "weekend hiking", "tool traceback", "python plans"):
-        ranked = fts_ranking(reader, query)
-        hits = search_messages(reader, query)
+        ranked = ranked_ids(reader.conn, fts_expression(query, any_term=True), SearchFilters(), 20, "relevance")
+        hits = search_messages(reader, query, ranker=KeywordRanker(neighbour=0, session=0))
         assert [(h.id, h.score) for h in hits] == ranked and ranked and all(s < 0 for _, s in ranked)
     assert found(reader, "weekend hiking") == ["python [weekend] [hiking] plans",
                                                "plans for the [weekend]: [hiking], then python",

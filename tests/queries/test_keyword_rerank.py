@@ -1,0 +1,73 @@
+"""The keyword ranking: FTS5 candidates reranked by their neighbouring turns and their conversation."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+import pytest
+from query_helpers import PARIS, History
+
+from tapestryd.config import load_settings
+from tapestryd.queries.reader import Reader
+from tapestryd.queries.rerank import KeywordRanker
+from tapestryd.queries.search import SearchFilters
+
+BARE = KeywordRanker(neighbour=0, session=0)
+
+
+def at(d: int, h: int, m: int = 0) -> datetime:
+    return datetime(2026, 3, d, h, m, tzinfo=PARIS)
+
+
+@pytest.fixture
+def reader(history: History) -> Reader:
+    h = history
+    # c1: a question about the trip, its answer in the reply; then an unrelated turn.
+    h.message("claude-ai:c1", at(2, 9), "Where did we go on the sailing trip?", agent="claude-ai")
+    h.message("claude-ai:c1", at(2, 9, 1), "To the Glenan islands, in late June", role="assistant", agent="claude-ai")
+    h.message("claude-ai:c1", at(2, 9, 2), "Thanks", agent="claude-ai")
+    # c2: three turns about sailing between them; c3: one stray mention.
+    h.message("claude-ai:c2", at(3, 9), "sailing lessons start Monday", agent="claude-ai")
+    h.message("claude-ai:c2", at(3, 9, 1), "the trip to the coast is booked", role="assistant", agent="claude-ai")
+    h.message("claude-ai:c2", at(3, 9, 2), "sailing gear: a jacket", agent="claude-ai")
+    h.message("claude-ai:c3", at(4, 9), "a trip to the bakery", agent="claude-ai")
+    h.commit()
+    return Reader.open(load_settings(h.settings.home))
+
+
+def keys(reader: Reader, ranked: list[tuple[int, float]]) -> list[str]:
+    rows = dict(reader.conn.execute("SELECT id, message_key FROM messages"))
+    return [rows[i] for i, _ in ranked]
+
+
+def test_bare_ranking_holds_only_matches(reader: Reader) -> None:
+    ranked, turns = BARE.rank(reader.conn, ["sailing", "trip"], SearchFilters(), 10)
+    assert "m2" not in keys(reader, ranked) and turns == set()
+    assert all(score < 0 for _, score in ranked)
+
+
+def test_a_reply_enters_through_the_turn_it_answers(reader: Reader) -> None:
+    ranked, turns = KeywordRanker(session=0).rank(reader.conn, ["sailing", "trip"], SearchFilters(), 10)
+    found = keys(reader, ranked)
+    assert "m2" in found and found.index("m2") < found.index("m7")
+    assert {k for i, k in zip([i for i, _ in ranked], found) if i in turns} == {"m2"}
+    assert [s for _, s in ranked] == sorted(s for _, s in ranked)  # best (lowest) first
+
+
+def test_a_neighbour_outside_the_filters_is_not_lent_to(reader: Reader) -> None:
+    ranked, turns = KeywordRanker().rank(reader.conn, ["sailing", "trip"], SearchFilters(role="user"), 10)
+    roles = dict(reader.conn.execute("SELECT id, role FROM messages"))
+    assert ranked and {roles[i] for i, _ in ranked} == {"user"}
+
+
+def test_the_conversation_whose_turns_hold_the_words_lifts_its_messages(reader: Reader) -> None:
+    """c3's bakery trip and c2's coast trip hold 'trip' alike; c2's turns also hold 'sailing': it ranks higher."""
+    bare, _ = BARE.rank(reader.conn, ["sailing", "trip"], SearchFilters(), 10)
+    blended, _ = KeywordRanker(neighbour=0).rank(reader.conn, ["sailing", "trip"], SearchFilters(), 10)
+    assert keys(reader, blended).index("m5") < keys(reader, blended).index("m7")
+    assert dict(blended)[5] < dict(bare)[5]  # lifted (scores are negated: lower is better)
+
+
+def test_nothing_to_rank(reader: Reader) -> None:
+    assert KeywordRanker().rank(reader.conn, [], SearchFilters(), 10) == ([], set())
+    assert KeywordRanker().rank(reader.conn, ["zeppelin"], SearchFilters(), 10) == ([], set())
