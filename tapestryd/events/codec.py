@@ -22,6 +22,7 @@ import json
 import orjson
 from typing import Any, Callable
 
+from tapestryd.events.thinking import upcast_message_v1
 from tapestryd.events.types import (
     ConversationTitled,
     DayClosed,
@@ -47,7 +48,7 @@ ORJSON_MAX = 1 << 20
 orjson peaks at about 13 times a long string's size, the stdlib at 1 to 2 times."""
 
 Upcaster = Callable[[dict[str, Any]], dict[str, Any]]
-UPCASTERS: dict[tuple[str, int], Upcaster] = {}
+UPCASTERS: dict[tuple[str, int], Upcaster] = {(MessageRecorded.type, 1): upcast_message_v1}
 
 
 def encode(event: Event) -> tuple[str, int, str]:

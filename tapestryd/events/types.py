@@ -81,9 +81,13 @@ class MessageRecorded(Event):
     messages projection. ``text`` is the verbatim visible text; ``skipped`` counts content
     kinds that are not message text (``thinking``, ``tool_use``, ``image``, ...); ``meta``
     holds source details (``cwd``, ``git_branch``, ``sidechain``, ``attachments``, ...).
+
+    Schema 2: a Claude.ai reply's ``<antThinking>`` spans are in ``meta["thinking"]``, not in
+    ``text`` (:mod:`tapestryd.events.thinking` upcasts schema 1).
     """
 
     type: ClassVar[str] = "MessageRecorded"
+    schema: ClassVar[int] = 2
     conversation: str
     message: str
     role: str

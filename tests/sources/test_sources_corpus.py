@@ -71,8 +71,9 @@ EXPECTED: dict[str, tuple[str, int, int, int]] = {
     # browser.search (skipped), tool result, recap (skipped), answer = 3; the inactive
     # answer is off the branch.
     "chatgpt/polylogue-native-branching-2026.json": ("chatgpt", 3, 0, 1),
-    # 6 messages; "msg-empty-filename" has only a file and no text = 5.
-    "claude-ai/echomine-attachments.json": ("claude", 5, 0, 1),
+    # 6 messages; "msg-empty-filename" has only a file and no text: kept as a
+    # "[file: (unnamed)]" placeholder = 6.
+    "claude-ai/echomine-attachments.json": ("claude", 6, 0, 1),
     # conversations 1, 3, 4, 6 hold 1 + 1 + 2 + 1 = 5; conversation 2 has no uuid and
     # a message of conversation 4 has no uuid or sender (2 errors); 5 is empty.
     "claude-ai/echomine-malformed_export.json": ("claude", 5, 2, 4),
@@ -125,11 +126,11 @@ def test_whole_corpus_projects_every_message(corpus: Path, store: EventStore, se
     receipt = ingest(store, settings, corpus)
     projector.catch_up()
     total = sum(v[1] for v in EXPECTED.values())
-    assert receipt["totals"]["messages_new"] == total == 147
+    assert receipt["totals"]["messages_new"] == total == 148
     assert receipt["totals"]["skipped"]["not-an-export"] == 1
     assert rows(projector.conn, "SELECT COUNT(*) FROM messages") == [(total,)]
     agents = dict(rows(projector.conn, "SELECT agent, COUNT(*) FROM messages GROUP BY agent"))
-    assert agents == {"claude-code": 47, "chatgpt": 30, "claude-ai": 70}
+    assert agents == {"claude-code": 47, "chatgpt": 30, "claude-ai": 71}
 
 
 def test_importing_the_corpus_twice_adds_zero_events(corpus: Path, store: EventStore, settings: Settings) -> None:
@@ -138,5 +139,5 @@ def test_importing_the_corpus_twice_adds_zero_events(corpus: Path, store: EventS
     before = store.count()
     again = ingest(store, settings, corpus)
     assert store.count() == before
-    assert again["totals"]["messages_new"] == 0 and again["totals"]["messages_known"] == 147
+    assert again["totals"]["messages_new"] == 0 and again["totals"]["messages_known"] == 148
     assert again["totals"]["conversations_new"] == 0

@@ -8,8 +8,13 @@ Each conversation has ``uuid``, ``name`` and ``chat_messages`` (format: exports 
 * Text comes from the ``content`` blocks (``text``, ``voice_note`` transcripts, unknown
   blocks with a text field); when ``content`` is missing, empty, a string or holds only
   empty text blocks, the message's ``text`` field is used.
-* ``thinking`` blocks are skipped and counted; ``tool_use`` / ``tool_result`` are counted
-  (tool use noted in ``skipped``); ``files`` are noted in ``meta["files"]``.
+* ``thinking`` blocks are skipped and counted; ``<antThinking>…</antThinking>`` spans in a
+  reply's text are thinking too: moved to ``meta["thinking"]`` and counted
+  (:mod:`tapestryd.events.thinking`); ``tool_use`` / ``tool_result`` are counted (tool use
+  noted in ``skipped``); ``files`` are noted in ``meta["files"]``.
+* A message holding only files or images (no text, no extracted attachment text) is a
+  message whose text names them, ``[image: NAME]`` / ``[file: NAME]`` one a line, not
+  dropped (Superkikim/nexus-ai-chat-importer #76).
 * An attachment's ``extracted_content`` is kept as an attachment part: a second
   MessageRecorded with the same message key, ``[attachment: NAME]`` then the text, which
   the messages projection joins to the message.
@@ -26,6 +31,7 @@ from datetime import datetime
 from typing import Any, BinaryIO, Iterator
 
 from tapestryd.clock import UnsupportedDateError, check_storable
+from tapestryd.events.thinking import split_thinking
 from tapestryd.events.types import ConversationTitled, MessageRecorded, NewEvent, event_id, format_utc
 from tapestryd.sources.parsers.base import Item, Origin, Problem, Skip
 from tapestryd.sources.parsers.jsonstream import each_conversation, parse_iso, skips_for
@@ -130,14 +136,22 @@ def _message(msg: dict[str, Any], ts: datetime, uuid: str, conv: dict[str, Any],
     files = _file_names(msg.get("files"))
     if files:
         kinds["file"] = kinds.get("file", 0) + len(files)
+    meta: dict[str, Any] = {"files": files} if files else {}
+    if msg["sender"] == "assistant":
+        text, thoughts = split_thinking(text)
+        if thoughts:
+            kinds["thinking"] = kinds.get("thinking", 0) + len(thoughts)
+            meta["thinking"] = thoughts
     parts = _attachments(msg.get("attachments"))
+    if not text.strip() and not parts:
+        text = _placeholder(msg)
     if not text.strip() and not parts:
         yield from skips_for(kinds, where)
         return
     base = MessageRecorded(
         conversation=f"claude-ai:{uuid}", message=msg["uuid"], role=_ROLES[msg["sender"]], text=text,
         timestamp=format_utc(ts), model=str(conv.get("model") or "") if msg["sender"] == "assistant" else "",
-        session=uuid, skipped=kinds, meta={"files": files} if files else {},
+        session=uuid, skipped=kinds, meta=meta,
     )
     source = f"{origin.sha256}#{uuid}/{msg['uuid']}"
     if text.strip():
@@ -182,6 +196,29 @@ def _block(block: Any, index: int, texts: list[str], kinds: dict[str, int]) -> N
         return
     name = kind if isinstance(kind, str) and kind else "unknown"
     kinds[name] = kinds.get(name, 0) + 1
+
+
+def _placeholder(msg: dict[str, Any]) -> str:
+    """``[image: NAME]`` / ``[file: NAME]`` lines for a message's files, attachments and image blocks (``""``: none)."""
+    lines = [f"[{_file_kind(f)}: {name}]" for f, name in zip(_listed(msg.get("files")), _file_names(msg.get("files")))]
+    lines += [f"[file: {a.get('file_name') or '(unnamed)'}]" for a in _listed(msg.get("attachments"))
+              if isinstance(a, dict)]
+    lines += ["[image]" for b in _listed(msg.get("content")) if isinstance(b, dict) and b.get("type") == "image"]
+    return "\n".join(lines)
+
+
+def _listed(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else []
+
+
+def _file_kind(entry: Any) -> str:
+    """``image`` for a file the export marks as one (``file_kind``, or an image name), else ``file``."""
+    if isinstance(entry, dict):
+        kind = str(entry.get("file_kind") or entry.get("file_type") or "")
+        name = str(entry.get("file_name") or "")
+        if kind.startswith("image") or name.lower().endswith((".png", ".jpg", ".jpeg", ".gif", ".webp", ".heic")):
+            return "image"
+    return "file"
 
 
 def _file_names(files: Any) -> list[str]:
