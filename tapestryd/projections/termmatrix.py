@@ -1,16 +1,14 @@
-"""Scoring over in-memory blocks of raw term counts: TF-IDF cosine and FTS5's BM25.
+"""Scoring over in-memory blocks of raw term counts: TF-IDF cosine.
 
 A :class:`Block` holds documents as a terms × documents CSR matrix of raw term
 frequencies, so a query touches only the posting lists (rows) of its own terms. From the
 same counts:
 
-* cosine similarity of sublinear TF-IDF vectors, ``(1 + ln tf) · idf`` with scikit-learn's
-  smooth idf ``ln((1 + N) / (1 + df)) + 1``, rows and query L2-normalized;
-* BM25 exactly as SQLite's FTS5 ``bm25()`` computes it (k1 1.2, b 0.75, idf
-  ``ln((N - df + 0.5) / (df + 0.5))`` floored at 1e-6, document length in tokens).
+cosine similarity of sublinear TF-IDF vectors, ``(1 + ln tf) · idf`` with scikit-learn's
+smooth idf ``ln((1 + N) / (1 + df)) + 1``, rows and query L2-normalized.
 
-:class:`Stats` (N, average length, df) come from the fitted block; a delta block of
-later documents is scored with them until the next refit.
+:class:`Stats` (the idf) come from the fitted block; a delta block of later documents is
+scored with them until the next refit.
 """
 
 from __future__ import annotations
@@ -18,9 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["B", "K1", "Block", "Codes", "Stats", "bm25", "cosine"]
-
-K1, B = 1.2, 0.75  # FTS5's bm25() constants
+__all__ = ["Block", "Codes", "Stats", "cosine"]
 
 
 class Codes:
@@ -45,35 +41,18 @@ class Codes:
 
 @dataclass(frozen=True)
 class Stats:
-    """Collection statistics of the fitted documents.
+    """Collection statistics of the fitted documents: ``idf_smooth``, counting every one."""
 
-    ``idf_smooth`` (cosine) counts every fitted document; the BM25 figures count messages
-    only, as FTS5 does over ``messages_fts``: ``rows`` (every message, empty ones too),
-    ``avg_length`` (tokens per row) and ``idf_bm25`` from the messages' document frequencies.
-    """
-
-    rows: int
-    avg_length: float
     idf_smooth: Any
-    idf_bm25: Any
 
     @classmethod
-    def of(cls, docs_terms: Any, lengths: Any, *, messages: int, message_rows: int) -> Stats:
-        """Statistics of a docs × terms count matrix whose first ``messages`` rows are messages.
-
-        ``lengths`` are token counts per document; ``message_rows`` is how many messages the
-        store holds (FTS5's row count, empty messages included).
-        """
+    def of(cls, docs_terms: Any) -> Stats:
+        """Statistics of a docs × terms count matrix."""
         import numpy as np
 
         n, terms = docs_terms.shape
         df_all = np.bincount(docs_terms.indices, minlength=terms).astype(np.float64)
-        df = np.bincount(docs_terms[:messages].indices, minlength=terms).astype(np.float64)
-        rows = max(message_rows, messages)
-        idf_bm25 = np.log((rows - df + 0.5) / (df + 0.5))
-        idf_bm25[idf_bm25 <= 0] = 1e-6
-        avg = float(lengths[:messages].sum()) / rows if rows else 0.0
-        return cls(rows, avg, (np.log((1 + n) / (1 + df_all)) + 1).astype(np.float32), idf_bm25.astype(np.float32))
+        return cls((np.log((1 + n) / (1 + df_all)) + 1).astype(np.float32))
 
 
 @dataclass(frozen=True)
@@ -148,18 +127,3 @@ def cosine(block: Block, stats: Stats, columns: Any, query_tf: Any) -> Any:
     with np.errstate(divide="ignore", invalid="ignore"):
         scores = np.asarray(rows.T @ weights).ravel() / block.norms
     return np.nan_to_num(scores, nan=0.0, posinf=0.0)
-
-
-def bm25(block: Block, stats: Stats, columns: Any) -> tuple[Any, Any]:
-    """FTS5's BM25 of each document for the query terms ``columns`` (higher is better here),
-    and how many of those terms each document holds."""
-    import numpy as np
-
-    rows = block.counts[columns]
-    per_row = np.diff(rows.indptr)
-    tf = rows.data
-    norm = K1 * (1 - B + B * block.lengths[rows.indices] / (stats.avg_length or 1.0))
-    rows.data = np.repeat(stats.idf_bm25[columns], per_row) * tf * (K1 + 1) / (tf + norm)
-    scores = np.asarray(rows.sum(axis=0)).ravel()
-    matched = np.bincount(rows.indices, minlength=block.size)
-    return scores, matched

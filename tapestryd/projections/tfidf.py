@@ -9,10 +9,9 @@ fitted rows (or a ``reset`` arrives: something was forgotten), a background thre
 from the database and swaps the new index in; queries keep using the old one meanwhile.
 A poller thread refreshes every few seconds in the daemon.
 
-Two questions are answered from the same counts (:mod:`tapestryd.projections.termmatrix`):
-:meth:`~SimilarityIndex.query`, TF-IDF cosine similarity (``similar``), and
-:meth:`~SimilarityIndex.lexical`, FTS5's BM25 over messages with search's filters (the
-daemon's ``search`` ranks with it, and FTS5 only draws snippets).
+:meth:`~SimilarityIndex.query` answers ``similar`` from the counts: TF-IDF cosine
+similarity (:mod:`tapestryd.projections.termmatrix`). Search does not use this index: it
+ranks with FTS5 alone (:mod:`tapestryd.queries.rerank`), with the daemon up or down.
 """
 
 from __future__ import annotations
@@ -30,10 +29,10 @@ from tapestryd.projections.analysis import Analyzer
 from tapestryd.projections.failures import Failures
 from tapestryd.projections.similarity import feed_after, feed_head
 from tapestryd.projections.termcount import count, fit_counts
-from tapestryd.projections.termmatrix import Block, Codes, Stats, bm25, cosine
+from tapestryd.projections.termmatrix import Block, Codes, Stats, cosine
 from tapestryd.projections.warmdocs import MESSAGE, Corpus, load_changed
 
-__all__ = ["MESSAGE", "LexicalQuery", "Match", "SimilarityIndex"]
+__all__ = ["MESSAGE", "Match", "SimilarityIndex"]
 
 log = structlog.get_logger(__name__)
 
@@ -46,24 +45,6 @@ class Match:
     doc: str
     kind: int
     score: float
-
-
-@dataclass(frozen=True)
-class LexicalQuery:
-    """A message search for :meth:`SimilarityIndex.lexical`: text, filters, order and size.
-
-    ``since_us`` / ``until_us`` bound the time in microseconds since the epoch (UTC),
-    ``[since, until)``; ``sort`` is ``relevance`` or ``time``.
-    """
-
-    text: str
-    limit: int = 20
-    sort: str = "relevance"
-    agent: str = ""
-    role: str = ""
-    conversation: str = ""
-    since_us: int | None = None
-    until_us: int | None = None
 
 
 @dataclass
@@ -290,25 +271,6 @@ class SimilarityIndex:
                       for i in _best(np.where(keep, scores, 0.0), top)]
         return sorted(found, key=lambda m: -m.score)[:top]
 
-    def lexical(self, query: LexicalQuery, *, wait: float = 0.0) -> list[tuple[int, float]] | None:
-        """Messages for a search, as FTS5 would rank them: ``(message id, -bm25)`` best first.
-
-        Every content word must match first, then any word fills up to ``limit``. Returns
-        None when the index cannot answer exactly (not fitted yet, or a query word it never
-        counted), and the caller asks FTS5 instead.
-        """
-        if not self._ready.wait(wait) or self._snap is None:
-            return None
-        snap = self._snap
-        columns, _ = _columns(snap, self.analyzer.terms(query.text), strict=True)
-        if columns is None:
-            return None
-        ranked: list[tuple[float, float, float, int]] = []
-        for block in snap.blocks():
-            ranked += _lexical_block(block, snap.stats, columns, query, self.codes)
-        ranked.sort()
-        return [(ref, -score) for _, _, score, ref in ranked[: query.limit]]
-
 
 def _documents(conn: Any) -> int:
     """How many documents a fit will read (messages with text, summarized nodes)."""
@@ -340,9 +302,7 @@ def _snapshot(vocabulary: dict[str, int], counts: Any, lengths: list[int], corpu
 
     if counts is None:
         counts = sp.csr_matrix((len(corpus), 0), dtype=np.float32)
-    messages = corpus.values["kinds"].count(MESSAGE)
-    stats = Stats.of(counts, np.asarray(lengths, dtype=np.float32), messages=messages,
-                     message_rows=corpus.message_rows)
+    stats = Stats.of(counts)
     fitted = Block.build(counts, lengths, corpus.columns(), stats.idf_smooth)
     return _Snapshot(vocabulary, stats, fitted, corpus.node_keys, seq, Corpus(node_keys=corpus.node_keys))
 
@@ -379,53 +339,6 @@ def _columns(snap: _Snapshot, terms: list[str], *, strict: bool = False) -> tupl
         return None, None
     columns, counts = np.unique(np.asarray(known, dtype=np.int64), return_counts=True)
     return columns, counts
-
-
-def _lexical_block(block: Block, stats: Stats, columns: Any, query: LexicalQuery,
-                   codes: Codes) -> list[tuple[float, float, float, int]]:
-    """Sort keys ``(tier, order, score, message id)`` of the block's best ``limit``.
-
-    Tier 0 holds every query word, tier 1 some; ``order`` is the negated score (or time).
-    """
-    import numpy as np
-
-    scores, matched = bm25(block, stats, columns)
-    rows = np.flatnonzero(matched)
-    rows = rows[(block.kinds[rows] == MESSAGE) & ~block.dead[rows] & _filters(block, rows, query, codes)]
-    tiers = (matched[rows] < len(columns)).astype(np.int8)
-    order = -block.ts[rows].astype(np.float64) if query.sort == "time" else -scores[rows]
-    best: list[int] = []
-    for tier in (0, 1):
-        among = np.flatnonzero(tiers == tier)
-        best.extend(int(i) for i in among[_smallest(order[among], query.limit - len(best))])
-    return [(float(tiers[i]), float(order[i]), float(scores[rows[i]]), int(block.refs[rows[i]])) for i in best]
-
-
-def _smallest(keys: Any, k: int) -> Any:
-    """Indices of the ``k`` smallest keys, in order (a partial sort: the rest is never ordered)."""
-    import numpy as np
-
-    if k <= 0:
-        return np.zeros(0, dtype=np.int64)
-    if len(keys) > k:
-        part = np.argpartition(keys, k - 1)[:k]
-        return part[np.argsort(keys[part], kind="stable")]
-    return np.argsort(keys, kind="stable")
-
-
-def _filters(block: Block, rows: Any, query: LexicalQuery, codes: Codes) -> Any:
-    """Which of ``rows`` pass the query's agent, role, conversation and time filters."""
-    import numpy as np
-
-    keep = np.ones(len(rows), dtype=bool)
-    for column, value in (("agent", query.agent), ("role", query.role), ("conversation", query.conversation)):
-        if value:
-            keep &= getattr(block, column)[rows] == codes.find(value)
-    if query.since_us is not None:
-        keep &= block.ts[rows] >= query.since_us
-    if query.until_us is not None:
-        keep &= block.ts[rows] < query.until_us
-    return keep
 
 
 def _best(scores: Any, top: int) -> list[int]:

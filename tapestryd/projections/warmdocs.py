@@ -35,15 +35,11 @@ def _arrays() -> dict[str, array[int]]:
 
 @dataclass
 class Corpus:
-    """Documents as parallel typed arrays, plus their texts when kept (see the module docstring).
-
-    ``message_rows`` is how many messages the store holds, empty ones too (FTS5's row count).
-    """
+    """Documents as parallel typed arrays, plus their texts when kept (see the module docstring)."""
 
     node_keys: list[str] = field(default_factory=list)
     texts: list[str] = field(default_factory=list)
     values: dict[str, array[int]] = field(default_factory=_arrays)
-    message_rows: int = 0
 
     def __len__(self) -> int:
         return len(self.values["kinds"])
@@ -75,7 +71,7 @@ class Corpus:
         Raises ValueError for a corpus that did not keep its texts (one filled by :meth:`stream`).
         """
         self._check_texts()
-        kept = Corpus(node_keys=self.node_keys, message_rows=self.message_rows)
+        kept = Corpus(node_keys=self.node_keys)
         for i in range(len(self)):
             if self.doc(i) not in gone:
                 kept.add(self.row(i), self.texts[i])
@@ -102,7 +98,6 @@ class Corpus:
     def stream(self, conn: sqlite3.Connection, codes: Codes) -> Iterator[str]:
         """Yield every message text (id order) then every summary (key order), recording each one's values."""
         with translate_errors(conn):
-            self.message_rows = int(conn.execute("SELECT COUNT(*) FROM messages").fetchone()[0])
             for row in conn.execute(f"{_MESSAGES} ORDER BY id"):
                 yield self.take_message(row, codes, keep=False)
             if _has_nodes(conn):
