@@ -62,6 +62,7 @@ KEEP_BYTES = 8 << 20
 """A source up to this size (bytes) is read from disk once and kept in memory for its later passes."""
 
 _EXPORT_NAME = re.compile(r"conversations(-\d+)?\.json", re.IGNORECASE)
+_BLANK = b" \t\r\n"
 _EMPTY_EXPORT = re.compile(rb"\s*(\[\s*\])?\s*")
 """What a file named like an export holds when it has no conversations: nothing, or an empty JSON array."""
 
@@ -370,13 +371,15 @@ class _CountingRaw(io.RawIOBase):
 
 
 def _fingerprint(src: _Source) -> tuple[str, bytes, bytes | None]:
-    """sha256 (hex) of the whole source, its first HEAD_SIZE bytes, and all its bytes when they
-    are at most :data:`KEEP_BYTES` (else None: the source is read again from disk)."""
+    """sha256 (hex) of the whole source, its first HEAD_SIZE bytes from the first one that is not
+    blank (a session file may start with 64 KB of blank lines; the format is told from what
+    follows), and all its bytes when they are at most :data:`KEEP_BYTES` (else None: the
+    source is read again from disk)."""
     digest, head, kept, size = hashlib.sha256(), b"", [], 0
     with src.open() as fh:
         while chunk := fh.read(1 << 20):
             if len(head) < HEAD_SIZE:
-                head += chunk[: HEAD_SIZE - len(head)]
+                head += (chunk if head else chunk.lstrip(_BLANK))[: HEAD_SIZE - len(head)]
             digest.update(chunk)
             size += len(chunk)
             if size <= KEEP_BYTES:

@@ -29,6 +29,9 @@ in ``shared/corpus/SOURCES.md``). What becomes what:
 * Broken lines (not JSON, not an object, no content, bad timestamp...) → Problems
   located ``file:line N`` (``file:byte N`` when tailing); the rest imports. A last line
   without newline that does not parse is unfinished, not an error.
+* Lines end with ``\n``, ``\r\n`` or a lone ``\r`` (old Mac style: such a file used to read
+  as one unfinished line, importing nothing); blank lines, however many, are passed over.
+  Only these bytes end a line: U+2028 and U+2029 inside a JSON string are text.
 
 Event ids depend only on (session id, line uuid), or (session id, byte offset) for a line
 without uuid, so reading a file whole, tailing it in pieces, or reading a copy elsewhere
@@ -64,6 +67,8 @@ _SNIFF_START = re.compile(rb'^\{\s*"(type"\s*:\s*"(user|assistant|summary|system
                           rb'|queue-operation)"|parentUuid"|sessionId")')
 _SNIFF_KEYS = (b'"sessionId"', b'"parentUuid"', b'"leafUuid"', b'"isSidechain"', b'"userType"')
 _EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
+_ENDS = (b"\n", b"\r")
+_LONE_CR = re.compile(rb"(?<=\r)(?!\n)")
 _FIRST_INSTANT = datetime.combine(STORABLE_FROM, time(), timezone.utc)
 _END_INSTANT = datetime.combine(STORABLE_UNTIL + timedelta(days=1), time(), timezone.utc)
 
@@ -102,7 +107,7 @@ class ClaudeCodeParser:
         """Every item of the whole file, in file order; locations are ``path:line N``."""
         state = _FileState(hint=PurePath(origin.path).stem)
         offset = 0
-        for number, raw in enumerate(stream, start=1):
+        for number, raw in enumerate(_lines(stream), start=1):
             yield from self._line(offset, f"{origin.path}:line {number}", raw, origin, state)
             offset += len(raw)
         yield from self._flush_titles(origin, state, state.session or state.hint)
@@ -126,7 +131,7 @@ class ClaudeCodeParser:
         try:
             record = loads(raw.decode("utf-8").lstrip("\ufeff"))  # json.loads's values and errors, faster
         except (ValueError, RecursionError) as exc:
-            return [Skip("unfinished-line", where) if not raw.endswith(b"\n") else Problem(where, _json_error(exc))]
+            return [Skip("unfinished-line", where) if not raw.endswith(_ENDS) else Problem(where, _json_error(exc))]
         out: list[Item] = []
         try:
             self._record(record, offset, where, origin, state, out)
@@ -261,6 +266,20 @@ class ClaudeCodeParser:
             for offset, title, ts, kind in state.pending]
         state.pending.clear()
         return titles
+
+
+def _lines(stream: BinaryIO) -> Iterator[bytes]:
+    """The stream's lines with their ends, cut at ``\n``, ``\r\n`` and a lone ``\r``.
+
+    Iterating the stream cuts at ``\n`` in C; only a line holding another ``\r`` (never in
+    a file with ``\n`` or ``\r\n`` ends: JSON escapes it inside strings) is cut again.
+    """
+    for raw in stream:
+        cr = raw.find(b"\r")
+        if cr < 0 or cr == len(raw) - 2 and raw.endswith(b"\r\n"):
+            yield raw
+        else:
+            yield from (piece for piece in _LONE_CR.split(raw) if piece)
 
 
 def _event(rec: dict[str, Any], message: dict[str, Any], role: str, text: str, kinds: dict[str, int],

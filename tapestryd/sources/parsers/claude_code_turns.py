@@ -37,6 +37,8 @@ PROMPT_TITLE_CHARS = 80
 TITLE_RECORDS = {"custom-title": ("customTitle", "custom"), "ai-title": ("aiTitle", "ai")}
 """Record type → (the field holding the title, ``ConversationTitled.kind``)."""
 
+_SPACES = re.compile(r"[ \t\f\v]+")
+_LINE_BREAK = re.compile(r"[\r\n]+")  # not str.splitlines: U+2028 and U+2029 inside a prompt are text
 _ENVELOPE = re.compile(
     r"<(command-name|command-message|command-args|command-contents|local-command-stdout|local-command-stderr"
     r"|local-command-caveat)>.*?</\1>", re.DOTALL)
@@ -71,8 +73,8 @@ def queued_prompt(rec: dict[str, Any]) -> str | None:
 def prompt_title(text: str) -> str:
     """A title from a prompt: its first non-blank line as it may leave the log, at most
     :data:`PROMPT_TITLE_CHARS` characters; ``""`` when nothing is left."""
-    line = next((s.strip() for s in outbound(text).splitlines() if s.strip()), "")
-    line = " ".join(line.split())
+    line = next((s.strip() for s in _LINE_BREAK.split(outbound(text)) if s.strip()), "")
+    line = _SPACES.sub(" ", line)
     if len(line) <= PROMPT_TITLE_CHARS:
         return line
     cut = line[:PROMPT_TITLE_CHARS - 1]

@@ -1,0 +1,69 @@
+"""Line ends a session file may have: CR only, CRLF, a head of blank lines; U+2028 is text, not an end."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from sources_helpers import ingest, rows
+
+from tapestryd.config import Settings
+from tapestryd.events.store import EventStore
+from tapestryd.projections import Projector
+from tapestryd.sources.tailer import Tailer
+
+SESSION = "c4c4-0000-4000-8000-00000000000c"
+
+
+def records(*texts: str) -> list[bytes]:
+    out = []
+    for n, text in enumerate(texts):
+        role = "user" if n % 2 == 0 else "assistant"
+        rec = {"type": role, "sessionId": SESSION, "uuid": f"u{n}", "timestamp": f"2026-05-01T09:00:0{n}Z",
+               "message": {"role": role, "content": text}}
+        out.append(json.dumps(rec, ensure_ascii=False).encode("utf-8"))
+    return out
+
+
+def session_file(tmp_path: Path, data: bytes) -> Path:
+    path = tmp_path / "projects" / "p" / f"{SESSION}.jsonl"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(data)
+    return path
+
+
+def texts(projector: Projector) -> list[str]:
+    projector.catch_up()
+    return [t for (t,) in rows(projector.conn, "SELECT text FROM messages ORDER BY ts")]
+
+
+@pytest.mark.parametrize("end", [b"\r", b"\r\n", b"\n"], ids=["cr", "crlf", "lf"])
+def test_every_line_end_imports_every_line(end: bytes, tmp_path: Path, store: EventStore, settings: Settings,
+                                           projector: Projector) -> None:
+    """Old-Mac CR-only ends used to read as one unfinished line: nothing imported, no error."""
+    path = session_file(tmp_path, end.join(records("Hello", "Hi there", "Bye")) + end)
+    receipt = ingest(store, settings, path)
+    assert (receipt["totals"]["messages_new"], receipt["totals"]["errors"]) == (3, 0)
+    assert texts(projector) == ["Hello", "Hi there", "Bye"]
+
+
+def test_a_file_starting_with_64_kb_of_blank_lines_imports(tmp_path: Path, store: EventStore, settings: Settings,
+                                                           projector: Projector) -> None:
+    """The format is told from the first bytes that are not blank (before: an 'empty export', nothing imported)."""
+    path = session_file(tmp_path, b"\n" * (64 << 10) + b"\n".join(records("After the gap", "Still here")) + b"\n")
+    receipt = ingest(store, settings, path)
+    assert receipt["files"][0]["parser"] == "claude-code"
+    assert texts(projector) == ["After the gap", "Still here"]
+
+
+def test_line_and_paragraph_separators_inside_a_string_stay_text(tmp_path: Path, store: EventStore,
+                                                                 settings: Settings, projector: Projector) -> None:
+    """Raw U+2028/U+2029 in a JSON string: one message, read whole or tailed, and the prompt's title keeps them."""
+    text = "first\u2028second\u2029third"
+    data = b"\n".join(records(text, "ok")) + b"\n"
+    path = session_file(tmp_path, data)
+    Tailer(store, agent="claude-code").tail(str(path))
+    ingest(store, settings, session_file(tmp_path / "copy", data))
+    assert texts(projector) == [text, "ok"]
+    assert rows(projector.conn, "SELECT title FROM conversations") == [(text,)]
