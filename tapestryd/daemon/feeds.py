@@ -7,6 +7,8 @@
 * :meth:`Feeds.sweep` (at start, every ``sweep_interval`` seconds, after resume) walks
   the roots off the writer thread and hands the scan to the writer, which tails every
   file whose size or inode differs from its stored offset.
+* OpenCode databases are polled on the writer (:class:`~tapestryd.sources.opencode_poll.OpenCodePoller`)
+  when the database or its WAL changes, and at every sweep.
 * A complete inbox file is imported on the writer by
   :func:`~tapestryd.sources.inbox.import_inbox_file`; a file is never queued twice.
 * After an inbox import, or a tail pass that appended messages, the days closed by the
@@ -34,7 +36,8 @@ from tapestryd.privacy.exclusions import Exclusions
 from tapestryd.sources.archive import archive_for
 from tapestryd.sources.screen import Screen
 from tapestryd.sources.inbox import ImportInterrupted, InboxWatcher, import_inbox_file
-from tapestryd.sources.tailer import SESSION_SUFFIX, Tailer, scan_sessions
+from tapestryd.sources.opencode_poll import OPENCODE_FILES, OpenCodePoller, database_of
+from tapestryd.sources.tailer import SESSION_SUFFIX, TailReport, Tailer, scan_sessions
 from tapestryd.sources.watch import FolderWatcher
 
 __all__ = ["Feeds"]
@@ -44,8 +47,8 @@ log = structlog.get_logger(__name__)
 SHOWN_PROBLEMS = 3  # problems of one tail pass copied into the daemon's last errors
 
 
-def _is_session(path: str) -> bool:
-    return path.endswith(SESSION_SUFFIX)
+def _is_watched(path: str) -> bool:
+    return path.endswith(SESSION_SUFFIX) or os.path.basename(path) in OPENCODE_FILES
 
 
 class Feeds:
@@ -54,12 +57,16 @@ class Feeds:
     def __init__(self, settings: Settings, writer: Writer, state: DaemonState) -> None:
         self.settings, self.writer, self.state = settings, writer, state
         sources = settings.sources
-        self.roots = [os.path.abspath(r) for r in sources.watched_roots]
+        self.roots = [os.path.abspath(r) for r in (*sources.watched_roots, *sources.codex_roots)]
+        self.gemini_roots = [os.path.abspath(r) for r in sources.gemini_roots]
+        self.databases = [os.path.abspath(db) for db in sources.opencode_dbs]
         self.exclusions = Exclusions.from_settings(settings.privacy)
-        self.tailer = Tailer(writer.runtime.store, agent=settings.agent_for_parser("claude-code"),
-                             screen=Screen(writer.runtime.store, settings.privacy),
-                             archive=archive_for(settings, "claude-code"))
-        self.watcher = FolderWatcher(self._changed, accept=_is_session, debounce=sources.debounce,
+        screen = Screen(writer.runtime.store, settings.privacy)
+        self.tailer = Tailer(writer.runtime.store, agent=settings.agent_for_parser("claude-code"), screen=screen,
+                             archive=archive_for(settings, "claude-code"),
+                             agents={p: settings.agent_for_parser(p) for p in ("codex", "gemini")})
+        self.poller = OpenCodePoller(writer.runtime.store, agent=settings.agent_for_parser("opencode"), screen=screen)
+        self.watcher = FolderWatcher(self._changed, accept=_is_watched, debounce=sources.debounce,
                                      polling=sources.polling)
         self.inbox = InboxWatcher(sources.inbox, self._inbox_ready, polling=sources.polling,
                                   debounce=sources.debounce, settle=sources.inbox_settle)
@@ -71,7 +78,8 @@ class Feeds:
 
     def start(self) -> None:
         """Watch the roots and the inbox, then sweep (the catch-up after downtime)."""
-        self.watcher.start([Path(r) for r in self.roots])
+        folders = dict.fromkeys([*self.roots, *self.gemini_roots, *(os.path.dirname(db) for db in self.databases)])
+        self.watcher.start([Path(r) for r in folders])
         self.inbox.start()
         self.sweep()
 
@@ -93,11 +101,13 @@ class Feeds:
     def sweep(self) -> None:
         """Scan the roots here; tail on the writer every file that differs from its offset."""
         self.watcher.refresh()
-        scan = {p: v for p, v in scan_sessions(Path(r) for r in self.roots).items() if not self._excluded(p)}
+        scan = {p: v for p, v in scan_sessions(Path(r) for r in (*self.roots, *self.gemini_roots)).items()
+                if self._tailed(p) and not self._excluded(p)}
         with self._lock:
             self._known = set(scan)
         self.state.record_sweep(len(scan))
-        self.writer.submit(lambda runtime: self._tail_all(self.tailer.changed(scan)), name="sweep")
+        self.writer.submit(lambda runtime: self._tail_all([*self.tailer.changed(scan), *self.databases]),
+                           name="sweep")
 
     def catch_up(self) -> None:
         """Sweep and look at the inbox now (after resume)."""
@@ -107,7 +117,8 @@ class Feeds:
     def _changed(self, files: set[str], folders: set[str]) -> None:
         for folder in folders:
             files |= set(scan_sessions([Path(folder)]))
-        files = {f for f in files if not self._excluded(f)}
+        files = {database_of(f) if os.path.basename(f) in OPENCODE_FILES else f for f in files}
+        files = {f for f in files if (f in self.databases or self._tailed(f)) and not self._excluded(f)}
         self._count_new(files)
         if self.state.paused or self.state.storage.tripped or not files:
             return  # a sweep after resume (or after storage returns) catches up from the offsets
@@ -127,6 +138,12 @@ class Feeds:
         if new:
             self.state.record_files(count)
 
+    def _tailed(self, path: str) -> bool:
+        """Whether a ``.jsonl`` file is one to tail: under a Claude Code or Codex root, or a Gemini CLI chat."""
+        if any(path.startswith(root + os.sep) for root in self.roots):
+            return True
+        return f"{os.sep}chats{os.sep}" in path and any(path.startswith(r + os.sep) for r in self.gemini_roots)
+
     def _excluded(self, path: str) -> bool:
         """Whether a session file lies in a project folder that ``exclude_projects`` names.
 
@@ -144,7 +161,7 @@ class Feeds:
 
     def _tail_all(self, paths: list[str]) -> None:
         try:
-            reports = self.tailer.tail_many(paths, should_stop=self._held)
+            reports = self._read(paths)
         except StoreError as exc:
             self.state.record_error("tail", exc.message)
             self.state.storage.trip("tail", exc.message)
@@ -156,6 +173,12 @@ class Feeds:
                 self.state.record_error("tail", problem)
         if any(report.new for report in reports):
             close_days(self.writer.runtime, SystemClock())
+
+    def _read(self, paths: list[str]) -> list[TailReport]:
+        """Tail the session files of ``paths`` and poll the OpenCode databases among them."""
+        polled = [self.poller.poll(db) for db in paths if db in self.databases and not self._held()]
+        return [*self.tailer.tail_many([p for p in paths if p not in self.databases], should_stop=self._held),
+                *polled]
 
     def _held(self) -> bool:
         """Whether tailing must stop now: shutdown, pause, or storage that failed."""

@@ -1,10 +1,10 @@
-"""The tailer: new complete lines of Claude Code session files become events, exactly once.
+"""The tailer: new complete lines of session files (Claude Code, Codex CLI, Gemini CLI) become events, exactly once.
 
 For every session file the log keeps a :class:`~tapestryd.events.store.SourceOffset`:
 the byte offset just past the last complete line read, and the file's inode and size at
 that read. :meth:`Tailer.tail` resumes at that offset, reads up to the last newline (a
-half-written line waits for the rest), parses the lines with the Claude Code parser and
-appends the events **together with the new offset in one transaction**, so a crash can
+half-written line waits for the rest), parses the lines with the parser the file's content
+calls for (:mod:`tapestryd.sources.tailformats`) and appends the events **together with the new offset in one transaction**, so a crash can
 neither lose nor repeat a line. A file with a new inode, or shorter than the offset, was
 replaced or truncated: it is read again from the start and the stable event ids absorb
 what was already stored.
@@ -26,9 +26,9 @@ import structlog
 
 from tapestryd.events.store import EventStore, SourceOffset
 from tapestryd.events.types import NewEvent
-from tapestryd.sources.parsers.base import Origin, Problem, Skip
-from tapestryd.sources.parsers.claude_code import ClaudeCodeParser
+from tapestryd.sources.parsers.base import Problem, Skip
 from tapestryd.sources.screen import Screen
+from tapestryd.sources.tailformats import TailFormats
 
 if TYPE_CHECKING:
     from tapestryd.sources.archive import SourceArchive
@@ -145,7 +145,8 @@ def _line_ends_at(fh: BinaryIO, offset: int) -> bool:
 class Tailer:
     """Reads session files from their stored offsets into the event log.
 
-    ``agent`` labels the events (``claude-code`` by default configuration); ``screen``
+    ``agent`` labels the events of Claude Code sessions (``claude-code`` by default
+    configuration), ``agents`` those of the other parsers (parser name → label); ``screen``
     applies the privacy settings (:mod:`tapestryd.sources.screen`). Events of several
     files share a transaction of up to ``batch_events`` events or ``chunk`` bytes (the
     catch-up over thousands of files then costs a few commits, not one per file), each
@@ -156,14 +157,16 @@ class Tailer:
     """
 
     def __init__(self, store: EventStore, *, agent: str, chunk: int = CHUNK, batch_events: int = 2000,
-                 screen: Screen | None = None, archive: SourceArchive | None = None) -> None:
+                 screen: Screen | None = None, archive: SourceArchive | None = None,
+                 agents: Mapping[str, str] | None = None) -> None:
         self.store = store
         self.agent = agent
         self.chunk = chunk
         self.batch_events = batch_events
         self.screen = screen
         self.archive = archive
-        self.parser = ClaudeCodeParser()
+        self.formats = TailFormats({**(agents or {}), "claude-code": agent})
+        self.parser = self.formats.claude  # the Claude Code parser (a test seam)
 
     def changed(self, scan: Mapping[str, tuple[int, int]]) -> list[str]:
         """Paths of ``scan`` whose size or inode differ from what the log last saw, or that the archive is behind on."""
@@ -238,7 +241,7 @@ class Tailer:
             if self.store.offset(report.path) != offset:
                 batch.add(report, [], offset, 0)
             return False
-        events = self._parse(lines, report)
+        events = self._parse(fh, info, lines, report)
         if self.screen is not None:
             screened = self.screen.screen(events)
             report.skipped.update(screened.skipped)
@@ -259,10 +262,9 @@ class Tailer:
             report.known += sum(1 for s in seqs if s is None)
         batch.events, batch.offsets, batch.spans, batch.size = [], [], [], 0
 
-    def _parse(self, lines: list[Line], report: TailReport) -> list[NewEvent]:
-        origin = Origin(path=report.path, sha256="", agent=self.agent)
+    def _parse(self, fh: BinaryIO, info: os.stat_result, lines: list[Line], report: TailReport) -> list[NewEvent]:
         events: list[NewEvent] = []
-        for item in self.parser.parse_lines(lines, origin, Path(report.path).stem):
+        for item in self.formats.items(fh, report.path, info.st_ino, report.offset, lines):
             if isinstance(item, NewEvent):
                 events.append(item)
             elif isinstance(item, Skip):
