@@ -145,7 +145,7 @@ def examples(tree: Tree, count: int) -> list[str]:
 
 def references(tree: Tree, data: Path, method: str) -> dict[str, Any]:
     """Retention per level at other thresholds, the ceiling (raw source as the summary) and the oracle."""
-    homed, _ = home_facts(tree, load_facts(data / "facts.jsonl"))
+    homed, _ = home_facts(tree, load_facts(data / "facts.jsonl").facts)
     similarity = make_similarity(method)
     default, sweep = similarity.threshold, {}
     for threshold in THRESHOLDS:

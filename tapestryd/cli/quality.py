@@ -63,7 +63,9 @@ def render_eval(data: dict[str, Any]) -> str:
     """The evaluation as a table per level, its method line and, when run, Recall Yield."""
     m, f = data["method"], data["facts"]
     where = f"from {f['file']}" if f["file"] else "extracted from the raw messages"
-    lines = [f"facts: {f['matched']} {where} ({f['unmatched']} matched no node)",
+    bad = [f"skipped {f['skipped']} bad lines of the facts file:", *(f"  {p}" for p in f["problems"])] \
+        if f.get("skipped") else []
+    lines = [*bad, f"facts: {f['matched']} {where} ({f['unmatched']} matched no node)",
              f"retained when {m['similarity']} cosine >= {m['threshold']:.2f} against the best summary sentence; "
              f"score = compression (chars) x retention", "",
              f"{'level':<6}{'nodes':>7}{'source':>12}{'summary':>10}{'chars':>10}{'tokens':>10}{'facts':>8}"

@@ -15,7 +15,8 @@ one fact.
      "agent": "claude-ai"}                                  # optional
 
 A fact needs a conversation or a day (or both) to find the node it belongs to; other keys
-are ignored, so LoCoMo's annotated ``facts.jsonl`` reads as it is.
+are ignored, so LoCoMo's annotated ``facts.jsonl`` reads as it is. A line that is not such
+an object is reported (file and line) and skipped; the rest of the file is read.
 """
 
 from __future__ import annotations
@@ -25,12 +26,15 @@ import re
 from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
-from typing import Any, Iterable, Iterator
+from typing import Any, Iterable
 
 from tapestryd.errors import TapestryError
 from tapestryd.quality.text import normalize, split_sentences
 
-__all__ = ["Fact", "extract_facts", "has_specific", "load_facts"]
+__all__ = ["MAX_LISTED_PROBLEMS", "Fact", "FactsFile", "extract_facts", "has_specific", "load_facts"]
+
+MAX_LISTED_PROBLEMS = 20
+"""Bad lines of a facts file listed by text; every one is counted."""
 
 # Words are matched as lower-case tokens (a set lookup, not one regex per sentence): extraction
 # reads every sentence of a whole history. "may" is left out of the months: as a verb it is
@@ -47,6 +51,7 @@ _TOKEN = re.compile(r"[a-z][a-z']*")
 _NAME = re.compile(r"\s[\"'(]?([A-Z][a-zA-Z'\-]+)(?=[\s.,;:!?\"')]|$)")
 _NOT_NAMES = {"I", "I'm", "I've", "I'll", "I'd", "OK", "Ok"}
 MIN_WORDS, MAX_WORDS = 4, 40
+_LINE_END = re.compile(r"\r\n?|\n")
 
 
 @dataclass(frozen=True)
@@ -57,6 +62,15 @@ class Fact:
     conversation: str = ""
     day: date | None = None
     agent: str = ""
+
+
+@dataclass(frozen=True)
+class FactsFile:
+    """What a facts file held: its facts, how many lines were skipped, the first of those lines' problems."""
+
+    facts: list[Fact]
+    skipped: int = 0
+    problems: tuple[str, ...] = ()
 
 
 def has_specific(sentence: str) -> bool:
@@ -85,23 +99,29 @@ def extract_facts(texts: Iterable[str]) -> list[str]:
     return found
 
 
-def load_facts(path: Path) -> list[Fact]:
+def load_facts(path: Path) -> FactsFile:
     """Read a facts file (see the module docstring).
 
-    Raises TapestryError naming the file and line of a line that is not a JSON object, has
-    no fact text, has neither conversation nor day, or has a day that is not ISO.
+    A line that is not a JSON object, has no fact text, has neither conversation nor day, or
+    has a day that is not ISO is skipped and counted, its problem (``file:line: what``) kept
+    among the first :data:`MAX_LISTED_PROBLEMS`. Raises TapestryError when the file cannot be
+    read, or when it has bad lines and not one good fact (naming the first bad line).
     """
     try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except OSError as exc:
-        raise TapestryError(f"cannot read facts file {path}: {exc.strerror or exc}") from exc
-    return list(_facts(path, lines))
-
-
-def _facts(path: Path, lines: list[str]) -> Iterator[Fact]:
+        lines = _LINE_END.split(path.read_text(encoding="utf-8"))  # not splitlines: U+2028 in a fact is text
+    except (OSError, UnicodeDecodeError) as exc:
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        raise TapestryError(f"cannot read facts file {path}: {reason}") from exc
+    facts, problems = [], []
     for number, line in enumerate(lines, start=1):
-        if line.strip():
-            yield _fact(_object(path, number, line), f"{path}:{number}")
+        try:
+            if line.strip():
+                facts.append(_fact(_object(path, number, line), f"{path}:{number}"))
+        except TapestryError as exc:
+            problems.append(exc.message)
+    if problems and not facts:
+        raise TapestryError(f"no fact could be read from {path}: {len(problems)} bad lines, the first {problems[0]}")
+    return FactsFile(facts, len(problems), tuple(problems[:MAX_LISTED_PROBLEMS]))
 
 
 def _object(path: Path, number: int, line: str) -> dict[str, Any]:

@@ -50,7 +50,8 @@ def run_eval(conn: sqlite3.Connection, options: EvalOptions, summarize: NodeSumm
     if not tree.nodes:
         who = f" for agent {options.agent!r}" if options.agent else ""
         raise TapestryError(f"no summary nodes{who} yet: import conversations, then run `tapestryctl iterate`")
-    facts = load_facts(options.facts_file) if options.facts_file else None
+    read = load_facts(options.facts_file) if options.facts_file else None
+    facts = read.facts if read is not None else None
     homed, unmatched = home_facts(tree, facts)
     similarity = make_similarity(options.method, threshold=options.threshold)
     reports = evaluate_levels(tree, homed, similarity, options.levels)
@@ -65,7 +66,8 @@ def run_eval(conn: sqlite3.Connection, options: EvalOptions, summarize: NodeSumm
                    "compression": COMPRESSION_RULE, "score": SCORE_RULE},
         "facts": {"source": "file" if facts is not None else "extracted",
                   "file": str(options.facts_file) if options.facts_file else None,
-                  "total": len(homed) + unmatched, "matched": len(homed), "unmatched": unmatched},
+                  "total": len(homed) + unmatched, "matched": len(homed), "unmatched": unmatched,
+                  "skipped": read.skipped if read else 0, "problems": list(read.problems) if read else []},
         "levels": [r.to_dict() for r in reports],
         "recall_yield": None if recall is None else {"sample": options.sample,
                                                      "levels": [y.to_dict() for y in recall]},

@@ -50,7 +50,8 @@ def test_eval_reports_compression_retention_and_score_per_level(seeded: Path) ->
     assert done.returncode == 0, done.stderr
     data = json.loads(done.stdout)
     assert data["method"]["similarity"] == "tfidf" and data["method"]["threshold"] == 0.3
-    assert data["facts"] == {"source": "extracted", "file": None, "total": 2, "matched": 2, "unmatched": 0}
+    assert data["facts"] == {"source": "extracted", "file": None, "total": 2, "matched": 2, "unmatched": 0,
+                             "skipped": 0, "problems": []}
     [level0] = data["levels"]
     assert (level0["source_chars"], level0["summary_chars"], level0["facts"], level0["retained"]) == (59, 29, 2, 1)
     assert level0["tapestry_score"] == pytest.approx(59 / 29 * 0.5, abs=1e-3)
@@ -66,6 +67,16 @@ def test_eval_reads_a_facts_file_and_prints_a_table(seeded: Path, tmp_path: Path
     table = done.stdout.split("Recall Yield")[0]
     assert [line.split()[0] for line in table.splitlines() if line.startswith("L")] == ["L1"]
     assert "100.0%" in done.stdout
+
+
+def test_eval_skips_a_bad_facts_line_and_says_so(seeded: Path, tmp_path: Path) -> None:
+    """A broken line is named and counted; the good fact after it is still evaluated."""
+    facts = tmp_path / "facts.jsonl"
+    facts.write_text('{"fact": "cut off' + "\n" + json.dumps({"fact": BOB, "conversation_uuid": "c1"}) + "\n")
+    done = ctl("eval", "--facts", str(facts), "--level", "1", home=seeded)
+    assert done.returncode == 0, done.stderr
+    assert "skipped 1 bad lines of the facts file:" in done.stdout and f"{facts}:1: not JSON" in done.stdout
+    assert "facts: 1 from" in done.stdout and "100.0%" in done.stdout
 
 
 def test_eval_with_a_missing_facts_file_is_one_clear_error(seeded: Path, tmp_path: Path) -> None:

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from tapestryd.errors import TapestryError
-from tapestryd.quality.facts import Fact, extract_facts, has_specific, load_facts
+from tapestryd.quality.facts import Fact, FactsFile, extract_facts, has_specific, load_facts
 
 
 def test_sentences_with_numbers_names_dates_or_decisions_are_facts() -> None:
@@ -42,8 +42,8 @@ def test_a_locomo_shaped_facts_file_reads_with_its_conversation_uuid(tmp_path: P
     path = tmp_path / "facts.jsonl"
     path.write_text('{"fact": "Caroline moved from Sweden.", "conversation_uuid": "f231", "session": 1}\n\n'
                     '{"text": "A day fact.", "day": "2023-05-08", "agent": "claude-ai"}\n')
-    assert load_facts(path) == [Fact("Caroline moved from Sweden.", "f231"),
-                                Fact("A day fact.", "", date(2023, 5, 8), "claude-ai")]
+    assert load_facts(path) == FactsFile([Fact("Caroline moved from Sweden.", "f231"),
+                                          Fact("A day fact.", "", date(2023, 5, 8), "claude-ai")])
 
 
 @pytest.mark.parametrize(("line", "message"), [
@@ -53,12 +53,29 @@ def test_a_locomo_shaped_facts_file_reads_with_its_conversation_uuid(tmp_path: P
     ('{"fact": "A fact."}', "facts.jsonl:2: a fact needs 'conversation'"),
     ('{"fact": "A fact.", "day": "8 May 2023"}', "facts.jsonl:2: day '8 May 2023' is not an ISO date"),
 ])
-def test_a_bad_facts_line_is_reported_with_its_file_and_line(tmp_path: Path, line: str, message: str) -> None:
-    """The user sees which line of which file to fix, not a traceback."""
+def test_a_bad_facts_line_is_reported_with_its_line_and_skipped(tmp_path: Path, line: str, message: str) -> None:
+    """The user sees which line of which file to fix and how many were skipped; the facts after it still count."""
     path = tmp_path / "facts.jsonl"
-    path.write_text('{"fact": "Fine.", "conversation": "c"}\n' + line + "\n")
-    with pytest.raises(TapestryError, match=message):
+    path.write_text('{"fact": "Fine.", "conversation": "c"}\n' + line + '\n{"fact": "After.", "day": "2023-05-09"}\n')
+    read = load_facts(path)
+    assert [f.text for f in read.facts] == ["Fine.", "After."]
+    assert read.skipped == 1 and message in read.problems[0]
+
+
+def test_a_facts_file_without_one_good_line_is_a_user_error(tmp_path: Path) -> None:
+    """Nothing to evaluate against: the error names the count and the first bad line."""
+    path = tmp_path / "facts.jsonl"
+    path.write_text("not json\n[1]\n")
+    with pytest.raises(TapestryError, match="no fact could be read .*2 bad lines, the first .*facts.jsonl:1: not JSON"):
         load_facts(path)
+
+
+def test_facts_lines_end_at_line_breaks_only(tmp_path: Path) -> None:
+    """CR-only ends separate facts; a U+2028 inside a fact's string is text."""
+    path = tmp_path / "facts.jsonl"
+    path.write_text('{"fact": "One\u2028two.", "day": "2023-05-08"}\r{"fact": "Three.", "day": "2023-05-08"}\r',
+                    encoding="utf-8", newline="")
+    assert [f.text for f in load_facts(path).facts] == ["One\u2028two.", "Three."]
 
 
 def test_a_missing_facts_file_is_a_user_error(tmp_path: Path) -> None:
