@@ -10,8 +10,10 @@ with a message naming the bad argument; the server itself keeps running.
 
 from __future__ import annotations
 
+import functools
 import logging
 import sys
+from collections.abc import Callable
 from typing import Any
 
 from mcp.server.mcpserver import MCPServer
@@ -41,21 +43,22 @@ def build_server(caller: Caller) -> MCPServer[Any]:
     tools = Tools(caller)
     read_only = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True,
                                 open_world_hint=False)
-    for method in (tools.search, tools.timeline, tools.get_messages, tools.context, tools.similar):
-        server.add_tool(_compact(method), name=method.__name__, annotations=read_only)
+    for method in (tools.search, tools.timeline, tools.get_messages, tools.similar):
+        server.add_tool(_compact(method, compact_json), name=method.__name__, annotations=read_only)
+    server.add_tool(_compact(tools.context, lambda answer: str(answer["text"])), name="context",
+                    annotations=read_only)
     return server
 
 
-def _compact(method: Any) -> Any:
-    """``method`` returning a CallToolResult whose text is one line of JSON (the SDK indents by 2),
-    with the same dict as structured content; signature and docstring kept for the schema."""
-    import functools
+def _compact(method: Any, text_of: Callable[[dict[str, Any]], str]) -> Any:
+    """``method`` returning a CallToolResult whose text is ``text_of(answer)`` (one line of JSON,
+    where the SDK would indent by 2; the markdown document itself for ``context``), with the
+    answer as structured content; signature and docstring kept for the schema."""
 
     @functools.wraps(method)
     def run(**kwargs: Any) -> Any:
         answer = method(**kwargs)
-        return CallToolResult(content=[TextContent(type="text", text=compact_json(answer))],
-                              structured_content=answer)
+        return CallToolResult(content=[TextContent(type="text", text=text_of(answer))], structured_content=answer)
 
     return run
 

@@ -99,7 +99,8 @@ def test_each_tool_answers_from_the_database_when_the_daemon_is_down(small_home:
     nodes = answer(timeline)["nodes"]
     assert nodes[0]["title"] == "Garlic planted" and nodes[0]["level"] == "L1"
     assert nodes[0]["conversation_days"][0]["conversation"] == GARDEN
-    doc = answer(context)
+    assert not context.is_error and context.content[0].text == context.structured_content["text"]
+    doc = context.structured_content
     assert doc["text"].startswith("# Memory context for") and doc["tokens"] <= 600 and "tokens;" not in doc["text"]
     assert GARDEN in [h["conversation"] for h in answer(similar)["hits"]]
     assert {h["conversation"] for h in answer(project)["hits"]} == {CODE}
