@@ -217,6 +217,12 @@ class EventStore:
         with translate_errors(self.conn):
             return int(self.conn.execute("SELECT COUNT(*) FROM events").fetchone()[0])
 
+    def find(self, event_id: str) -> StoredEvent | None:
+        """The stored event of this idempotency key, None when it is not in the log."""
+        with translate_errors(self.conn):
+            row = self.conn.execute(f"SELECT {_COLUMNS} FROM events WHERE event_id = ?", (event_id,)).fetchone()
+        return self._decode(row) if row is not None else None
+
     def contains(self, event_id: str) -> bool:
         """Whether an event with this idempotency key is stored."""
         with translate_errors(self.conn):

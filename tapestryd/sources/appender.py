@@ -16,8 +16,8 @@ from datetime import datetime, timezone
 import structlog
 
 from tapestryd.events.store import AppendResult, EventStore
-from tapestryd.events.types import MessageRecorded, NewEvent, event_id
-from tapestryd.sources.receipts import FileReceipt, Tally, scrub
+from tapestryd.events.types import MessageRecorded, NewEvent
+from tapestryd.sources.receipts import FileReceipt, Tally, finished_id, scrub
 from tapestryd.sources.screen import Screen
 
 __all__ = ["BATCH", "BatchAppender", "FileRun"]
@@ -52,7 +52,7 @@ class FileRun:
         r = self.receipt
         log.info("import.finished", path=r.path, parser=r.parser, messages_new=r.messages["new"],
                  messages_known=r.messages["known"], errors=r.error_count)
-        return NewEvent(event_id("import", r.sha256, "finished"), r.finished_event(), datetime.now(timezone.utc),
+        return NewEvent(finished_id(r.sha256), r.finished_event(), datetime.now(timezone.utc),
                         r.agent, r.path)
 
 

@@ -6,7 +6,9 @@ in batches of about :data:`BATCH` per transaction, shared by the files of one in
 (:mod:`tapestryd.sources.appender`), after the privacy screen
 (:mod:`tapestryd.sources.screen`). Around the messages it records an
 ``ImportReceived`` and an ``ImportFinished`` (the receipt) whose event ids derive from the
-file's sha256, so importing an identical file again adds no event at all.
+file's sha256, so importing an identical file again adds no event at all: such a file, once
+its receipt is in the log (same importer version, same parser), is answered from that
+receipt without being parsed (:meth:`FileReceipt.from_finished`).
 
 Counting, per file: a message is *new* when any of its events (streamed parts) was new,
 else *known*; a conversation is *new* when every message of it was new, *updated* when
@@ -45,13 +47,13 @@ from typing import Any, BinaryIO, Callable, Iterator, Sequence
 from tapestryd.config import Settings
 from tapestryd.errors import ArchiveError, ParseError, UnknownFormatError
 from tapestryd.events.store import EventStore
-from tapestryd.events.types import ImportReceived, NewEvent, event_id
+from tapestryd.events.types import ImportFinished, ImportReceived, NewEvent
 from tapestryd.sources.appender import BATCH, BatchAppender, FileRun
 from tapestryd.sources.parsers.archives import Archive
 from tapestryd.sources.parsers.base import Origin, Skip
 from tapestryd.sources.parsers.detect import HEAD_SIZE, ZIP_MAGIC, detect_format, get_parser, preview
 from tapestryd.sources.parsers.subagents import mark_subagents
-from tapestryd.sources.receipts import FileReceipt, Receipt
+from tapestryd.sources.receipts import FileReceipt, Receipt, finished_id, received_id
 from tapestryd.sources.screen import Screen, holds_marker
 
 __all__ = ["BATCH", "FileReceipt", "Progress", "Receipt", "export_named", "ingest_file", "ingest_paths"]
@@ -266,9 +268,22 @@ def _ingest_source(store: EventStore, src: _Source, ctx: _Context) -> FileReceip
     if name in ("metadata", "zip"):
         reason = "export-metadata" if name == "metadata" else "nested-archive"
         return FileReceipt(src.display, sha, skipped={reason: 1}) if src.explicit else reason
+    known = _known_receipt(store, src, sha, name, ctx)
+    if known is not None:
+        return known
     if data is not None:  # read once: the marker scan and the parser take the bytes from memory
         src = _Source(src.display, src.size, lambda: io.BytesIO(data), src.explicit)
     return _import(store, src, sha, name, ctx)
+
+
+def _known_receipt(store: EventStore, src: _Source, sha: str, name: str, ctx: _Context) -> FileReceipt | None:
+    """The receipt of a file this importer version already read whole with the same parser, else None."""
+    finished = store.find(finished_id(sha))
+    received = store.find(received_id(sha)) if finished is not None else None
+    if finished is None or received is None or not isinstance(finished.event, ImportFinished) \
+            or not isinstance(received.event, ImportReceived) or received.event.parser != name:
+        return None
+    return FileReceipt.from_finished(src.display, finished.event, name, ctx.agent or finished.agent)
 
 
 def _format_of(head: bytes, src: _Source, forced: str) -> str:
@@ -289,7 +304,7 @@ def _import(store: EventStore, src: _Source, sha: str, name: str, ctx: _Context)
     receipt = FileReceipt(src.display, sha, name, agent)
     run = FileRun(receipt, _screen(store, src, name, origin, ctx))
     received = ImportReceived(sha, src.display, src.size, name)
-    ctx.appender.add(run, NewEvent(event_id("import", sha, "received"), received, _now(), agent, src.display))
+    ctx.appender.add(run, NewEvent(received_id(sha), received, _now(), agent, src.display))
     try:
         with src.open() as raw:
             for item in mark_subagents(get_parser(name).parse(ctx.meter.wrap(raw, src.display), origin), src.display):

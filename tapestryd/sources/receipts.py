@@ -11,6 +11,12 @@
 
 In the totals an *updated* conversation counts as known (it was there before). ``failed``
 is true only when nothing could be imported: no message new or known and some error.
+
+A file's receipt is logged as ``ImportReceived`` / ``ImportFinished`` events whose ids derive
+from the file's sha256 and :data:`IMPORTER_VERSION` (:func:`received_id`, :func:`finished_id`):
+a file imported before, by this version of the importers, is answered from its receipt
+(:meth:`FileReceipt.from_finished`) without being parsed again, while a newer version, whose
+parsers may read more of the same bytes, reads it once more.
 """
 
 from __future__ import annotations
@@ -22,11 +28,27 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from tapestryd.events.codec import decode, encode
-from tapestryd.events.types import ImportFinished, NewEvent
+from tapestryd.events.types import ImportFinished, NewEvent, event_id
 
-__all__ = ["MAX_LISTED_ERRORS", "FileReceipt", "Receipt", "Tally", "clean", "scrub"]
+__all__ = ["IMPORTER_VERSION", "MAX_LISTED_ERRORS", "FileReceipt", "Receipt", "Tally", "clean", "finished_id",
+           "received_id", "scrub"]
 
 MAX_LISTED_ERRORS = 50
+IMPORTER_VERSION = 2
+"""Raised when a parser reads the same bytes into different events (1: receipts before versions)."""
+_MORE = "… and "
+
+
+def received_id(sha256: str) -> str:
+    """The event id of the ImportReceived of the file with this sha256, for this importer version."""
+    return event_id("import", sha256, "received") if IMPORTER_VERSION == 1 else \
+        event_id("import", sha256, "received", str(IMPORTER_VERSION))
+
+
+def finished_id(sha256: str) -> str:
+    """The event id of the ImportFinished (the receipt) of the file with this sha256, for this importer version."""
+    return event_id("import", sha256, "finished") if IMPORTER_VERSION == 1 else \
+        event_id("import", sha256, "finished", str(IMPORTER_VERSION))
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
 
@@ -81,7 +103,22 @@ class FileReceipt:
     def listed_errors(self) -> list[str]:
         """The kept error lines, plus one line saying how many more there were."""
         more = self.error_count - len(self.errors)
-        return self.errors + ([f"… and {more} more errors"] if more > 0 else [])
+        return self.errors + ([f"{_MORE}{more} more errors"] if more > 0 else [])
+
+    @classmethod
+    def from_finished(cls, path: str, finished: ImportFinished, parser: str, agent: str) -> FileReceipt:
+        """The receipt of importing again a file whose receipt is ``finished``: everything it
+        stored is known now; its skips and errors are those of that import (errors located
+        in the file then read at another path name ``path`` now)."""
+        counts = finished.counts
+        conversations = sum(counts.get(f"conversations_{k}", 0) for k in ("new", "updated", "known"))
+        receipt = cls(path, finished.sha256, parser, agent, {"new": 0, "updated": 0, "known": conversations},
+                      {"new": 0, "known": counts.get("messages_new", 0) + counts.get("messages_known", 0)},
+                      dict(finished.skipped))
+        receipt.errors = [path + e[len(finished.path):] if finished.path and e.startswith(finished.path) else e
+                          for e in finished.errors if not e.startswith(_MORE)][:MAX_LISTED_ERRORS]
+        receipt.error_count = max(counts.get("errors", 0), len(receipt.errors))
+        return receipt
 
     def finished_event(self) -> ImportFinished:
         """The ImportFinished payload that records this receipt in the log."""
