@@ -53,7 +53,7 @@ def _print_paths(paths: dict[str, str]) -> None:
 def ingest(ctx: typer.Context,
            paths: List[Path] = typer.Argument(..., help="Files, folders or ZIP exports to import."),
            agent: Optional[str] = typer.Option(None, "--agent", help="Agent label (default: from the parser)."),
-           parser: str = typer.Option("auto", "--parser", help="auto, claude-code, chatgpt or claude."),
+           parser: str = typer.Option("auto", "--parser", help="auto, claude-code, chatgpt, claude, codex, gemini or opencode."),
            fmt: Format = typer.Option(Format.text, "-f", "--format", help="Receipt as text or json.")) -> None:
     """Import exports and session files; print a receipt of what was new, known, skipped or wrong.
 
@@ -115,6 +115,8 @@ def search(ctx: typer.Context,
            hybrid: bool = typer.Option(False, "--hybrid", help="Fuse BM25 with TF-IDF similarity (RRF)."),
            widen: bool = typer.Option(False, "--widen", help="When a time phrase leaves fewer than --limit hits, "
                                       "add matches from other times, marked as outside the range."),
+           no_subagents: bool = typer.Option(False, "--no-subagents", help="Leave out what subagents said "
+                                             "(Claude Code Task agents, Gemini CLI and OpenCode subagents)."),
            limit: int = typer.Option(20, "--limit", "-n"),
            fmt: Format = typer.Option(Format.text, "-f", "--format")) -> None:
     """Full-text search over messages and summaries, best match first; time phrases narrow the range.
@@ -128,7 +130,7 @@ def search(ctx: typer.Context,
     """
     args = {"query": " ".join(query), "agent": agent, "role": role, "conversation": conversation, "level": level,
             "since": since, "until": until, "sort": sort, "regex": regex, "limit": limit,
-            "mode": "hybrid" if hybrid else "fts", "widen": widen}
+            "mode": "hybrid" if hybrid else "fts", "widen": widen, "no_subagents": no_subagents}
     result = call(ctx, "search", args)
     if fmt is not Format.text and result.get("time"):
         warn(f"reading {result['time']['phrase']!r} as {result['time']['label']}")

@@ -51,9 +51,10 @@ _COMMANDS: dict[str, tuple[str, dict[str, str], str]] = {
 _DEFAULTS: dict[str, dict[str, Any]] = {"status": {}, "context": {"agent": None, "date": None, "max_tokens": None, "project": None, "recent": 30,
                                        "now_only": False},
              "search": {"agent": None, "role": None, "conversation": None, "limit": 20, "level": "all", "since": None,
-                        "until": None, "sort": "relevance", "regex": False, "mode": "fts", "widen": False},
+                        "until": None, "sort": "relevance", "regex": False, "mode": "fts", "widen": False,
+                        "no_subagents": False},
              "pause": {}, "resume": {}, "reload": {}}
-_FLAGS = {"context": {"--now": "now_only"}, "search": {"--widen": "widen"}}  # options without a value
+_FLAGS = {"context": {"--now": "now_only"}, "search": {"--widen": "widen", "--no-subagents": "no_subagents"}}  # options without a value
 _FORMATS = {"context": ("text", "markdown", "json")}
 
 

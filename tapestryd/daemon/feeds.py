@@ -94,9 +94,11 @@ class Feeds:
         return self.watcher.mode
 
     def describe(self) -> dict[str, Any]:
-        """Watched roots and how each is watched, for ``status``."""
+        """Claude Code's watched roots and how each is watched, for ``status`` (its ``sources`` section lists
+        every source's roots, files and messages)."""
+        claude = [os.path.abspath(r) for r in self.settings.sources.watched_roots]
         return {"mode": self.mode, "polling": self.settings.sources.polling, "inbox": str(self.settings.sources.inbox),
-                "roots": [{"path": r, "watch": self.watcher.modes.get(r, "missing")} for r in self.roots]}
+                "roots": [{"path": r, "watch": self.watcher.modes.get(r, "missing")} for r in claude]}
 
     def sweep(self) -> None:
         """Scan the roots here; tail on the writer every file that differs from its offset."""

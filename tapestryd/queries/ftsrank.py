@@ -67,6 +67,8 @@ class MessageFilters(Protocol):
     def since(self) -> datetime | None: ...
     @property
     def until(self) -> datetime | None: ...
+    @property
+    def subagents(self) -> bool: ...
 
 
 @dataclass(frozen=True)
@@ -233,6 +235,8 @@ def message_where(filters: MessageFilters) -> tuple[str, list[object]]:
     if filters.until:
         clauses.append("m.ts < ?")
         params.append(format_utc(filters.until))
+    if not filters.subagents:
+        clauses.append("m.sidechain = 0")
     return "".join(f" AND {c}" for c in clauses), params
 
 

@@ -75,7 +75,9 @@ class SearchFilters:
     """Narrowing: agent, role, conversation key, level, and a UTC time range [since, until).
 
     ``level`` is one of :data:`LEVELS`: ``messages``, ``summaries``, one level ``L0`` …
-    ``L4`` (summaries of that level), or ``all``.
+    ``L4`` (summaries of that level), or ``all``. ``subagents`` False leaves out the
+    messages of subagents (``sidechain``: Claude Code Task agents, Gemini CLI and OpenCode
+    subagent sessions).
     """
 
     agent: str = ""
@@ -84,6 +86,7 @@ class SearchFilters:
     since: datetime | None = None
     until: datetime | None = None
     level: str = "all"
+    subagents: bool = True
 
 
 @dataclass(frozen=True)

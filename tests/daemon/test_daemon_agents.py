@@ -66,6 +66,10 @@ def test_each_growing_format_is_searchable_soon_after_an_append(agents_daemon: t
     assert wait_for(lambda: found(daemon, "quokkacodex"), timeout=10) == ["codex"]
     assert wait_for(lambda: found(daemon, "quokkagemini"), timeout=10) == ["gemini-cli"]
     assert wait_for(lambda: found(daemon, "quokkaopencode"), timeout=10) == ["opencode"]
+    sources = daemon.call("status")["sources"]
+    assert sources["codex (codex)"].startswith("1 files, 1 messages, last capture 20")
+    assert sources["gemini (gemini-cli)"].startswith("1 files, 1 messages")
+    assert sources["opencode (opencode)"].startswith("1 files, 1 messages")
 
 
 def test_a_gemini_record_edited_while_tailed_stays_one_message(agents_daemon: tuple[Daemon, Path, Path, Path]) -> None:

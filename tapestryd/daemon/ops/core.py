@@ -55,6 +55,7 @@ def search(reader: Reader, args: dict[str, Any]) -> dict[str, Any]:
                       else resolve_conversation(reader, str(args["conversation"]))),
         level=level_filter(args.get("level")),
         since=_when(reader, args.get("since"), now, "since"), until=_when(reader, args.get("until"), now, "until"),
+        subagents=not args.get("no_subagents"),
     )
     if filters.since and filters.until and filters.until <= filters.since:
         raise TapestryError(f"--until ({args.get('until')}) must come after --since ({args.get('since')})")

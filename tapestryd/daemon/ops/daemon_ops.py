@@ -15,6 +15,7 @@ from typing import Any, Protocol
 from tapestryd.daemon.ops.archive_ops import archive_status
 from tapestryd.daemon.ops.registry import read_op
 from tapestryd.errors import DaemonNotRunning
+from tapestryd.queries import sources as _sources  # noqa: F401  (registers the status section "sources")
 from tapestryd.queries.reader import Reader
 from tapestryd.queries.status import build_status
 
