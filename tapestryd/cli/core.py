@@ -53,7 +53,8 @@ def _print_paths(paths: dict[str, str]) -> None:
 def ingest(ctx: typer.Context,
            paths: List[Path] = typer.Argument(..., help="Files, folders or ZIP exports to import."),
            agent: Optional[str] = typer.Option(None, "--agent", help="Agent label (default: from the parser)."),
-           parser: str = typer.Option("auto", "--parser", help="auto, claude-code, chatgpt, claude, codex, gemini or opencode."),
+           parser: str = typer.Option("auto", "--parser", help="auto, claude-code, chatgpt, claude, codex,"
+                                                                  " gemini or opencode."),
            fmt: Format = typer.Option(Format.text, "-f", "--format", help="Receipt as text or json.")) -> None:
     """Import exports and session files; print a receipt of what was new, known, skipped or wrong.
 

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any
 
 from tapestryd.db import connect, translate_errors
 from tapestryd.queries.conversations import stats
