@@ -1,6 +1,7 @@
 """The socket client (standard library only, so ``tapestryctl context`` starts fast).
 
-Every call is bounded by a timeout (connect, send and every read); a missing socket or
+Every call is bounded by a timeout (connect, send and every read; a full listen queue is
+retried until the timeout, not reported as an error); a missing socket or
 refused connection raises DaemonNotRunning at once, so a shell prompt or a hook never
 hangs. A response larger than :data:`MAX_RESPONSE` bytes, or one that is not a JSON
 object, is a DaemonError.
@@ -15,6 +16,7 @@ import _socket
 import itertools
 import json
 import os
+import time
 
 from tapestryd.daemon.protocol import VERSION, encode
 from tapestryd.errors import DaemonError, DaemonNotRunning
@@ -38,10 +40,9 @@ def request(sock_path: str | os.PathLike[str], op: str, args: dict[str, Any] | N
     connection.
     """
     rid = next(_ids)
-    conn = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
+    conn = None
     try:
-        conn.settimeout(timeout)
-        conn.connect(os.fspath(sock_path))
+        conn = _connect(os.fspath(sock_path), timeout)
         conn.sendall(encode({"v": VERSION, "id": rid, "op": op, "args": args or {}}))
         line = _read_line(conn)
     except (FileNotFoundError, ConnectionRefusedError, NotADirectoryError) as exc:
@@ -51,8 +52,33 @@ def request(sock_path: str | os.PathLike[str], op: str, args: dict[str, Any] | N
     except OSError as exc:
         raise DaemonError(f"socket {os.fspath(sock_path)}: {exc.strerror or exc}", code="socket") from exc
     finally:
-        conn.close()
+        if conn is not None:
+            conn.close()
     return _result(line, op)
+
+
+def _connect(path: str, timeout: float) -> Any:
+    """A socket connected to ``path``; a full listen queue (EAGAIN) is retried until ``timeout``.
+
+    Raises TimeoutError when the queue stays full, OSError as ``connect`` does.
+    """
+    deadline = time.monotonic() + timeout
+    pause = 0.002
+    while True:
+        conn = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
+        conn.settimeout(timeout)
+        try:
+            conn.connect(path)
+            return conn
+        except BlockingIOError:
+            conn.close()
+            if time.monotonic() + pause >= deadline:
+                raise TimeoutError(f"the listen queue of {path} stayed full") from None
+            time.sleep(pause)  # the server accepts many per wake-up; back off a little each time
+            pause = min(pause * 2, 0.05)
+        except BaseException:
+            conn.close()
+            raise
 
 
 def _read_line(conn: Any) -> bytes:

@@ -47,6 +47,10 @@ def decode_request(line: bytes) -> tuple[Any, str, dict[str, Any]]:
         data = json.loads(line)
     except (ValueError, UnicodeDecodeError) as exc:
         raise ProtocolError("bad_json", f"request is not JSON: {exc}") from exc
+    except RecursionError as exc:
+        raise ProtocolError("bad_json", "request is nested too deeply") from exc
+    if b"\\u" in line and _holds_lone_surrogate(data):
+        raise ProtocolError("bad_json", "request holds a lone UTF-16 surrogate (\\ud800-\\udfff), which is not text")
     if not isinstance(data, dict):
         raise ProtocolError("bad_request", "request must be a JSON object")
     rid = data.get("id")
@@ -56,6 +60,28 @@ def decode_request(line: bytes) -> tuple[Any, str, dict[str, Any]]:
     if not isinstance(op, str) or not isinstance(args, dict):
         raise ProtocolError("bad_request", "request needs a string 'op' and an object 'args'", rid)
     return rid, op, args
+
+
+def _holds_lone_surrogate(value: Any) -> bool:
+    """Whether a decoded JSON value holds a string (or key) with an unpaired surrogate.
+
+    ``json`` turns ``"\\ud800"`` into a str that cannot be encoded as UTF-8, so it would fail
+    wherever it goes next. Only called when the line holds an escape.
+    """
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            try:
+                item.encode()
+            except UnicodeEncodeError:
+                return True
+        elif isinstance(item, dict):
+            stack.extend(item.keys())
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return False
 
 
 def ok_response(request_id: Any, result: Any) -> dict[str, Any]:

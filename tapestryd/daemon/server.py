@@ -3,13 +3,19 @@
 * The socket is created mode ``0600`` inside a ``0700`` folder this user owns, and every
   peer's uid is checked (``SO_PEERCRED`` on Linux, ``getpeereid(3)`` on macOS and the
   BSDs): a connection from another uid gets a ``forbidden`` error and is closed.
-* One thread per client, at most ``max_clients`` at once (more get ``busy``); a client
-  may send several requests on one connection; one silent for ``idle_timeout`` seconds is
-  dropped. A line longer than :data:`~tapestryd.daemon.protocol.MAX_LINE` gets
-  ``too_large`` and the connection is closed, and so does a connection sending requests
-  faster than its :class:`~tapestryd.daemon.peer.TokenBucket` allows (``rate_limited``).
-* The server never dies of a request: malformed JSON, an unknown op or a failing
-  operation each become an error response with a code.
+* One thread reads every connection (a :mod:`selectors` loop): a connection costs a file
+  descriptor until it sends a whole request line, and only then takes a worker thread.
+  ``context``, ``status`` and ``ping`` (what hooks and prompts ask) run on their own small
+  pool, so a flood of other requests never queues in front of them. At most
+  ``max_connections`` are open at once; more get ``busy`` at once (no waiting, no draining
+  on the reading thread). A connection silent for ``idle_timeout`` seconds (5 by default)
+  is closed, so idle connections held open free their place quickly.
+* A line longer than :data:`~tapestryd.daemon.protocol.MAX_LINE` gets ``too_large`` and
+  the connection is closed, and so does a connection sending requests faster than its
+  :class:`~tapestryd.daemon.peer.TokenBucket` allows (``rate_limited``). A client may send
+  several requests on one connection; they are answered in order.
+* The server never dies of a request: malformed JSON (a lone surrogate, nesting too deep
+  included), an unknown op or a failing operation each become an error response with a code.
 
 ``dispatch(op, args)`` does the work; it raises ProtocolError or TapestryError for
 answers with a code, anything else is logged and answered ``internal``.
@@ -20,11 +26,15 @@ from __future__ import annotations
 import ctypes
 import ctypes.util
 import os
-import select
+import queue
+import resource
+import selectors
 import socket
 import stat
 import struct
 import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, Callable
 
@@ -34,40 +44,71 @@ from tapestryd.daemon.peer import TokenBucket, set_peer_uid
 from tapestryd.daemon.protocol import MAX_LINE, ProtocolError, decode_request, encode, error_response, ok_response
 from tapestryd.errors import DaemonError, TapestryError
 
-__all__ = ["Dispatch", "SocketServer", "peer_uid"]
+__all__ = ["URGENT_OPS", "Dispatch", "SocketServer", "peer_uid"]
 
 log = structlog.get_logger(__name__)
 
 Dispatch = Callable[[str, dict[str, Any]], Any]
+Request = tuple[Any, str, dict[str, Any]] | ProtocolError
+
+URGENT_OPS = frozenset({"context", "status", "ping"})
+"""Ops served on their own pool: a hook's or prompt's query never waits behind a flood of others."""
+
+URGENT_WORKERS = 4
+EXPIRY_TICK = 0.25  # seconds between scans for idle connections
 
 
-class _TooLarge(Exception):
-    """A request line went past MAX_LINE bytes without a newline."""
+def default_max_connections() -> int:
+    """Connections held at once: 1,024, or fewer when the open-files limit is low (128 fds kept free)."""
+    soft, _ = resource.getrlimit(resource.RLIMIT_NOFILE)
+    return 1024 if soft == resource.RLIM_INFINITY else max(16, min(1024, soft - 128))
+
+
+class _Client:
+    """One open connection: its socket, peer uid, unread bytes, request budget and idle deadline."""
+
+    __slots__ = ("bucket", "buffer", "deadline", "sock", "uid")
+
+    def __init__(self, sock: socket.socket, uid: int | None, deadline: float) -> None:
+        self.sock, self.uid, self.deadline = sock, uid, deadline
+        self.buffer, self.bucket = bytearray(), TokenBucket()
 
 
 class SocketServer:
     """Serves ``dispatch`` on a Unix socket at ``path`` until :meth:`stop`.
 
-    ``allowed_uid`` is the only peer uid served (default: this process's uid). Raises
-    DaemonError from :meth:`start` when the socket folder is unsafe, the path is too long,
-    or another server already listens there.
+    ``allowed_uid`` is the only peer uid served (default: this process's uid).
+    ``max_clients`` requests run at once (worker threads, besides the urgent pool),
+    ``max_connections`` may be open (default :func:`default_max_connections`), each closed
+    after ``idle_timeout`` seconds without a whole request. Raises DaemonError from
+    :meth:`start` when the socket folder is unsafe, the path is too long, or another server
+    already listens there.
     """
 
     def __init__(self, path: Path, dispatch: Dispatch, *, allowed_uid: int | None = None,
-                 max_clients: int = 64, idle_timeout: float = 30.0) -> None:
+                 max_clients: int = 64, max_connections: int | None = None, idle_timeout: float = 5.0,
+                 urgent_ops: frozenset[str] = URGENT_OPS) -> None:
         self.path = path
         self.dispatch = dispatch
         self.allowed_uid = os.getuid() if allowed_uid is None else allowed_uid
         self.idle_timeout = idle_timeout
-        self._slots = threading.BoundedSemaphore(max_clients)
+        self.max_connections = max_connections or default_max_connections()
+        self.urgent_ops = urgent_ops
+        self._workers = ThreadPoolExecutor(max_clients, thread_name_prefix="tapestryd-client")
+        self._urgent = ThreadPoolExecutor(URGENT_WORKERS, thread_name_prefix="tapestryd-urgent")
         self._stopping = threading.Event()
         self._wake_r, self._wake_w = os.pipe()
+        os.set_blocking(self._wake_w, False)
+        self._returned: queue.SimpleQueue[_Client] = queue.SimpleQueue()
+        self._watched: dict[int, _Client] = {}  # waiting for a request, by file descriptor
+        self._serving = 0  # connections handed to a worker (read and written by the loop only)
+        self._selector = selectors.DefaultSelector()
         self._listener: socket.socket | None = None
         self._inode = 0
         self._thread: threading.Thread | None = None
 
     def start(self) -> None:
-        """Bind the socket (mode 0600) and start accepting clients on a thread."""
+        """Bind the socket (mode 0600) and start serving clients on a thread."""
         _secure_folder(self.path.parent)
         _remove_stale(self.path)
         listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
@@ -80,91 +121,191 @@ class SocketServer:
         finally:
             os.umask(old_umask)
         os.chmod(self.path, 0o600)
-        listener.listen(128)
+        listener.listen(socket.SOMAXCONN)
+        listener.setblocking(False)
         self._listener, self._inode = listener, os.stat(self.path).st_ino
-        self._thread = threading.Thread(target=self._accept_loop, name="tapestryd-accept", daemon=True)
+        self._selector.register(listener, selectors.EVENT_READ)
+        self._selector.register(self._wake_r, selectors.EVENT_READ)
+        self._thread = threading.Thread(target=self._loop, name="tapestryd-accept", daemon=True)
         self._thread.start()
         log.info("socket.listening", path=str(self.path))
 
     def stop(self, timeout: float = 1.0) -> None:
-        """Stop accepting, remove the socket file (if still ours) and close the listener."""
+        """Stop accepting, close idle connections, remove the socket file (if still ours)."""
         if self._stopping.is_set():
             return
         self._stopping.set()
-        os.write(self._wake_w, b"x")
+        self._wake()
         if self._thread is not None:
             self._thread.join(timeout)
+        for pool in (self._workers, self._urgent):
+            pool.shutdown(wait=False, cancel_futures=True)
         if self._listener is not None:
             self._listener.close()
         _unlink_if(self.path, self._inode)
+        self._selector.close()
         os.close(self._wake_r)
         os.close(self._wake_w)
         log.info("socket.closed", path=str(self.path))
 
-    def _accept_loop(self) -> None:
+    def _wake(self) -> None:
+        try:
+            os.write(self._wake_w, b"x")
+        except BlockingIOError:
+            pass  # the loop has wake-ups pending already
+
+    # The reading thread ------------------------------------------------------------------
+
+    def _loop(self) -> None:
+        next_expiry = time.monotonic() + EXPIRY_TICK
+        try:
+            while not self._stopping.is_set():
+                wait = max(0.0, next_expiry - time.monotonic()) if self._watched else None
+                for key, _ in self._selector.select(wait):
+                    if key.fileobj is self._listener:
+                        self._accept_all()
+                    elif key.fileobj == self._wake_r:
+                        os.read(self._wake_r, 4096)
+                    else:
+                        self._readable(key.data)
+                self._take_back()
+                if time.monotonic() >= next_expiry:
+                    self._expire()
+                    next_expiry = time.monotonic() + EXPIRY_TICK
+        finally:
+            for client in list(self._watched.values()):
+                self._drop(client)
+
+    def _accept_all(self) -> None:
         assert self._listener is not None
-        while not self._stopping.is_set():
-            watched: list[Any] = [self._listener, self._wake_r]
-            ready, _, _ = select.select(watched, [], [])
-            if self._listener not in ready or self._stopping.is_set():
-                continue
+        while True:
             try:
                 conn, _ = self._listener.accept()
-            except OSError as exc:
+            except BlockingIOError:
+                return
+            except OSError as exc:  # out of file descriptors: the pending ones wait for a free one
                 log.warning("socket.accept_failed", error=str(exc))
+                return
+            self._admit(conn)
+
+    def _admit(self, conn: socket.socket) -> None:
+        uid = peer_uid(conn)
+        if uid is not None and uid != self.allowed_uid:
+            log.warning("socket.peer_refused", uid=uid)
+            _refuse_now(conn, error_response(None, "forbidden", f"uid {uid} may not use this socket"))
+        elif len(self._watched) + self._serving >= self.max_connections:
+            _refuse_now(conn, error_response(None, "busy", "too many clients; try again"))
+        else:
+            conn.setblocking(False)
+            self._next_request(_Client(conn, uid, 0.0))
+
+    def _next_request(self, client: _Client) -> None:
+        """Hand the client's next whole line to a worker, or wait for more bytes from it."""
+        while (cut := client.buffer.find(b"\n")) >= 0:
+            line = bytes(client.buffer[:cut])
+            del client.buffer[:cut + 1]
+            if not line.strip():
                 continue
-            self._hand_off(conn)
-
-    def _hand_off(self, conn: socket.socket) -> None:
-        if not self._slots.acquire(blocking=False):
-            _send_quietly(conn, error_response(None, "busy", "too many clients; try again"))
-            conn.close()
+            if not client.bucket.take():
+                self._hand(self._workers, self._refuse, client,
+                           error_response(None, "rate_limited", "too many requests on one connection"))
+                return
+            request = _decode(line)
+            pool = self._urgent if not isinstance(request, ProtocolError) and request[1] in self.urgent_ops \
+                else self._workers
+            self._hand(pool, self._serve, client, request)
             return
-        threading.Thread(target=self._serve, args=(conn,), name="tapestryd-client", daemon=True).start()
+        if len(client.buffer) > MAX_LINE:
+            self._hand(self._workers, self._refuse, client,
+                       error_response(None, "too_large", f"request is larger than {MAX_LINE} bytes"))
+            return
+        client.deadline = time.monotonic() + self.idle_timeout
+        self._watched[client.sock.fileno()] = client
+        self._selector.register(client.sock, selectors.EVENT_READ, client)
 
-    def _serve(self, conn: socket.socket) -> None:
+    def _hand(self, pool: ThreadPoolExecutor, work: Callable[[_Client, Any], None], client: _Client,
+              what: Any) -> None:
+        self._serving += 1
         try:
-            with conn:
-                if self._admit(conn):
-                    self._converse(conn)
+            pool.submit(work, client, what)
+        except RuntimeError:  # the pools are shut down: the server is stopping
+            self._serving -= 1
+            client.sock.close()
+
+    def _readable(self, client: _Client) -> None:
+        try:
+            chunk = client.sock.recv(65536)
+        except BlockingIOError:
+            return
+        except OSError:
+            chunk = b""
+        self._unwatch(client)
+        if not chunk:  # end of stream: bytes after the last newline are a request cut short
+            client.sock.close()
+            return
+        client.buffer.extend(chunk)
+        self._next_request(client)
+
+    def _unwatch(self, client: _Client) -> None:
+        del self._watched[client.sock.fileno()]
+        self._selector.unregister(client.sock)
+
+    def _drop(self, client: _Client) -> None:
+        self._unwatch(client)
+        client.sock.close()
+
+    def _take_back(self) -> None:
+        """Watch again the connections workers answered (or forget the ones they closed)."""
+        while True:
+            try:
+                client = self._returned.get_nowait()
+            except queue.Empty:
+                return
+            self._serving -= 1
+            if client.sock.fileno() >= 0 and not self._stopping.is_set():
+                self._next_request(client)
+            else:
+                client.sock.close()
+
+    def _expire(self) -> None:
+        now = time.monotonic()
+        for client in [c for c in self._watched.values() if c.deadline <= now]:
+            self._drop(client)
+
+    # Worker threads ------------------------------------------------------------------------
+
+    def _serve(self, client: _Client, request: Request) -> None:
+        try:
+            set_peer_uid(client.uid)
+            data = _encoded(self._respond(request))
+            client.sock.settimeout(self.idle_timeout)
+            client.sock.sendall(data)
+            client.sock.setblocking(False)
         except OSError as exc:
             log.debug("socket.client_dropped", error=str(exc))
+            client.sock.close()
         finally:
-            self._slots.release()
+            self._returned.put(client)
+            self._wake()
 
-    def _admit(self, conn: socket.socket) -> bool:
-        uid = peer_uid(conn)
-        set_peer_uid(uid)
-        if uid is None or uid == self.allowed_uid:
-            return True
-        log.warning("socket.peer_refused", uid=uid)
-        _send_quietly(conn, error_response(None, "forbidden", f"uid {uid} may not use this socket"))
-        return False
-
-    def _converse(self, conn: socket.socket) -> None:
-        conn.settimeout(self.idle_timeout)
-        buffer, bucket = bytearray(), TokenBucket()
-        while not self._stopping.is_set():
-            try:
-                line = _next_line(conn, buffer)
-            except _TooLarge:
-                _send_quietly(conn, error_response(None, "too_large", f"request is larger than {MAX_LINE} bytes"))
-                return
-            except socket.timeout:
-                return
-            if line is None:
-                return
-            if line.strip() and not bucket.take():
-                _send_quietly(conn, error_response(None, "rate_limited", "too many requests on one connection"))
-                return
-            if line.strip():
-                conn.sendall(encode(self.answer(line)))
+    def _refuse(self, client: _Client, message: dict[str, Any]) -> None:
+        try:
+            client.sock.setblocking(True)
+            _send_quietly(client.sock, message)
+        finally:
+            client.sock.close()
+            self._returned.put(client)
+            self._wake()
 
     def answer(self, line: bytes) -> dict[str, Any]:
         """The response to one request line (never raises)."""
-        rid: Any = None
+        return self._respond(_decode(line))
+
+    def _respond(self, request: Request) -> dict[str, Any]:
+        if isinstance(request, ProtocolError):
+            return error_response(request.request_id, request.code, request.message)
+        rid, op, args = request
         try:
-            rid, op, args = decode_request(line)
             return ok_response(rid, self.dispatch(op, args))
         except ProtocolError as exc:
             return error_response(exc.request_id if exc.request_id is not None else rid, exc.code, exc.message)
@@ -177,23 +318,39 @@ class SocketServer:
             return error_response(rid, "internal", f"internal error: {type(exc).__name__}: {exc}")
 
 
-def _next_line(conn: socket.socket, buffer: bytearray) -> bytes | None:
-    """The next newline-terminated line from ``conn``; None at end of stream.
+def _decode(line: bytes) -> Request:
+    try:
+        return decode_request(line)
+    except ProtocolError as exc:
+        return exc
 
-    Bytes after the last newline when the peer closes are a request cut short: dropped.
+
+def _encoded(response: dict[str, Any]) -> bytes:
+    """``response`` as a line; one that cannot be encoded (a lone surrogate a result carried) is ``internal``."""
+    try:
+        return encode(response)
+    except (ValueError, TypeError, RecursionError) as exc:
+        log.exception("socket.response_unencodable", request_id=response.get("id"))
+        return encode(error_response(None, "internal", f"internal error: the answer cannot be encoded: {exc}"))
+
+
+def _refuse_now(conn: socket.socket, message: dict[str, Any]) -> None:
+    """Send a short refusal and close, never waiting (the reading thread calls it).
+
+    What the peer already sent is read first (without waiting), as closing over unread
+    bytes would reset the connection before the peer reads the refusal.
     """
-    while True:
-        cut = buffer.find(b"\n")
-        if cut >= 0:
-            line = bytes(buffer[:cut])
-            del buffer[:cut + 1]
-            return line
-        if len(buffer) > MAX_LINE:
-            raise _TooLarge()
-        chunk = conn.recv(65536)
-        if not chunk:
-            return None
-        buffer.extend(chunk)
+    try:
+        conn.setblocking(False)
+        conn.send(encode(message))
+        conn.shutdown(socket.SHUT_WR)
+        drained = 0
+        while drained <= MAX_LINE and (chunk := conn.recv(65536)):
+            drained += len(chunk)
+    except OSError:
+        pass
+    finally:
+        conn.close()
 
 
 def _send_quietly(conn: socket.socket, message: dict[str, Any]) -> None:
