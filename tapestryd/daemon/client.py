@@ -43,7 +43,10 @@ def request(sock_path: str | os.PathLike[str], op: str, args: dict[str, Any] | N
     conn = None
     try:
         conn = _connect(os.fspath(sock_path), timeout)
-        conn.sendall(encode({"v": VERSION, "id": rid, "op": op, "args": args or {}}))
+        try:
+            conn.sendall(encode({"v": VERSION, "id": rid, "op": op, "args": args or {}}))
+        except (BrokenPipeError, ConnectionResetError):
+            pass  # refused before our request was read: the refusal ("busy") may be waiting
         line = _read_line(conn)
     except (FileNotFoundError, ConnectionRefusedError, NotADirectoryError) as exc:
         raise DaemonNotRunning(f"tapestryd is not running (no socket at {os.fspath(sock_path)})") from exc

@@ -55,7 +55,9 @@ URGENT_OPS = frozenset({"context", "status", "ping"})
 """Ops served on their own pool: a hook's or prompt's query never waits behind a flood of others."""
 
 URGENT_WORKERS = 4
-EXPIRY_TICK = 0.25  # seconds between scans for idle connections
+EXPIRY_TICK = 0.1  # seconds between scans for idle and refused connections
+REFUSAL_LINGER = 0.2  # seconds a refused connection is read (never waited on) before it is closed
+MAX_REFUSING = 1024  # refused connections lingering at once; past that they are closed at once
 
 
 def default_max_connections() -> int:
@@ -72,6 +74,17 @@ class _Client:
     def __init__(self, sock: socket.socket, uid: int | None, deadline: float) -> None:
         self.sock, self.uid, self.deadline = sock, uid, deadline
         self.buffer, self.bucket = bytearray(), TokenBucket()
+
+
+class _Refused:
+    """A connection told ``busy`` or ``forbidden``: what it still sends is read and dropped until
+    it hangs up or ``deadline`` passes (closing over unread bytes resets the connection, and
+    the peer could lose the refusal before reading it)."""
+
+    __slots__ = ("deadline", "drained", "sock")
+
+    def __init__(self, sock: socket.socket, deadline: float) -> None:
+        self.sock, self.deadline, self.drained = sock, deadline, 0
 
 
 class SocketServer:
@@ -101,6 +114,7 @@ class SocketServer:
         os.set_blocking(self._wake_w, False)
         self._returned: queue.SimpleQueue[_Client] = queue.SimpleQueue()
         self._watched: dict[int, _Client] = {}  # waiting for a request, by file descriptor
+        self._refused: dict[int, _Refused] = {}  # told busy/forbidden, read until they hang up
         self._serving = 0  # connections handed to a worker (read and written by the loop only)
         self._selector = selectors.DefaultSelector()
         self._listener: socket.socket | None = None
@@ -160,12 +174,14 @@ class SocketServer:
         next_expiry = time.monotonic() + EXPIRY_TICK
         try:
             while not self._stopping.is_set():
-                wait = max(0.0, next_expiry - time.monotonic()) if self._watched else None
+                wait = max(0.0, next_expiry - time.monotonic()) if self._watched or self._refused else None
                 for key, _ in self._selector.select(wait):
                     if key.fileobj is self._listener:
                         self._accept_all()
                     elif key.fileobj == self._wake_r:
                         os.read(self._wake_r, 4096)
+                    elif isinstance(key.data, _Refused):
+                        self._drain(key.data)
                     else:
                         self._readable(key.data)
                 self._take_back()
@@ -175,6 +191,8 @@ class SocketServer:
         finally:
             for client in list(self._watched.values()):
                 self._drop(client)
+            for refused in list(self._refused.values()):
+                self._close_refused(refused)
 
     def _accept_all(self) -> None:
         assert self._listener is not None
@@ -192,9 +210,9 @@ class SocketServer:
         uid = peer_uid(conn)
         if uid is not None and uid != self.allowed_uid:
             log.warning("socket.peer_refused", uid=uid)
-            _refuse_now(conn, error_response(None, "forbidden", f"uid {uid} may not use this socket"))
+            self._refuse_now(conn, error_response(None, "forbidden", f"uid {uid} may not use this socket"))
         elif len(self._watched) + self._serving >= self.max_connections:
-            _refuse_now(conn, error_response(None, "busy", "too many clients; try again"))
+            self._refuse_now(conn, error_response(None, "busy", "too many clients; try again"))
         else:
             conn.setblocking(False)
             self._next_request(_Client(conn, uid, 0.0))
@@ -271,6 +289,45 @@ class SocketServer:
         now = time.monotonic()
         for client in [c for c in self._watched.values() if c.deadline <= now]:
             self._drop(client)
+        for refused in [r for r in self._refused.values() if r.deadline <= now]:
+            self._close_refused(refused)
+
+    def _refuse_now(self, conn: socket.socket, message: dict[str, Any]) -> None:
+        """Send a short refusal and half-close without waiting; the rest of what the peer sends
+        is read (and dropped) by the loop for up to REFUSAL_LINGER seconds."""
+        try:
+            conn.setblocking(False)
+            conn.send(encode(message))
+            conn.shutdown(socket.SHUT_WR)
+        except OSError:
+            conn.close()
+            return
+        if len(self._refused) >= MAX_REFUSING:
+            conn.close()
+            return
+        refused = _Refused(conn, time.monotonic() + REFUSAL_LINGER)
+        self._refused[conn.fileno()] = refused
+        self._selector.register(conn, selectors.EVENT_READ, refused)
+
+    def _drain(self, refused: _Refused) -> None:
+        try:
+            while chunk := refused.sock.recv(65536):
+                refused.drained += len(chunk)
+                if refused.drained > MAX_LINE:
+                    break
+            else:
+                self._close_refused(refused)  # the peer hung up
+                return
+        except BlockingIOError:
+            return
+        except OSError:
+            pass
+        self._close_refused(refused)
+
+    def _close_refused(self, refused: _Refused) -> None:
+        del self._refused[refused.sock.fileno()]
+        self._selector.unregister(refused.sock)
+        refused.sock.close()
 
     # Worker threads ------------------------------------------------------------------------
 
@@ -332,25 +389,6 @@ def _encoded(response: dict[str, Any]) -> bytes:
     except (ValueError, TypeError, RecursionError) as exc:
         log.exception("socket.response_unencodable", request_id=response.get("id"))
         return encode(error_response(None, "internal", f"internal error: the answer cannot be encoded: {exc}"))
-
-
-def _refuse_now(conn: socket.socket, message: dict[str, Any]) -> None:
-    """Send a short refusal and close, never waiting (the reading thread calls it).
-
-    What the peer already sent is read first (without waiting), as closing over unread
-    bytes would reset the connection before the peer reads the refusal.
-    """
-    try:
-        conn.setblocking(False)
-        conn.send(encode(message))
-        conn.shutdown(socket.SHUT_WR)
-        drained = 0
-        while drained <= MAX_LINE and (chunk := conn.recv(65536)):
-            drained += len(chunk)
-    except OSError:
-        pass
-    finally:
-        conn.close()
 
 
 def _send_quietly(conn: socket.socket, message: dict[str, Any]) -> None:
