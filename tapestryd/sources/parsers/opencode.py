@@ -10,8 +10,9 @@ injected by OpenCode, not said), ``reasoning``, ``tool``, ``file``, ``step-start
 
 What becomes what: a message with text parts → one :class:`MessageRecorded` (key the
 message id, text its non-synthetic text parts in part-id order, other part types counted
-in ``skipped``), conversation ``opencode:<session id>``, marked ``sidechain`` when its
-session has a parent (a subagent's); a session's title → :class:`ConversationTitled`.
+in ``skipped``), conversation ``opencode:<session id>``, ``meta.cwd`` its session's
+directory, marked ``sidechain`` when its session has a parent (a subagent's); a session's
+title → :class:`ConversationTitled`.
 Parts are rewritten as a reply streams, so every event carries ``meta.replaces`` (the
 last version wins) and its id hashes the message id and text (an unchanged message read
 again adds nothing). An assistant message not yet completed (no ``time.completed``, no
@@ -114,11 +115,12 @@ def read_changes(conn: sqlite3.Connection, origin: Origin, since: int) -> Change
     return changes
 
 
-def _sessions(conn: sqlite3.Connection, since: int, origin: Origin, changes: Changes) -> dict[str, bool]:
-    """Every session's subagent flag (it has a parent); titles of the sessions changed since ``since``."""
-    subagent: dict[str, bool] = {}
-    for sid, parent, title, updated in conn.execute("SELECT id, parent_id, title, time_updated FROM session"):
-        subagent[sid] = bool(parent)
+def _sessions(conn: sqlite3.Connection, since: int, origin: Origin, changes: Changes) -> dict[str, tuple[bool, str]]:
+    """Every session's subagent flag (it has a parent) and directory; titles of the sessions changed since ``since``."""
+    subagent: dict[str, tuple[bool, str]] = {}
+    for sid, parent, directory, title, updated in conn.execute(
+            "SELECT id, parent_id, directory, title, time_updated FROM session"):
+        subagent[sid] = (bool(parent), directory if isinstance(directory, str) else "")
         if updated is not None and updated >= since and isinstance(title, str) and title.strip():
             ts = _instant(updated)
             changes.items.append(NewEvent(event_id("opencode", sid, "title", title.strip()),
@@ -128,7 +130,7 @@ def _sessions(conn: sqlite3.Connection, since: int, origin: Origin, changes: Cha
     return subagent
 
 
-def _message(conn: sqlite3.Connection, row: tuple[Any, ...], sessions: dict[str, bool], origin: Origin,
+def _message(conn: sqlite3.Connection, row: tuple[Any, ...], sessions: dict[str, tuple[bool, str]], origin: Origin,
              changes: Changes, held: list[int]) -> None:
     mid, sid, created, updated, raw = row
     where = f"{origin.path}#message {mid}"
@@ -148,8 +150,11 @@ def _message(conn: sqlite3.Connection, row: tuple[Any, ...], sessions: dict[str,
         changes.items.extend(Skip(kind, where) for kind in kinds or {"empty": 1})
         return
     ts = _instant(times.get("created") if isinstance(times.get("created"), (int, float)) else created)
+    subagent, directory = sessions.get(sid, (False, ""))
     meta: dict[str, Any] = {"replaces": True}
-    if sessions.get(sid):
+    if directory:
+        meta["cwd"] = directory
+    if subagent:
         meta["sidechain"] = True
     model = data["modelID"] if isinstance(data.get("modelID"), str) else ""
     msg = MessageRecorded(conversation=f"opencode:{sid}", message=mid, role=data["role"], text=text,
