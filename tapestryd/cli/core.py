@@ -113,25 +113,28 @@ def search(ctx: typer.Context,
            sort: str = typer.Option("relevance", "--sort", help="relevance (BM25) or time (newest first)."),
            regex: bool = typer.Option(False, "--regex", help="Treat QUERY as a regular expression over "
                                       "message text (case-insensitive), newest first."),
-           hybrid: bool = typer.Option(False, "--hybrid", help="Fuse BM25 with TF-IDF similarity (RRF)."),
+           hybrid: bool = typer.Option(False, "--hybrid", help="The same hits, with their conversations ranked too."),
            widen: bool = typer.Option(False, "--widen", help="When a time phrase leaves fewer than --limit hits, "
-                                      "add matches from other times, marked as outside the range."),
+                                      "add matches from other times, marked as outside the range (when it "
+                                      "leaves none, they are added without it)."),
            no_subagents: bool = typer.Option(False, "--no-subagents", help="Leave out what subagents said "
                                              "(Claude Code Task agents, Gemini CLI and OpenCode subagents)."),
+           now: Optional[str] = typer.Option(None, "--now", help="The instant relative phrases ('yesterday', "
+                                             "'last week') count from, ISO 8601 (default: the clock)."),
            limit: int = typer.Option(20, "--limit", "-n"),
            fmt: Format = typer.Option(Format.text, "-f", "--format")) -> None:
     """Full-text search over messages and summaries, best match first; time phrases narrow the range.
 
-    Without a running daemon, words found in over 20,000 messages rank only the 20,000 most recently stored.
-
-    With --agent, --role or a time range that window grows fourfold until --limit of it pass the filters.
-    BM25 scores are those of the whole index either way; a running daemon's warm index ranks every match.
+    Messages are ranked by BM25 with the turns next to a match and their conversation's score; a turn
+    holding none of the words is marked '(next to a match)'. Words found in over 20,000 messages rank
+    only the 20,000 most recently stored; with --agent, --role or a time range that window grows
+    fourfold until --limit of it pass the filters. The answer is the same with or without the daemon.
 
     A term in Chinese, Japanese, Korean, Thai or an emoji is matched as a substring; those hits come newest first.
     """
     args = {"query": " ".join(query), "agent": agent, "role": role, "conversation": conversation, "level": level,
             "since": since, "until": until, "sort": sort, "regex": regex, "limit": limit,
-            "mode": "hybrid" if hybrid else "fts", "widen": widen, "no_subagents": no_subagents}
+            "mode": "hybrid" if hybrid else "fts", "widen": widen, "no_subagents": no_subagents, "now": now}
     result = call(ctx, "search", args)
     if fmt is not Format.text and result.get("time"):
         warn(f"reading {result['time']['phrase']!r} as {result['time']['label']}")

@@ -43,7 +43,7 @@ _COMMANDS: dict[str, tuple[str, dict[str, str], str]] = {
                             "--max-tokens": "max_tokens", "--project": "project", "--recent": "recent"}, ""),
     "search": ("search", {"-f": "format", "--format": "format", "--agent": "agent", "--role": "role",
                           "--conversation": "conversation", "-n": "limit", "--limit": "limit", "--level": "level",
-                          "--since": "since", "--until": "until", "--sort": "sort"}, "query"),
+                          "--since": "since", "--until": "until", "--sort": "sort", "--now": "now"}, "query"),
     "pause": ("pause", {}, ""),
     "resume": ("resume", {}, ""),
     "reload": ("reload", {}, ""),
@@ -52,7 +52,7 @@ _DEFAULTS: dict[str, dict[str, Any]] = {"status": {}, "context": {"agent": None,
                                        "now_only": False},
              "search": {"agent": None, "role": None, "conversation": None, "limit": 20, "level": "all", "since": None,
                         "until": None, "sort": "relevance", "regex": False, "mode": "fts", "widen": False,
-                        "no_subagents": False},
+                        "no_subagents": False, "now": None},
              "pause": {}, "resume": {}, "reload": {}}
 _FLAGS = {"context": {"--now": "now_only"}, "search": {"--widen": "widen", "--no-subagents": "no_subagents"}}  # options without a value
 _FORMATS = {"context": ("text", "markdown", "json")}

@@ -5,7 +5,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-__all__ = ["render_conversation", "render_conversations", "render_hits", "render_receipt", "render_stats"]
+__all__ = ["ECHO_CHARS", "cut_echo", "render_conversation", "render_conversations", "render_hits", "render_receipt",
+           "render_stats"]
 
 
 _UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
@@ -18,15 +19,23 @@ def printable(text: str) -> str:
     return _UNSAFE.sub(lambda m: f"\\x{ord(m.group()):02x}" if ord(m.group()) < 0x100 else f"\\u{ord(m.group()):04x}", text)
 
 
+ECHO_CHARS = 80
+
+
+def cut_echo(text: str, chars: int = ECHO_CHARS) -> str:
+    """``text`` as echoed back to a person: at most ``chars`` characters, cut with '…'."""
+    return text if len(text) <= chars else text[: chars - 1].rstrip() + "…"
+
+
 def render_hits(result: dict[str, Any]) -> str:
     """Search hits: how a time phrase was read, then local time, agent, role or level, title, snippet."""
     hits = result.get("hits", [])
     span = result.get("time")
-    head = [f"reading {span['phrase']!r} as {span['label']}"] if span else []
+    head = [f"reading {cut_echo(span['phrase'])!r} as {span['label']}"] if span else []
     if result.get("conversation"):  # a short --conversation, resolved
         head.append(f"in conversation {result['conversation']}")
     if not hits:
-        return "\n".join(head + [f"no matches for {result.get('query', '')!r}"])
+        return "\n".join(head + [f"no matches for {cut_echo(str(result.get('query', '')))!r}"])
     blocks = []
     inside = sum(1 for h in hits if not h.get("extra", {}).get("outside_range"))
     for n, h in enumerate(hits):

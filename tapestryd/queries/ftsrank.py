@@ -41,8 +41,8 @@ from typing import Protocol
 from tapestryd.db import translate_errors
 from tapestryd.events.types import format_utc
 
-__all__ = ["BOUNDS_SCAN", "RANK_WINDOW", "TIME_JOIN", "TIME_WALK", "WIDEN_FACTOR", "IdBounds", "conversations_of",
-           "id_bounds", "message_where", "ranked_ids", "turns_around"]
+__all__ = ["BOUNDS_SCAN", "RANK_WINDOW", "TIME_JOIN", "TIME_WALK", "WIDEN_FACTOR", "IdBounds", "any_expression",
+           "conversations_of", "every_expression", "id_bounds", "message_where", "ranked_ids", "turns_around"]
 
 RANK_WINDOW = 20_000
 WIDEN_FACTOR = 4
@@ -82,6 +82,20 @@ class IdBounds:
     def empty(self) -> bool:
         """True when the range holds no id."""
         return self.low > self.high
+
+
+def every_expression(terms: list[str]) -> str:
+    """An FTS5 expression matching every term (a term with a space is a phrase); '' for none."""
+    return " ".join(f'"{t}"' for t in terms)
+
+
+def any_expression(terms: list[str]) -> str:
+    """An FTS5 expression matching every phrase (a term with a space) and any one word; '' for none."""
+    phrases = [f'"{t}"' for t in terms if " " in t]
+    words = [f'"{t}"' for t in terms if " " not in t]
+    if not words:
+        return " AND ".join(phrases)
+    return " AND ".join(phrases + [f"({' OR '.join(words)})" if phrases and len(words) > 1 else " OR ".join(words)])
 
 
 def ranked_ids(conn: sqlite3.Connection, expr: str, filters: MessageFilters, limit: int, sort: str, *,

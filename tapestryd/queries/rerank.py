@@ -31,7 +31,8 @@ import sqlite3
 from collections import defaultdict
 from dataclasses import dataclass
 
-from tapestryd.queries.ftsrank import MessageFilters, conversations_of, ranked_ids, turns_around
+from tapestryd.queries.ftsrank import (MessageFilters, any_expression, conversations_of, every_expression, ranked_ids,
+                                       turns_around)
 
 __all__ = ["KEYWORD_RANKER", "KeywordRanker"]
 
@@ -87,18 +88,19 @@ class KeywordRanker:
 
     def candidates(self, conn: sqlite3.Connection, terms: list[str], filters: MessageFilters,
                    size: int) -> dict[int, float]:
-        """Step 1: up to ``size`` messages by ``-bm25``: those holding every word, then any word to fill.
+        """Step 1: up to ``size`` messages by ``-bm25``: those holding every term, then any word to fill.
+
+        A term holding a space is a quoted phrase: required in both lists.
 
         A message holding every word scores the same under both expressions (FTS5 sums
         ``bm25()`` over the query's phrases), so the two lists rank on one scale; the
         any-word list, the expensive one on common words, is asked only when too few
         hold every word, and ranks only its :attr:`any_window` newest matches.
         """
-        every = " ".join(f'"{t}"' for t in terms)
+        every, some_expr = every_expression(terms), any_expression(terms)
         base = {i: -score for i, score in ranked_ids(conn, every, filters, size, "relevance")}
-        if len(base) < size and len(terms) > 1:
-            some = ranked_ids(conn, " OR ".join(f'"{t}"' for t in terms), filters, size + len(base), "relevance",
-                              window=self.any_window)
+        if len(base) < size and some_expr != every:
+            some = ranked_ids(conn, some_expr, filters, size + len(base), "relevance", window=self.any_window)
             for i, score in some:
                 if len(base) >= size:
                     break

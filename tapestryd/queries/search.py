@@ -49,7 +49,7 @@ from tapestryd.db import translate_errors
 from tapestryd.errors import TapestryError
 from tapestryd.events.types import parse_utc
 from tapestryd.queries.conversations import resolve_conversation
-from tapestryd.queries.ftsrank import RANK_WINDOW, message_where, ranked_ids
+from tapestryd.queries.ftsrank import RANK_WINDOW, any_expression, every_expression, message_where, ranked_ids
 from tapestryd.queries.nodes import has_nodes
 from tapestryd.queries.reader import Reader
 from tapestryd.queries.rerank import KEYWORD_RANKER, KeywordRanker
@@ -67,6 +67,7 @@ LEVELS = ("all", "messages", "summaries", "L0", "L1", "L2", "L3", "L4")
 SORTS = ("relevance", "time")
 RRF_K = 60
 _TERM = re.compile(r"\w+", re.UNICODE)
+_QUOTED = re.compile(r'"([^"]*\w[^"]*)"')
 _MESSAGE_COLUMNS = "m.id, m.conversation, m.message_key, c.title, m.agent, m.role, m.ts"
 
 
@@ -114,26 +115,42 @@ class SearchHit:
     extra: dict[str, object] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, object]:
-        """The hit as a JSON-ready dict (a shallow copy of ``extra``)."""
-        return {name: getattr(self, name) for name in _HIT_FIELDS} | {"extra": dict(self.extra)}
+        """The hit as a JSON-ready dict (a shallow copy of ``extra``), with the source's own ids.
+
+        ``message_uuid`` is the message's id in its source (its ``message_key``; ``''`` for
+        a summary) and ``conversation_uuid`` the conversation's (its key without the
+        ``agent:`` prefix; ``''`` for a summary of no one conversation), so outside tools
+        can join on the ids of the export.
+        """
+        return ({name: getattr(self, name) for name in _HIT_FIELDS}
+                | {"message_uuid": self.message_key if self.kind == "message" else "",
+                   "conversation_uuid": self.conversation.partition(":")[2] or self.conversation,
+                   "extra": dict(self.extra)})
 
 
 _HIT_FIELDS = tuple(f.name for f in fields(SearchHit) if f.name != "extra")
 
 
 def content_terms(query: str) -> list[str]:
-    """The words of ``query`` that carry meaning (English stopwords left out), lower-cased, unique."""
-    words = [w.lower() for w in _TERM.findall(query)]
+    """The words of ``query`` that carry meaning (English stopwords left out), lower-cased, unique.
+
+    A double-quoted phrase of two or more words stays one term, its words joined by a
+    space (stopwords kept): FTS5 matches it as a phrase, the words next to each other.
+    """
+    phrases = [" ".join(w.lower() for w in _TERM.findall(p)) for p in _QUOTED.findall(query)]
+    words = [w.lower() for w in _TERM.findall(_QUOTED.sub(" ", query))]
+    words += [p for p in phrases if " " not in p]
     kept = [w for w in words if w not in STOPWORDS]
-    return list(dict.fromkeys(kept or words))
+    return list(dict.fromkeys([p for p in phrases if " " in p] + (kept or words)))
 
 
 def fts_expression(query: str, *, any_term: bool = False) -> str:
-    """An FTS5 expression of ``query``'s content words, each quoted; '' if none.
+    """An FTS5 expression of ``query``'s content words and phrases, each quoted; '' if none.
 
-    Every word must match, or any one with ``any_term``.
+    Every term must match, or (``any_term``) every phrase and any one word.
     """
-    return (" OR " if any_term else " ").join(f'"{t}"' for t in content_terms(query))
+    terms = content_terms(query)
+    return any_expression(terms) if any_term else every_expression(terms)
 
 
 def search(reader: Reader, query: str, filters: SearchFilters = SearchFilters(), *, now: datetime,
@@ -142,14 +159,17 @@ def search(reader: Reader, query: str, filters: SearchFilters = SearchFilters(),
     """Search with time phrases read relative to ``now``; the answer echoes how it was read.
 
     Returns ``{query, terms, time, sort, level, regex, outside, hits}``; ``time`` is the
-    range read from the query (see :class:`TimeRange.to_dict`) or None. Only hits inside
-    the range are returned, unless ``widen``: then, when fewer than ``limit`` match there,
-    matches from other times follow, each marked ``extra.outside_range`` and counted in
-    ``outside`` (a phrase may name when something happened rather than when it was
-    discussed). Raises TapestryError for an unknown sort or level, an invalid regular
-    expression, or a conversation filter :func:`with_conversation_key` refuses. ``ranker``
-    ranks messages for ``sort=relevance`` (:mod:`tapestryd.queries.rerank`).
+    range read from the query (see :class:`TimeRange.to_dict`) or None. A time phrase
+    narrows softly: when nothing inside the range matches, or with ``widen`` when fewer
+    than ``limit`` do, matches from other times follow, each marked
+    ``extra.outside_range`` and counted in ``outside`` (a phrase may name when something
+    happened rather than when it was discussed). Raises TapestryError for a blank query,
+    an unknown sort or level, an invalid regular expression, or a conversation filter
+    :func:`with_conversation_key` refuses. ``ranker`` ranks messages for
+    ``sort=relevance`` (:mod:`tapestryd.queries.rerank`).
     """
+    if not query.strip():
+        raise TapestryError("search needs something to find: words, a time phrase, or a pattern with --regex")
     filters = with_conversation_key(reader, filters)
     if sort not in SORTS:
         raise TapestryError(f"unknown sort {sort!r}; expected one of {', '.join(SORTS)}")
@@ -164,7 +184,7 @@ def search(reader: Reader, query: str, filters: SearchFilters = SearchFilters(),
         hits = list_period(reader, narrowed, limit=limit) if found else []
     else:
         hits = _ranked(reader, terms, narrowed, limit=limit, sort=sort, ranker=ranker)
-        if found and widen and len(hits) < limit:
+        if found and (widen or not hits) and len(hits) < limit:
             outside = outside_range(hits, _ranked(reader, terms, filters, limit=limit, sort=sort, ranker=ranker),
                                     limit)
     return {"query": query, "terms": terms, "time": found.to_dict() if found else None, "sort": sort,

@@ -1,0 +1,83 @@
+"""Search results a person (or an outside tool) can read: phrases, blank queries, source ids,
+soft time narrowing, --now, and echoes of long queries."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from datetime import datetime
+
+import pytest
+from query_helpers import NOW, PARIS, History
+
+from tapestryd.cli.render import ECHO_CHARS, render_hits
+from tapestryd.config import load_settings
+from tapestryd.errors import TapestryError
+from tapestryd.queries.reader import Reader
+from tapestryd.queries.search import SearchFilters, search
+
+MESSAGES = SearchFilters(level="messages")
+
+
+@pytest.fixture
+def reader(history: History) -> Reader:
+    history.message("claude-ai:1b2c", datetime(2026, 3, 2, 9, tzinfo=PARIS), "complex searching of binary trees",
+                    agent="claude-ai")
+    history.message("claude-ai:1b2c", datetime(2026, 3, 2, 9, 5, tzinfo=PARIS), "we wrote a binary search over it",
+                    role="assistant", agent="claude-ai")
+    history.message("chatgpt:9f8e", datetime(2026, 1, 10, 9, tzinfo=PARIS), "sourdough starter notes", agent="chatgpt")
+    history.commit()
+    return Reader.open(load_settings(history.settings.home))
+
+
+def matched(result: dict) -> list[str]:
+    return [h["message_key"] for h in result["hits"] if not h["extra"].get("next_to_match")]
+
+
+def test_a_quoted_phrase_is_a_phrase(reader: Reader) -> None:
+    assert matched(search(reader, '"binary search"', MESSAGES, now=NOW)) == ["m2"]
+    assert set(matched(search(reader, "binary search", MESSAGES, now=NOW))) == {"m1", "m2"}
+
+
+def test_a_blank_query_is_an_error(reader: Reader, history: History) -> None:
+    for blank in ("", "   "):
+        with pytest.raises(TapestryError, match="search needs something to find"):
+            search(reader, blank, now=NOW)
+    env = {**os.environ, "TAPESTRY_HOME": str(history.settings.home)}
+    done = subprocess.run([sys.executable, "-m", "tapestryd.cli", "search", ""], capture_output=True, text=True,
+                          env=env, timeout=60)
+    assert done.returncode != 0 and "search needs something to find" in done.stderr
+    assert "Traceback" not in done.stderr
+
+
+def test_hits_carry_the_sources_own_ids(reader: Reader) -> None:
+    hit = search(reader, "sourdough", MESSAGES, now=NOW)["hits"][0]
+    assert (hit["message_uuid"], hit["conversation_uuid"]) == ("m3", "9f8e")
+    assert (hit["message_key"], hit["conversation"]) == ("m3", "chatgpt:9f8e")  # our keys stay beside them
+
+
+def test_a_phrase_that_filters_everything_out_still_answers_marked(reader: Reader) -> None:
+    """No sourdough yesterday: the best sourdough from other times comes back, marked, without --widen."""
+    result = search(reader, "sourdough yesterday", MESSAGES, now=NOW)
+    assert matched(result) == ["m3"] and result["outside"] == 1
+    assert result["hits"][0]["extra"]["outside_range"] is True
+    inside = search(reader, "binary yesterday", MESSAGES, now=datetime(2026, 3, 3, 12, tzinfo=PARIS))
+    assert inside["outside"] == 0 and set(matched(inside)) == {"m1", "m2"}
+
+
+def test_now_anchors_relative_phrases_on_the_command_line(reader: Reader, history: History) -> None:
+    env = {**os.environ, "TAPESTRY_HOME": str(history.settings.home)}
+    done = subprocess.run([sys.executable, "-m", "tapestryd.cli", "search", "binary", "yesterday", "--now",
+                           "2026-03-03T12:00:00+01:00", "-f", "json"], capture_output=True, text=True, env=env,
+                          timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert "2026-03-02 00:00 → 2026-03-03 00:00" in done.stderr
+    assert {h["message_key"] for h in json.loads(done.stdout)} == {"m1", "m2"}
+
+
+def test_a_long_query_is_cut_in_echoes() -> None:
+    query = "garlic " * 100
+    text = render_hits({"query": query, "hits": [], "time": None})
+    assert len(text) < ECHO_CHARS + 30 and text.endswith("…'") and text.startswith("no matches for 'garlic")
