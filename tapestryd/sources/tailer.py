@@ -1,13 +1,13 @@
-"""The tailer: new complete lines of session files (Claude Code, Codex CLI, Gemini CLI) become events, exactly once.
+"""The tailer: new complete lines of session files (Claude Code, Codex, Gemini CLI) become events, exactly once.
 
 For every session file the log keeps a :class:`~tapestryd.events.store.SourceOffset`:
 the byte offset just past the last complete line read, and the file's inode and size at
 that read. :meth:`Tailer.tail` resumes at that offset, reads up to the last newline (a
 half-written line waits for the rest), parses the lines with the parser the file's content
-calls for (:mod:`tapestryd.sources.tailformats`) and appends the events **together with the new offset in one transaction**, so a crash can
-neither lose nor repeat a line. A file with a new inode, or shorter than the offset, was
-replaced or truncated: it is read again from the start and the stable event ids absorb
-what was already stored.
+calls for (:mod:`tapestryd.sources.tailformats`) and appends the events **together with the
+new offset in one transaction**, so a crash can neither lose nor repeat a line. A file
+with a new inode, or shorter than the offset, was replaced or truncated: it is read again
+from the start and the stable event ids absorb what was already stored.
 
 :func:`scan_sessions` lists the ``*.jsonl`` files under the watched roots with their size
 and inode; :meth:`Tailer.changed` compares such a scan with the stored offsets (the

@@ -22,6 +22,7 @@ def test_search_leaves_subagent_messages_out_on_request(home: Path) -> None:
     """A subagent's reply is found by default and not with --no-subagents; the parent's reply is found both ways."""
     tapestryctl(home, "ingest", str(FIXTURE))
     every = {h["message_key"] for h in json.loads(tapestryctl(home, "search", "integral", "-f", "json"))}
-    kept = {h["message_key"] for h in json.loads(tapestryctl(home, "search", "integral", "--no-subagents", "-f", "json"))}
+    kept = {h["message_key"]
+            for h in json.loads(tapestryctl(home, "search", "integral", "--no-subagents", "-f", "json"))}
     assert SUBAGENT <= every and "msg_m2" in every
     assert not kept & SUBAGENT and "msg_m2" in kept

@@ -57,7 +57,8 @@ def opencode_db(db: Path) -> None:
     with sqlite3.connect(db) as conn:
         conn.execute("PRAGMA journal_mode = WAL")
         conn.executescript(OPENCODE_SCHEMA)
-        conn.execute("INSERT INTO session VALUES ('ses_1', NULL, '/home/me/proj', 'Live', 1772618400000, 1772618400000)")
+        conn.execute("INSERT INTO session VALUES ('ses_1', NULL, '/home/me/proj', 'Live', 1772618400000,"
+                     " 1772618400000)")
     conn.close()
 
 

@@ -72,7 +72,7 @@ class _State:
 
 
 class CodexParser:
-    """Parser of Codex CLI rollout files (``--parser codex``); a :class:`~tapestryd.sources.parsers.lines.LineParser`."""
+    """Parser of Codex CLI rollouts (``--parser codex``); a :class:`~tapestryd.sources.parsers.lines.LineParser`."""
 
     name = "codex"
 
@@ -132,9 +132,9 @@ class CodexParser:
         role = _ROLES.get(_str(payload.get("role")))
         if role is None:
             return Skip("instructions", where)
-        text, kinds = _content(payload.get("content"))
+        text, kinds, dropped = _content(payload.get("content"))
         if not text.strip():
-            return Skip("preamble" if not kinds else next(iter(kinds)), where)
+            return Skip("preamble" if dropped else next(iter(kinds), "empty"), where)
         ts = _timestamp(rec)
         session = state.session or state.hint
         meta: dict[str, Any] = {k: v for k, v in (("cwd", state.cwd), ("git_branch", state.branch)) if v}
@@ -158,25 +158,27 @@ def _session_meta(payload: dict[str, Any], where: str, state: _State) -> Skip:
     return Skip("meta", where)
 
 
-def _content(content: Any) -> tuple[str, dict[str, int]]:
-    """The visible text of a message's blocks (preamble blocks dropped) and the skipped block kinds."""
+def _content(content: Any) -> tuple[str, dict[str, int], bool]:
+    """The visible text of a message's blocks, the skipped block kinds, and whether preamble blocks were dropped."""
     if isinstance(content, str):
         content = [{"type": "input_text", "text": content}]
     if not isinstance(content, list):
         raise _BadLine(f"message content is a {type(content).__name__}, not a list of blocks")
     texts: list[str] = []
     kinds: dict[str, int] = {}
+    dropped = False
     for index, block in enumerate(content):
         if not isinstance(block, dict):
             raise _BadLine(f"content block {index} is a {type(block).__name__}, not an object")
         kind, text = block.get("type"), block.get("text")
         if kind in _TEXT_BLOCKS and isinstance(text, str):
+            dropped = dropped or text.lstrip().startswith(_PREAMBLE)
             if text and not text.lstrip().startswith(_PREAMBLE):
                 texts.append(text)
         elif kind not in _TEXT_BLOCKS:
             name = kind.removeprefix("input_") if isinstance(kind, str) and kind else "unknown"
             kinds[name] = kinds.get(name, 0) + 1
-    return "\n\n".join(texts), kinds
+    return "\n\n".join(texts), kinds, dropped
 
 
 def _timestamp(rec: dict[str, Any]) -> datetime:
