@@ -19,11 +19,14 @@ _SPAN = re.compile(r"<antThinking>(.*?)</antThinking>\s*", re.DOTALL)
 
 
 def split_thinking(text: str) -> tuple[str, list[str]]:
-    """``(text without its thinking spans, the spans' inner texts)``; ``(text, [])`` when it has none."""
+    """``(text without its thinking spans, the spans' inner texts)``; ``(text, [])`` when it has none.
+
+    A span goes with the whitespace after it; the rest of the text is kept as it is.
+    """
     if "<antThinking>" not in text:
         return text, []
     thoughts = [m.group(1).strip() for m in _SPAN.finditer(text)]
-    return (_SPAN.sub("", text).strip(), thoughts) if thoughts else (text, [])
+    return (_SPAN.sub("", text), thoughts) if thoughts else (text, [])
 
 
 def upcast_message_v1(data: dict[str, Any]) -> dict[str, Any]:
