@@ -23,6 +23,7 @@ from tapestryd.events.store import EventStore
 from tapestryd.events.types import MessageRecorded, NewEvent
 from tapestryd.paths import paths_for
 from tapestryd.projections import Projector
+from tapestryd.sources.inbox import import_inbox_file
 from tapestryd.sources.parsers.base import Origin
 from tapestryd.sources.parsers.codex import CodexParser
 from tapestryd.sources.parsers.detect import detect_format
@@ -207,3 +208,18 @@ def test_subagent_files_stay_under_their_parent_marked(store: EventStore, settin
     assert {conv for conv, *_ in found} == {"claude-code:7a7a7a7a-0000-4000-8000-00000000000b"}
     marked = sorted(text for _, _, text, side in found if side)
     assert len(marked) == 3 and marked[-1].startswith("The integral accumulator")
+
+
+def test_the_inbox_takes_every_new_format(store: EventStore, settings: Settings, tmp_path: Path) -> None:
+    """A rollout, a Gemini chat, an OpenCode database and a project folder with a subagent file, dropped in the
+    inbox, each import and are filed under processed/."""
+    inbox = settings.sources.inbox
+    inbox.mkdir(parents=True)
+    for source in (CODEX_PARENT, GEMINI_JSONL, GEMINI_JSON):
+        shutil.copy(source, inbox / source.name)
+    make_opencode_db(inbox / "opencode.db")
+    shutil.copytree(SUBAGENT_PROJECT, inbox / SUBAGENT_PROJECT.name)
+    outcomes = {p.name: import_inbox_file(store, p, settings=settings) for p in sorted(inbox.iterdir())}
+    assert all(o.ok and "processed" in o.moved_to for o in outcomes.values()), outcomes
+    assert {name: (o.receipt or {}).get("messages", {}).get("new") for name, o in outcomes.items()} == {
+        CODEX_PARENT.name: 4, GEMINI_JSONL.name: 4, GEMINI_JSON.name: 3, "opencode.db": 5, SUBAGENT_PROJECT.name: 6}
