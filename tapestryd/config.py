@@ -65,7 +65,7 @@ class AgentSettings:
 class SourceSettings:
     """What the daemon watches: Claude Code roots, Codex CLI and Gemini CLI roots, OpenCode databases,
     the inbox (and how long, s, an inbox entry must stay unchanged before it is imported), polling
-    and the sweep period (s)."""
+    and the sweep period (s); and what a ZIP may hold (MiB expanded, members, ratio of a member)."""
 
     watched_roots: tuple[Path, ...]
     inbox: Path
@@ -76,6 +76,9 @@ class SourceSettings:
     sweep_interval: float = 60.0
     debounce: float = 0.05
     inbox_settle: float = 3.0
+    zip_max_expanded_mb: float = 1024.0
+    zip_max_entries: int = 50_000
+    zip_max_ratio: float = 100.0
 
 
 @dataclass(frozen=True)
@@ -317,6 +320,9 @@ def _sources(reader: _Reader, data_dir: Path) -> SourceSettings:
         sweep_interval=reader.num("sources", "sweep_interval", 60.0, low=0.1),
         debounce=reader.num("sources", "debounce", 0.05),
         inbox_settle=reader.num("sources", "inbox_settle", 3.0, low=0.1, high=3600.0),
+        zip_max_expanded_mb=reader.num("sources", "zip_max_expanded_mb", 1024.0, low=1.0),
+        zip_max_entries=int(reader.num("sources", "zip_max_entries", 50_000, low=1.0)),
+        zip_max_ratio=reader.num("sources", "zip_max_ratio", 100.0, low=2.0),
     )
 
 

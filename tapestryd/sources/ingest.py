@@ -49,7 +49,7 @@ from tapestryd.errors import ArchiveError, ParseError, UnknownFormatError
 from tapestryd.events.store import EventStore
 from tapestryd.events.types import ImportFinished, ImportReceived, NewEvent
 from tapestryd.sources.appender import BATCH, BatchAppender, FileRun
-from tapestryd.sources.parsers.archives import Archive
+from tapestryd.sources.parsers.archives import Archive, ZipLimits
 from tapestryd.sources.parsers.base import Origin, Skip
 from tapestryd.sources.parsers.detect import HEAD_SIZE, ZIP_MAGIC, detect_format, get_parser, preview
 from tapestryd.sources.parsers.subagents import mark_subagents
@@ -115,7 +115,8 @@ def ingest_paths(store: EventStore, paths: Sequence[Path], *, settings: Settings
         get_parser(parser)
     receipt = Receipt()
     with ExitStack() as stack:
-        groups = [_expand(Path(p), stack) for p in paths]
+        limits = _zip_limits(settings)
+        groups = [_expand(Path(p), stack, limits) for p in paths]
         total = sum(s.size for group in groups for unit in group.sources for s in _members(unit))
         ctx = _Context(settings, agent, parser, _Meter(progress, total), BatchAppender(store))
         for group in groups:
@@ -123,6 +124,12 @@ def ingest_paths(store: EventStore, paths: Sequence[Path], *, settings: Settings
         ctx.appender.close()
         ctx.meter.finish()
     return receipt
+
+
+def _zip_limits(settings: Settings) -> ZipLimits:
+    """The ZIP limits ``[sources]`` sets (``zip_max_expanded_mb``, ``zip_max_entries``, ``zip_max_ratio``)."""
+    src = settings.sources
+    return ZipLimits(int(src.zip_max_expanded_mb * 1024**2), src.zip_max_entries, src.zip_max_ratio)
 
 
 def export_named(display: str) -> bool:
@@ -186,7 +193,7 @@ def ingest_file(store: EventStore, path: Path, *, settings: Settings, agent: str
     return FileReceipt.merged(str(path), _sha256_of(path), receipt)
 
 
-def _expand(path: Path, stack: ExitStack) -> _Group:
+def _expand(path: Path, stack: ExitStack, limits: ZipLimits) -> _Group:
     """The sources of one given path; a missing or unreadable path becomes an error receipt of the group."""
     group = _Group(path)
     try:
@@ -198,16 +205,16 @@ def _expand(path: Path, stack: ExitStack) -> _Group:
     if stat.S_ISDIR(mode):
         group.container = "folder"
         for child in sorted(p for p in path.rglob("*") if p.is_file()):
-            group.sources.extend(_file_sources(child, stack, group, explicit=False))
+            group.sources.extend(_file_sources(child, stack, group, limits, explicit=False))
     elif not stat.S_ISREG(mode):
         group.unreadable.append(_failed(str(path), f"{path}: not a regular file or folder (a device, pipe or "
                                                    f"socket); tapestry imports files, folders and ZIP exports"))
     elif _is_zip(path):
-        members = _archive_sources(path, stack, group)
+        members = _archive_sources(path, stack, group, limits)
         group.sources.extend(members or [])
         group.container = "ZIP archive" if members is not None else ""
     else:
-        group.sources.extend(_file_sources(path, stack, group, explicit=True))
+        group.sources.extend(_file_sources(path, stack, group, limits, explicit=True))
     return group
 
 
@@ -223,7 +230,7 @@ def _cannot(exc: OSError) -> str:
     return f"cannot read: {exc.strerror or exc}"
 
 
-def _file_sources(path: Path, stack: ExitStack, group: _Group, *, explicit: bool) -> Iterator[_Unit]:
+def _file_sources(path: Path, stack: ExitStack, group: _Group, limits: ZipLimits, *, explicit: bool) -> Iterator[_Unit]:
     try:
         with path.open("rb") as fh:
             magic = fh.read(4)
@@ -232,17 +239,17 @@ def _file_sources(path: Path, stack: ExitStack, group: _Group, *, explicit: bool
         group.unreadable.append(_failed(str(path), f"{path}: {_cannot(exc)}"))
         return
     if magic.startswith(ZIP_MAGIC):
-        members = _archive_sources(path, stack, group)
+        members = _archive_sources(path, stack, group, limits)
         if members is not None:
             yield _Nested(str(path), members)
         return
     yield _Source(str(path), size, lambda: path.open("rb"), explicit or export_named(str(path)))
 
 
-def _archive_sources(path: Path, stack: ExitStack, group: _Group) -> list[_Source] | None:
+def _archive_sources(path: Path, stack: ExitStack, group: _Group, limits: ZipLimits) -> list[_Source] | None:
     """The members of the ZIP at ``path``; None (and an error receipt in ``group``) when it is refused."""
     try:
-        archive = stack.enter_context(Archive(path))
+        archive = stack.enter_context(Archive(path, limits))
     except ArchiveError as exc:
         group.unreadable.append(_failed(str(path), exc.message))
         return None
