@@ -173,11 +173,17 @@ def stats(ctx: typer.Context, fmt: Format = typer.Option(Format.text, "-f", "--f
 
 @app.command("export-log")
 def export_log(ctx: typer.Context,
-               since: int = typer.Option(0, "--since", min=0, max=2**63 - 1, help="Only events with seq greater than this.")) -> None:
-    """Write the event log as JSONL on stdout, one event a line, in seq order."""
+               since: int = typer.Option(0, "--since", min=0, max=2**63 - 1, help="Only events with seq greater than this."),
+               redacted: bool = typer.Option(False, "--redacted", help="Strip <private> spans and replace secrets "
+                                             "([secret:<kind>]), as search, context and summaries do.")) -> None:
+    """Write the event log as JSONL on stdout, one event a line, in seq order.
+
+    It is the raw log: secrets and <private> text are printed verbatim. Use --redacted to
+    share or paste the output.
+    """
     from tapestryd.queries.eventlog import iter_log
 
-    emit_lines(iter_log(paths_for(settings(ctx)).events_db, since=since))
+    emit_lines(iter_log(paths_for(settings(ctx)).events_db, since=since, redacted=redacted))
 
 
 @app.command()

@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 from privacy_fakes import secret_cases
-from privacy_helpers import at, message, record
+from privacy_helpers import at, message, record, title
 from tapestryd.config import Settings
 from tapestryd.daemon.client import request
 from tapestryd.daemon.runtime import Runtime
@@ -109,3 +109,44 @@ def test_a_private_tag_with_attributes_hides_its_text_everywhere(settings: Setti
     with sqlite3.connect(paths_for(settings).projections_db) as conn:
         stored = "\n".join(conn.iterdump())
     assert "harbour" in stored and "zanzibarquux" not in stored and "ledger" not in stored
+
+
+def test_export_log_is_verbatim_and_redacted_filters_it(settings: Settings) -> None:
+    """export-log says it prints the raw log (help) and does; --redacted holds no secret or private word."""
+    from typer.testing import CliRunner
+
+    import tapestryd.cli.core  # noqa: F401  (registers export-log)
+    from tapestryd.cli.app import app
+
+    hidden = _history(settings)
+    with Runtime.open(settings) as rt:
+        record(rt, title("claude-code:leak", "deploy with ghp_" + "a1B2" * 9))
+    runner = CliRunner()
+    assert "verbatim" in " ".join(runner.invoke(app, ["export-log", "--help"]).output.split())
+    raw = runner.invoke(app, ["export-log"])
+    assert raw.exit_code == 0 and all(h in _strings(raw.output) for h in hidden)
+    redacted = runner.invoke(app, ["export-log", "--redacted"])
+    assert redacted.exit_code == 0 and len(redacted.output.splitlines()) == len(raw.output.splitlines())
+    shown = _strings(redacted.output)
+    assert "lantern note" in shown and "[secret:github-token]" in shown
+    leaked = [h for h in hidden if h in shown]
+    assert not leaked, f"leaked: {[h[:12] for h in leaked]}"
+
+
+def _strings(jsonl: str) -> str:
+    """Every string value of every JSON line, one a line (as decoded: no JSON escapes)."""
+    found: list[str] = []
+
+    def walk(value: object) -> None:
+        if isinstance(value, str):
+            found.append(value)
+        elif isinstance(value, dict):
+            for item in value.values():
+                walk(item)
+        elif isinstance(value, list):
+            for item in value:
+                walk(item)
+
+    for line in jsonl.splitlines():
+        walk(json.loads(line))
+    return "\n".join(found)
