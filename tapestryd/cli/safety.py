@@ -129,7 +129,15 @@ def forget(ctx: typer.Context,
 
 def _render_forget(result: dict[str, Any]) -> str:
     head = f"{result['before_read']}\n" if result.get("before_read") else ""
-    return head + _forget_outcome(result)
+    return head + _forget_outcome(result) + _archive_outcome(result.get("archive") or {})
+
+
+def _archive_outcome(done: dict[str, int]) -> str:
+    """The raw archive's share of a forget (nothing when it had nothing to do)."""
+    if not (done.get("dropped") or done.get("lines")):
+        return ""
+    return (f"\nraw archive: {done['dropped']} file versions dropped, {done['lines']} lines removed from "
+            f"{done['rewritten']} (those are no longer byte-exact)")
 
 
 def _forget_outcome(result: dict[str, Any]) -> str:

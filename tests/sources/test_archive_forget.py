@@ -1,0 +1,158 @@
+"""Forget reaches the raw archive: a conversation's files go whole, --before/--match lines go, and stay out."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tapestryd.config import Settings
+from tapestryd.daemon.ops import OPS
+from tapestryd.daemon.runtime import Runtime
+from tapestryd.paths import paths_for
+from tapestryd.privacy import EXCLUSION_MARKERS
+from tapestryd.sources.archive import ArchiveStore, SourceArchive, archive_for
+from tapestryd.sources.screen import Screen
+from tapestryd.sources.tailer import Tailer
+
+
+def line(session: str, n: int, text: str, *, ts: str = "2026-03-04T10:00:00Z", tool: str = "") -> bytes:
+    """A Claude Code record; ``tool`` adds a tool call whose input holds that text (not message text)."""
+    content: list[dict[str, object]] = [{"type": "text", "text": text}]
+    if tool:
+        content.append({"type": "tool_use", "id": f"t{n}", "name": "Bash", "input": {"command": tool}})
+    record = {"type": "assistant", "uuid": f"{session}-{n}", "sessionId": session, "timestamp": ts,
+              "message": {"role": "assistant", "content": content}}
+    return json.dumps(record).encode() + b"\n"
+
+
+@pytest.fixture
+def runtime(settings: Settings) -> Iterator[Runtime]:
+    with Runtime.open(settings) as rt:
+        yield rt
+
+
+@pytest.fixture
+def archive(settings: Settings) -> Iterator[SourceArchive]:
+    hook = archive_for(settings, "claude-code")
+    assert hook is not None
+    yield hook
+    hook.close()
+
+
+@pytest.fixture
+def tailer(runtime: Runtime, archive: SourceArchive, settings: Settings) -> Tailer:
+    return Tailer(runtime.store, agent="claude-code", screen=Screen(runtime.store, settings.privacy), archive=archive)
+
+
+@pytest.fixture
+def folder(home: Path) -> Path:
+    path = home / "claude-projects" / "-home-me-proj"
+    path.mkdir(parents=True)
+    return path
+
+
+def forget(rt: Runtime, **args: object) -> dict[str, object]:
+    return OPS["forget"].fn(rt, dict(args))  # type: ignore[no-any-return]
+
+
+def kept(settings: Settings, path: Path) -> bytes | None:
+    """The newest archived bytes of ``path`` (None when it has no version holding bytes)."""
+    with ArchiveStore(paths_for(settings).archive_db, readonly=True) as db:
+        versions = [f for f in db.versions(str(path)) if f.state != "forgotten"]
+        return b"".join(db.read(versions[-1].id)) if versions else None
+
+
+def grow(tailer: Tailer, path: Path, *lines: bytes) -> None:
+    with path.open("ab") as fh:
+        fh.write(b"".join(lines))
+    tailer.tail(str(path))
+
+
+def test_forgetting_a_conversation_drops_its_files_and_keeps_them_out(settings: Settings, runtime: Runtime,
+                                                                      tailer: Tailer, folder: Path) -> None:
+    """Its transcript (tool calls included) leaves the archive; later appends are not captured; others stay."""
+    one, two = folder / "s1.jsonl", folder / "s2.jsonl"
+    grow(tailer, one, line("s1", 1, "the lawyer called", tool="cat custody.txt"), line("s1", 2, "noted"))
+    grow(tailer, two, line("s2", 1, "refactor the parser"))
+    result = forget(runtime, conversation="claude-code:s1")
+    assert result["archive"] == {"events": 1, "dropped": 1, "rewritten": 0, "lines": 0}
+    assert kept(settings, one) is None and kept(settings, two) == two.read_bytes()
+    grow(tailer, one, line("s1", 3, "one more thing"))
+    assert kept(settings, one) is None
+    with ArchiveStore(paths_for(settings).archive_db, readonly=True) as db:
+        assert [f.path for f in db.listing()] == [str(two)]
+
+
+def test_forget_match_removes_matching_lines_even_in_tool_input_and_escapes(settings: Settings, runtime: Runtime,
+                                                                            tailer: Tailer, folder: Path) -> None:
+    """Whole records go (JSON escapes undone before matching); the rest stays byte for byte, and stays filtered."""
+    path = folder / "s1.jsonl"
+    keep = [line("s1", 1, "plain words"), line("s1", 3, "more plain words")]
+    drop = [line("s1", 2, "ok", tool="grep -r Zürich-Account ."), line("s1", 4, "the zürich-account number")]
+    assert b"\\u00fc" in drop[0]  # json.dumps escaped the u-umlaut: raw bytes alone would not match
+    grow(tailer, path, keep[0], drop[0], keep[1], drop[1])
+    result = forget(runtime, match="zürich-account")
+    assert result["archive"]["rewritten"] == 1 and result["archive"]["lines"] == 2
+    assert kept(settings, path) == keep[0] + keep[1]
+    grow(tailer, path, line("s1", 5, "ZÜRICH-ACCOUNT again"), line("s1", 6, "fine"))
+    assert kept(settings, path) == keep[0] + keep[1] + line("s1", 6, "fine")
+    with ArchiveStore(paths_for(settings).archive_db, readonly=True) as db:
+        assert db.listing()[0].edited and db.listing()[0].consumed == path.stat().st_size
+
+
+def test_forget_before_removes_older_lines_and_untimed_lines_follow_the_next(settings: Settings, runtime: Runtime,
+                                                                           tailer: Tailer, folder: Path) -> None:
+    """A line without a timestamp (a title) takes the time of the next line that has one."""
+    path = folder / "s1.jsonl"
+    title = b'{"type": "summary", "summary": "Old talk", "leafUuid": "x"}\n'
+    old = line("s1", 1, "old words", ts="2025-01-05T10:00:00Z")
+    new = [b'{"type": "summary", "summary": "New talk", "leafUuid": "y"}\n',
+           line("s1", 2, "new words", ts="2025-03-05T10:00:00Z")]
+    grow(tailer, path, title, old, *new)
+    result = forget(runtime, before="2025-02-01")
+    assert result["archive"]["lines"] == 2
+    assert kept(settings, path) == b"".join(new)
+
+
+def test_an_exclusion_marker_drops_the_session_from_the_archive(settings: Settings, tailer: Tailer,
+                                                                folder: Path) -> None:
+    """The screen's Forgotten event (marker arriving late) is followed at the end of the tail pass."""
+    path = folder / "s1.jsonl"
+    grow(tailer, path, line("s1", 1, "early words"))
+    assert kept(settings, path) == path.read_bytes()
+    grow(tailer, path, line("s1", 2, f"please {EXCLUSION_MARKERS[1]}"))
+    assert kept(settings, path) is None
+
+
+def test_each_forgotten_event_is_applied_once(settings: Settings, runtime: Runtime, tailer: Tailer,
+                                              folder: Path) -> None:
+    """The archive's checkpoint moves with each event; forgetting the same rule again is a no-op."""
+    path = folder / "s1.jsonl"
+    grow(tailer, path, line("s1", 1, "a lantern"), line("s1", 2, "a kettle"))
+    assert forget(runtime, match="lantern")["archive"]["events"] == 1
+    again = forget(runtime, match="lantern")
+    assert again["already_forgotten"] and again["archive"] == {"events": 0, "dropped": 0, "rewritten": 0, "lines": 0}
+    assert kept(settings, path) == line("s1", 2, "a kettle")
+
+
+def test_the_forget_command_says_what_left_the_archive(settings: Settings, home: Path, folder: Path) -> None:
+    """`tapestryctl forget --match` (no daemon: run here) reports the archive's share."""
+    path = folder / "s1.jsonl"
+    path.write_bytes(line("s1", 1, "a heron") + line("s1", 2, "an egret"))
+    with Runtime.open(settings) as rt:
+        hook = archive_for(settings, "claude-code")
+        Tailer(rt.store, agent="claude-code", archive=hook).tail(str(path))
+        assert hook is not None
+        hook.close()
+    env = {**os.environ, "TAPESTRY_HOME": str(home), "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
+    done = subprocess.run([sys.executable, "-m", "tapestryd.cli", "forget", "--match", "heron"], env=env,
+                          capture_output=True, text=True, timeout=60, check=False)
+    assert done.returncode == 0, done.stderr
+    assert "raw archive: 0 file versions dropped, 1 lines removed from 1" in done.stdout
+    assert kept(settings, path) == line("s1", 2, "an egret")
