@@ -63,7 +63,7 @@ class Feeds:
         self.exclusions = Exclusions.from_settings(settings.privacy)
         screen = Screen(writer.runtime.store, settings.privacy)
         self.tailer = Tailer(writer.runtime.store, agent=settings.agent_for_parser("claude-code"), screen=screen,
-                             archive=archive_for(settings, "claude-code"),
+                             archive=archive_for(settings),
                              agents={p: settings.agent_for_parser(p) for p in ("codex", "gemini")})
         self.poller = OpenCodePoller(writer.runtime.store, agent=settings.agent_for_parser("opencode"), screen=screen)
         self.watcher = FolderWatcher(self._changed, accept=_is_watched, debounce=sources.debounce,

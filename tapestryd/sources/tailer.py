@@ -31,7 +31,7 @@ from tapestryd.sources.screen import Screen
 from tapestryd.sources.tailformats import TailFormats
 
 if TYPE_CHECKING:
-    from tapestryd.sources.archive import SourceArchive
+    from tapestryd.sources.archive import ArchiveHook
 
 __all__ = ["CHUNK", "SESSION_SUFFIX", "TailReport", "Tailer", "read_complete_lines", "scan_sessions"]
 
@@ -150,14 +150,14 @@ class Tailer:
     applies the privacy settings (:mod:`tapestryd.sources.screen`). Events of several
     files share a transaction of up to ``batch_events`` events or ``chunk`` bytes (the
     catch-up over thousands of files then costs a few commits, not one per file), each
-    file's offset always in the transaction of its events. ``archive`` (when the raw archive
-    keeps this source) captures each file's new bytes as it is opened, before its lines are
-    parsed (:mod:`tapestryd.sources.archive`). Only the daemon's writer thread calls it. Raises StoreError when the log cannot be written (the offsets then
+    file's offset always in the transaction of its events. ``archive`` (the raw archive's
+    hook) captures each file's new bytes as it is opened, before its lines are parsed, when
+    the archive keeps the file's format (:mod:`tapestryd.sources.archive`). Only the daemon's writer thread calls it. Raises StoreError when the log cannot be written (the offsets then
     stay where they were, so the bytes are read again later).
     """
 
     def __init__(self, store: EventStore, *, agent: str, chunk: int = CHUNK, batch_events: int = 2000,
-                 screen: Screen | None = None, archive: SourceArchive | None = None,
+                 screen: Screen | None = None, archive: ArchiveHook | None = None,
                  agents: Mapping[str, str] | None = None) -> None:
         self.store = store
         self.agent = agent
@@ -202,7 +202,7 @@ class Tailer:
             with open(path, "rb") as fh:
                 info = os.fstat(fh.fileno())
                 if self.archive is not None:
-                    self.archive.capture(path, fh)
+                    self.archive.capture(path, fh, self.formats.parser_of(fh, path))
                 report.offset = self._start(path, fh, info, report)
                 while not should_stop() and self._step(fh, info, report, batch):
                     if len(batch.events) >= self.batch_events or batch.size >= self.chunk:

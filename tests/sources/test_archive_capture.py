@@ -16,7 +16,7 @@ import pytest
 from tapestryd.config import Settings, load_settings
 from tapestryd.events.store import EventStore
 from tapestryd.paths import paths_for
-from tapestryd.sources.archive import ArchiveStore, SourceArchive, archive_for
+from tapestryd.sources.archive import ArchiveStore, ArchiveHook, archive_for
 from tapestryd.sources.archive.store import BLOCK
 from tapestryd.sources.tailer import Tailer, scan_sessions
 
@@ -46,15 +46,15 @@ def store(settings: Settings) -> Iterator[EventStore]:
 
 
 @pytest.fixture
-def archive(settings: Settings) -> Iterator[SourceArchive]:
-    hook = archive_for(settings, "claude-code")
+def archive(settings: Settings) -> Iterator[ArchiveHook]:
+    hook = archive_for(settings)
     assert hook is not None
     yield hook
     hook.close()
 
 
 @pytest.fixture
-def tailer(store: EventStore, archive: SourceArchive) -> Tailer:
+def tailer(store: EventStore, archive: ArchiveHook) -> Tailer:
     return Tailer(store, agent="claude-code", archive=archive)
 
 
@@ -68,7 +68,8 @@ def session(home: Path) -> Path:
 def archived(settings: Settings, path: Path) -> list[tuple[int, str, bytes]]:
     """``(version, state, kept bytes)`` of every archived version of ``path``."""
     with ArchiveStore(paths_for(settings).archive_db, readonly=True) as db:
-        return [(f.version, f.state, b"".join(db.read(f.id))) for f in db.versions(str(path))]
+        return [(f.version, f.state, b"".join(db.read(f.id))) for f in db.versions(str(path))
+                if f.state in ("current", "replaced")]
 
 
 def append(path: Path, data: bytes) -> None:
@@ -163,7 +164,7 @@ def test_a_replaced_file_is_a_new_version_but_a_copy_renamed_over_it_continues(s
 
 
 def test_files_read_before_the_archive_was_on_are_caught_up_by_the_sweep(settings: Settings, store: EventStore,
-                                                                         archive: SourceArchive, session: Path) -> None:
+                                                                         archive: ArchiveHook, session: Path) -> None:
     """The log already has every line; the sweep still hands the file to the tailer for the archive."""
     append(session, b"".join(record("s1", n) for n in range(20)))
     Tailer(store, agent="claude-code").tail(str(session))
@@ -193,12 +194,48 @@ def test_the_archive_is_private_whatever_the_umask(settings: Settings, tailer: T
 
 
 def test_archive_is_on_for_claude_code_and_codex_by_default_and_can_be_turned_off(home: Path) -> None:
-    """Defaults from ARCHIVE_DEFAULTS; `[archive] claude-code = false` turns the hook off."""
+    """Defaults from ARCHIVE_DEFAULTS; every source off means no hook at all."""
     settings = load_settings(home)
     assert settings.archive.keeps("claude-code") and settings.archive.keeps("codex")
     assert not settings.archive.keeps("gemini")
     (home / "tapestry.toml").write_text('[archive]\nclaude-code = false\ngemini = true\n')
     changed = load_settings(home)
-    assert archive_for(changed, "claude-code") is None
-    assert changed.archive.keeps("gemini") and changed.archive.keeps("codex")
-    assert not changed.warnings
+    assert changed.archive.sources == ("codex", "gemini") and not changed.warnings
+    (home / "tapestry.toml").write_text('[archive]\nclaude-code = false\ncodex = false\n')
+    assert archive_for(load_settings(home)) is None
+
+
+AGENTS = Path(__file__).resolve().parents[1] / "fixtures" / "agents"
+
+
+def test_each_tailed_format_is_archived_when_its_source_is_on(home: Path, store: EventStore, tmp_path: Path) -> None:
+    """One tailer reads Codex and Gemini CLI files: the Codex rollout is archived (on by default), the
+    Gemini chat is not until `[archive] gemini = true`, when the sweep catches it up."""
+    folder = tmp_path / "agents"
+    folder.mkdir()
+    rollout = next((AGENTS / "codex").glob("rollout-*.jsonl")).read_bytes()
+    chat = next((AGENTS / "gemini").glob("session-*.jsonl")).read_bytes()
+    codex, gemini = folder / "rollout-live.jsonl", folder / "session-live.jsonl"
+    half = rollout.index(b"\n", len(rollout) // 2) + 1
+    codex.write_bytes(rollout[:half])
+    gemini.write_bytes(chat)
+    hook = archive_for(load_settings(home))
+    assert hook is not None
+    tailer = Tailer(store, agent="claude-code", archive=hook, agents={"codex": "codex", "gemini": "gemini-cli"})
+    tailer.tail_many(tailer.changed(scan_sessions([folder])))
+    append(codex, rollout[half:])
+    tailer.tail(str(codex))
+    hook.close()
+    settings = load_settings(home)
+    assert [(v, data) for v, _, data in archived(settings, codex)] == [(1, rollout)]
+    assert archived(settings, gemini) == [] and tailer.changed(scan_sessions([folder])) == []
+    (home / "tapestry.toml").write_text((home / "tapestry.toml").read_text() + "\n[archive]\ngemini = true\n")
+    hook = archive_for(load_settings(home))
+    assert hook is not None
+    tailer = Tailer(store, agent="claude-code", archive=hook, agents={"codex": "codex", "gemini": "gemini-cli"})
+    assert tailer.changed(scan_sessions([folder])) == [str(gemini)]
+    tailer.tail_many([str(gemini)])
+    hook.close()
+    assert [(v, data) for v, _, data in archived(settings, gemini)] == [(1, chat)]
+    with ArchiveStore(paths_for(settings).archive_db, readonly=True) as db:
+        assert {f.path: f.source for f in db.listing()} == {str(codex): "codex", str(gemini): "gemini"}

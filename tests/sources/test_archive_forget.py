@@ -16,7 +16,7 @@ from tapestryd.daemon.ops import OPS
 from tapestryd.daemon.runtime import Runtime
 from tapestryd.paths import paths_for
 from tapestryd.privacy import EXCLUSION_MARKERS
-from tapestryd.sources.archive import ArchiveStore, SourceArchive, archive_for
+from tapestryd.sources.archive import ArchiveStore, ArchiveHook, archive_for
 from tapestryd.sources.screen import Screen
 from tapestryd.sources.tailer import Tailer
 
@@ -38,15 +38,15 @@ def runtime(settings: Settings) -> Iterator[Runtime]:
 
 
 @pytest.fixture
-def archive(settings: Settings) -> Iterator[SourceArchive]:
-    hook = archive_for(settings, "claude-code")
+def archive(settings: Settings) -> Iterator[ArchiveHook]:
+    hook = archive_for(settings)
     assert hook is not None
     yield hook
     hook.close()
 
 
 @pytest.fixture
-def tailer(runtime: Runtime, archive: SourceArchive, settings: Settings) -> Tailer:
+def tailer(runtime: Runtime, archive: ArchiveHook, settings: Settings) -> Tailer:
     return Tailer(runtime.store, agent="claude-code", screen=Screen(runtime.store, settings.privacy), archive=archive)
 
 
@@ -64,7 +64,7 @@ def forget(rt: Runtime, **args: object) -> dict[str, object]:
 def kept(settings: Settings, path: Path) -> bytes | None:
     """The newest archived bytes of ``path`` (None when it has no version holding bytes)."""
     with ArchiveStore(paths_for(settings).archive_db, readonly=True) as db:
-        versions = [f for f in db.versions(str(path)) if f.state != "forgotten"]
+        versions = [f for f in db.versions(str(path)) if f.state in ("current", "replaced")]
         return b"".join(db.read(versions[-1].id)) if versions else None
 
 
@@ -146,7 +146,7 @@ def test_the_forget_command_says_what_left_the_archive(settings: Settings, home:
     path = folder / "s1.jsonl"
     path.write_bytes(line("s1", 1, "a heron") + line("s1", 2, "an egret"))
     with Runtime.open(settings) as rt:
-        hook = archive_for(settings, "claude-code")
+        hook = archive_for(settings)
         Tailer(rt.store, agent="claude-code", archive=hook).tail(str(path))
         assert hook is not None
         hook.close()

@@ -21,6 +21,8 @@ from tapestryd.sources.archive import ArchivedFile, ArchiveStore, follow_forgott
 
 __all__ = ["archive_status", "extract_offline", "forget_in_archive", "list_archive_offline"]
 
+_HELD = ("current", "replaced")  # states of versions that hold bytes
+
 
 def _open(paths: Paths) -> ArchiveStore | None:
     """The archive read-only, or None when there is none yet (no file, or not set up yet)."""
@@ -90,7 +92,7 @@ def _blocks(store: ArchiveStore, file: ArchivedFile) -> Iterator[bytes]:
 
 
 def _find(store: ArchiveStore, ref: str, version: int | None) -> ArchivedFile:
-    if ref.isdigit() and version is None and (found := store.get(int(ref))) and found.state != "forgotten":
+    if ref.isdigit() and version is None and (found := store.get(int(ref))) and found.state in _HELD:
         return found
     paths = sorted({f.path for f in store.listing()})
     exact = os.path.abspath(os.path.expanduser(ref))
@@ -99,7 +101,7 @@ def _find(store: ArchiveStore, ref: str, version: int | None) -> ArchivedFile:
     if len(matches) != 1:
         several = f"; it matches {len(matches)} files: " + ", ".join(matches[:3]) if matches else ""
         raise TapestryError(f"no single archived file matches {ref!r}{several} (see `tapestryctl archive list`)")
-    versions = [f for f in store.versions(matches[0]) if f.state != "forgotten"]
+    versions = [f for f in store.versions(matches[0]) if f.state in _HELD]
     chosen = versions[-1] if version is None else next((f for f in versions if f.version == version), None)
     if chosen is None:
         raise TapestryError(f"{matches[0]} has no archived version {version} (it has "

@@ -3,21 +3,23 @@
 Only text becomes messages; the archive keeps the rest of a transcript (tool calls and
 results, thinking, attachments) in ``<data>/archive/archive.db`` (folder 0700, files
 0600), after the tool that wrote it deletes it (Claude Code and Codex remove sessions
-after 30 days). ``[archive] <source> = true|false`` in ``tapestry.toml`` says which tailed
-sources are kept (:data:`tapestryd.config.ARCHIVE_DEFAULTS`: Claude Code and Codex on).
+after 30 days). ``[archive] <parser> = true|false`` in ``tapestry.toml`` says which tailed
+formats are kept (:data:`tapestryd.config.ARCHIVE_DEFAULTS`: Claude Code and Codex on,
+Gemini CLI off).
 
-**The hook for a tailed file source** (the Claude Code tailer uses it; any source that
-reads a growing file can): build one :class:`SourceArchive` with :func:`archive_for`
-(None when the source is off), then
+**The hook for a tailed file source.** The :class:`~tapestryd.sources.tailer.Tailer`
+already calls it for every format it tails (Claude Code, Codex, Gemini CLI), naming each
+file's parser; another reader of growing files builds one :class:`ArchiveHook` with
+:func:`archive_for` (None when every source is off), then
 
-* call ``archive.capture(path, fh)`` with each file it opens to read, before parsing
-  (the archive reads the new complete lines itself, from its own position, on the same
-  open file; so it is never behind the event log, and a crash between the two only
-  makes the next pass read again);
-* add ``archive.behind(scan)`` to the files it reads on a sweep (files the archive has
-  not caught up with: turned on late, or a failed write);
-* call ``archive.follow(store)`` after appending events (a conversation forgotten for
-  an exclusion marker leaves the archive too).
+* calls ``hook.capture(path, fh, source)`` with each file it opens to read, before parsing
+  (``source`` is the parser name; the archive reads the new complete lines itself, from
+  its own position, on the same open file, so it is never behind the event log, and a
+  crash between the two only makes the next pass read again);
+* adds ``hook.behind(scan)`` to the files it reads on a sweep (files the archive has not
+  caught up with: turned on late, or a failed write);
+* calls ``hook.follow(store)`` after appending events (a conversation forgotten for an
+  exclusion marker leaves the archive too).
 
 Storage (:mod:`~tapestryd.sources.archive.store`), capture and rotation
 (:mod:`~tapestryd.sources.archive.capture`), forget (:mod:`~tapestryd.sources.archive.forget`).
@@ -25,7 +27,7 @@ Storage (:mod:`~tapestryd.sources.archive.store`), capture and rotation
 
 from __future__ import annotations
 
-from typing import BinaryIO, Mapping
+from typing import BinaryIO, Iterable, Mapping
 
 import structlog
 
@@ -37,34 +39,38 @@ from tapestryd.sources.archive.capture import Archive
 from tapestryd.sources.archive.forget import ArchiveForgotten, follow_forgotten
 from tapestryd.sources.archive.store import ArchivedFile, ArchiveStore
 
-__all__ = ["Archive", "ArchiveForgotten", "ArchiveStore", "ArchivedFile", "SourceArchive", "archive_for",
+__all__ = ["Archive", "ArchiveHook", "ArchiveForgotten", "ArchiveStore", "ArchivedFile", "archive_for",
            "follow_forgotten"]
 
 log = structlog.get_logger(__name__)
 
 
-class SourceArchive:
-    """One tailed source's door into the archive (see the package docstring).
+class ArchiveHook:
+    """A tailer's door into the archive: which sources it keeps, and the calls of the package docstring.
 
     Archive trouble never stops the capture of messages: a failed write or read is logged
     (``archive.capture_failed``) and retried on a later pass, from the bytes still in the source.
     """
 
-    def __init__(self, archive: Archive, source: str) -> None:
-        self.archive, self.source = archive, source
+    def __init__(self, archive: Archive, sources: Iterable[str]) -> None:
+        self.archive, self.sources = archive, frozenset(sources)
 
-    def capture(self, path: str, fh: BinaryIO) -> int:
-        """Archive the new complete lines of the open file ``fh`` at ``path``; bytes read (0 on failure)."""
+    def capture(self, path: str, fh: BinaryIO, source: str) -> int:
+        """Archive the new complete lines of the open file ``fh`` at ``path`` when ``source`` (its parser)
+        is kept; bytes read (0 when not kept, or on failure)."""
         try:
-            return self.archive.capture(self.source, path, fh)
+            if source not in self.sources:
+                self.archive.skip(source, path)
+                return 0
+            return self.archive.capture(source, path, fh)
         except (StoreError, OSError) as exc:
             log.warning("archive.capture_failed", path=path, error=str(exc))
             return 0
 
     def behind(self, scan: Mapping[str, tuple[int, int]]) -> list[str]:
-        """Paths of ``scan`` (path → (size, inode)) the archive has not read to their end ([] on failure)."""
+        """Paths of ``scan`` (path → (size, inode)) a kept source has not archived to their end ([] on failure)."""
         try:
-            return self.archive.behind(scan)
+            return self.archive.behind(scan, self.sources)
         except StoreError as exc:
             log.warning("archive.scan_failed", error=exc.message)
             return []
@@ -82,9 +88,9 @@ class SourceArchive:
         self.archive.close()
 
 
-def archive_for(settings: Settings, source: str) -> SourceArchive | None:
-    """The archive hook of tailed source ``source`` (``claude-code``, ``codex`` ...), or None when
-    ``[archive] <source>`` is off. Opens nothing until first used."""
-    if not settings.archive.keeps(source):
+def archive_for(settings: Settings) -> ArchiveHook | None:
+    """The archive hook of the home (keeping ``[archive]``'s sources), or None when every source is off.
+    Opens nothing until first used."""
+    if not settings.archive.sources:
         return None
-    return SourceArchive(Archive(paths_for(settings).archive_db), source)
+    return ArchiveHook(Archive(paths_for(settings).archive_db), settings.archive.sources)

@@ -11,6 +11,9 @@ with the newest archived version of its path:
   byte 0;
 * a tombstone (its conversation was forgotten) → nothing is read.
 
+A file whose source is not kept gets an ``off`` row (:meth:`Archive.skip`), so sweeps stop
+handing it over; when its source is turned on, its first capture starts a version.
+
 Like the tailer, only complete lines are taken: a half-written last line waits for its
 newline. Forget's line rules in force (:class:`~tapestryd.sources.archive.lines.LineRules`)
 apply to new bytes too. Each step of up to :data:`STEP` bytes is one transaction.
@@ -21,7 +24,7 @@ from __future__ import annotations
 import os
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import BinaryIO, Mapping
+from typing import BinaryIO, Collection, Mapping
 
 import structlog
 
@@ -79,12 +82,22 @@ class Archive:
             self._store.close()
             self._store = None
 
-    def behind(self, scan: Mapping[str, tuple[int, int]]) -> list[str]:
-        """Paths of ``scan`` (path → (size, inode)) holding bytes the archive has not read yet."""
+    def behind(self, scan: Mapping[str, tuple[int, int]], sources: Collection[str]) -> list[str]:
+        """Paths of ``scan`` (path → (size, inode)) that may hold bytes of a kept source not read yet.
+
+        A path never seen is included (its source is told when it is opened); a path seen with
+        a source not in ``sources``, or forgotten, is not.
+        """
         known = self.store.current()
         return sorted(path for path, (size, inode) in scan.items()
                       if (file := known.get(path)) is None
-                      or (file.state != "forgotten" and (file.consumed != size or file.inode != inode)))
+                      or (file.state != "forgotten" and file.source in sources
+                          and (file.state == "off" or file.consumed != size or file.inode != inode)))
+
+    def skip(self, source: str, path: str) -> None:
+        """Note that ``path`` belongs to ``source``, which is not kept (once; nothing is read)."""
+        if self.store.latest(path) is None:
+            self.store.start_version(path, source, 0, _now(), state="off")
 
     def capture(self, source: str, path: str, fh: BinaryIO) -> int:
         """Archive what the open file ``fh`` (at ``path``, of tailed source ``source``) gained; bytes read.
@@ -97,13 +110,17 @@ class Archive:
         if file is not None and file.state == "forgotten":
             return 0
         info = os.fstat(fd)
-        if file is None or not _continues(file, fd, info.st_size):
-            if file is not None:
-                log.info("archive.replaced", path=path, version=file.version, read=file.consumed, size=info.st_size)
-            file = self.store.start_version(path, source, info.st_ino, _now())
+        if file is not None and file.state == "off":
+            self.store.drop(file)
+            file = None
+        if file is not None and not _continues(file, fd, info.st_size):
+            log.info("archive.replaced", path=path, version=file.version, read=file.consumed, size=info.st_size)
+            file = None
         rules = LineRules.of(self.store.rules())
-        start = file.consumed
-        while data := _complete(fd, file.consumed, STEP):
+        start = file.consumed if file is not None else 0
+        while data := _complete(fd, start if file is None else file.consumed, STEP):
+            if file is None:  # a version starts with its first complete line (an empty file names no format yet)
+                file = self.store.start_version(path, source, info.st_ino, _now())
             kept = rules.keep(data)
             end = file.consumed + len(data)
             head = file.head if len(file.head) == SAMPLE else os.pread(fd, min(SAMPLE, end), 0)
@@ -111,7 +128,7 @@ class Archive:
                                      tail=data[-SAMPLE:] if len(data) >= SAMPLE else os.pread(fd, min(SAMPLE, end),
                                                                                           end - min(SAMPLE, end)),
                                      edited=len(kept) != len(data), now=_now())
-        return file.consumed - start
+        return file.consumed - start if file is not None else 0
 
 
 def _continues(file: ArchivedFile, fd: int, size: int) -> bool:

@@ -11,7 +11,8 @@ holds, so the next pass reads them again; FULL cost ~10 ms of fsync per live app
   replaced or truncated file from the one read before; ``size`` and ``stored`` are the
   bytes kept, raw and compressed; ``edited`` says forget removed lines (the copy is no
   longer byte-exact); ``state`` is ``current``, ``replaced`` (a newer version of the path
-  exists) or ``forgotten`` (a tombstone: the path is never captured again).
+  exists), ``forgotten`` (a tombstone: the path is never captured again) or ``off`` (the
+  file's source is not kept; no bytes).
 * ``blocks(file_id, start, length, data)``: the kept bytes in independent zlib streams of
   at most :data:`BLOCK` raw bytes each. An append fills the last block up to
   :data:`BLOCK` (recompressing only that block) and adds new ones: the whole file is
@@ -149,8 +150,9 @@ class ArchiveStore:
         return found[0] if found else None
 
     def listing(self) -> list[ArchivedFile]:
-        """Every version that holds bytes or is being captured (tombstones left out), by path and version."""
-        return self._files("WHERE state != 'forgotten' ORDER BY path, version", ())
+        """Every version that holds bytes or is being captured (tombstones and ``off`` rows left out), by path
+        and version."""
+        return self._files("WHERE state IN ('current', 'replaced') ORDER BY path, version", ())
 
     def current(self) -> dict[str, ArchivedFile]:
         """The newest version of every path, tombstones included: path → file."""
@@ -173,7 +175,7 @@ class ArchiveStore:
         with translate_errors(self.conn):
             row = self.conn.execute(
                 "SELECT COUNT(DISTINCT path), COUNT(*), COALESCE(SUM(size), 0), COALESCE(SUM(stored), 0), "
-                "MAX(last_capture) FROM files WHERE state != 'forgotten'").fetchone()
+                "MAX(last_capture) FROM files WHERE state IN ('current', 'replaced')").fetchone()
         return {"files": row[0], "versions": row[1], "original_bytes": row[2], "stored_bytes": row[3],
                 "last_capture": row[4] or ""}
 
@@ -264,13 +266,18 @@ class ArchiveStore:
             self.conn.execute("UPDATE files SET size = ?, stored = ?, edited = 1 WHERE id = ?",
                               (size, sum(len(data) for _, _, data in packed), file.id))
 
+    def drop(self, file: ArchivedFile) -> None:
+        """Delete one version row and its blocks."""
+        with transaction(self.conn):
+            self.conn.execute("DELETE FROM files WHERE id = ?", (file.id,))
+
     def forget_path(self, path: str, now: str) -> int:
         """Drop every version of ``path`` and leave a tombstone so it is never captured again.
 
         Returns how many versions held bytes.
         """
         with transaction(self.conn):
-            dropped = self.conn.execute("SELECT COUNT(*) FROM files WHERE path = ? AND state != 'forgotten'",
+            dropped = self.conn.execute("SELECT COUNT(*) FROM files WHERE path = ? AND state IN ('current', 'replaced')",
                                         (path,)).fetchone()[0]
             newest = self.conn.execute("SELECT MAX(version) FROM files WHERE path = ?", (path,)).fetchone()[0]
             self.conn.execute("DELETE FROM files WHERE path = ?", (path,))
