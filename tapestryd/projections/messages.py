@@ -101,6 +101,9 @@ class MessagesProjection:
         # stored_row reads for the projections after this one. Emptied by flush, which every deletion
         # of messages (Forgotten, a forgotten message) and the end of each batch run first.
         self._stored: dict[tuple[str, str], tuple[int, str, int]] = {}
+        # message id → its verbatim joined text, for the rows this batch stored or joined to: a later part
+        # in the same batch (a streamed reply's parts are neighbours in the log) reads no event back.
+        self._verbatim: dict[int, str] = {}
         self._log: EventStore | None = None
 
     def attach_log(self, store: EventStore) -> None:
@@ -109,7 +112,7 @@ class MessagesProjection:
 
     def __getstate__(self) -> dict[str, object]:
         """Picklable state (for the follower child, which attaches its own log): no log, no batch buffers."""
-        return {**self.__dict__, "_log": None, "_unindexed": {}, "_stored": {}}
+        return {**self.__dict__, "_log": None, "_unindexed": {}, "_stored": {}, "_verbatim": {}}
 
     def create(self, conn: sqlite3.Connection) -> None:
         """Create the tables, indexes, FTS5 table and triggers if missing; set the FTS5 options."""
@@ -201,6 +204,7 @@ class MessagesProjection:
         """Drop the unindexed texts and the rows held for :meth:`stored_row` (a rolled-back batch's too)."""
         self._unindexed.clear()
         self._stored.clear()
+        self._verbatim.clear()
 
     def stored_row(self, conn: sqlite3.Connection, msg: MessageRecorded) -> tuple[int, str, int] | None:
         """``(id, ts, seq)`` of ``msg``'s stored message row, None when it is not stored.
@@ -249,6 +253,7 @@ class MessagesProjection:
             return False
         message_id = cast(int, cur.lastrowid)  # set: the row was inserted
         self._unindexed[message_id] = text
+        self._verbatim[message_id] = msg.text
         self._stored[msg.conversation, msg.message] = (message_id, msg.timestamp, event.seq)
         return True
 
@@ -259,14 +264,22 @@ class MessagesProjection:
         if parts is None or self._log is None:  # earlier parts unknown: join to the stored (filtered) text
             joined = join_parts((text, outbound(msg.text)))
         else:
-            earlier = self._log.at([first, *map(int, parts.split())])
-            joined = outbound(join_parts([*(e.event.text for e in earlier if isinstance(e.event, MessageRecorded)),
-                                          msg.text]))
+            verbatim = join_parts((self._earlier(msg_id, [first, *map(int, parts.split())]), msg.text))
+            self._verbatim[msg_id] = verbatim
+            joined = outbound(verbatim)
             parts = f"{parts} {seq}".lstrip()
         counts = json.loads(skipped)
         for kind, n in msg.skipped.items():
             counts[kind] = counts.get(kind, 0) + n
         self._set_text(conn, msg_id, text, joined, counts, parts)
+
+    def _earlier(self, msg_id: int, seqs: list[int]) -> str:
+        """The verbatim joined text of message ``msg_id``'s parts at ``seqs``: held for this batch, else read
+        from the log (joining is a left fold, so joining the joined text to the next part is the same)."""
+        held = self._verbatim.get(msg_id)
+        if held is not None or self._log is None:
+            return held or ""
+        return join_parts([e.event.text for e in self._log.at(seqs) if isinstance(e.event, MessageRecorded)])
 
     def _set_text(self, conn: sqlite3.Connection, msg_id: int, old: str, new: str, counts: dict[str, int],
                   parts: str | None) -> None:
