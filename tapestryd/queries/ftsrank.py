@@ -42,7 +42,8 @@ from tapestryd.db import translate_errors
 from tapestryd.events.types import format_utc
 
 __all__ = ["BOUNDS_SCAN", "RANK_WINDOW", "TIME_JOIN", "TIME_WALK", "WIDEN_FACTOR", "IdBounds", "any_expression",
-           "conversations_of", "every_expression", "id_bounds", "message_where", "ranked_ids", "turns_around"]
+           "conversations_of", "document_frequencies", "every_expression", "id_bounds", "message_where", "ranked_ids",
+           "texts_of", "turns_around"]
 
 RANK_WINDOW = 20_000
 WIDEN_FACTOR = 4
@@ -283,3 +284,27 @@ def conversations_of(conn: sqlite3.Connection, ids: list[int], filters: MessageF
     sql = f"SELECT m.id, m.conversation FROM messages m WHERE m.id IN ({','.join('?' * len(ids))}){where}"
     with translate_errors(conn):
         return {int(i): str(conv) for i, conv in conn.execute(sql, (*ids, *params))}
+
+
+def texts_of(conn: sqlite3.Connection, ids: list[int], chars: int) -> dict[int, str]:
+    """The first ``chars`` characters of each message's text, by id (ids not stored left out)."""
+    if not ids:
+        return {}
+    sql = f"SELECT id, substr(text, 1, ?) FROM messages WHERE id IN ({','.join('?' * len(ids))})"
+    with translate_errors(conn):
+        return {int(i): str(text) for i, text in conn.execute(sql, (chars, *ids))}
+
+
+def document_frequencies(conn: sqlite3.Connection, stems: list[str]) -> tuple[dict[str, int], int]:
+    """How many messages hold each of ``stems`` (FTS5 tokens), and about how many messages there are.
+
+    Read from an ``fts5vocab`` table over ``messages_fts`` made in the connection's temp
+    schema (a read-only connection may make it; nothing is written to the file). The count
+    of messages is the highest message id, an upper bound that costs one index seek.
+    """
+    with translate_errors(conn):
+        conn.execute("CREATE VIRTUAL TABLE IF NOT EXISTS temp.messages_vocab USING fts5vocab(main, messages_fts, row)")
+        found = {str(term): int(doc) for term, doc in conn.execute(
+            f"SELECT term, doc FROM temp.messages_vocab WHERE term IN ({','.join('?' * len(stems))})", stems)}
+        total = conn.execute("SELECT COALESCE(MAX(id), 0) FROM messages").fetchone()[0]
+    return found, int(total)

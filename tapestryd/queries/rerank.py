@@ -2,9 +2,9 @@
 
 The one keyword ranking of search, the same with the daemon up or down (it reads only
 ``projections.db``). Measured on the LoCoMo dev split (``bench/eval_retrieval.py``,
-message-level evidence recall@10 over categories 1–4): FTS5 ``bm25()`` alone .518, with
-neighbouring turns .659, with the conversation's score too .666 (the steps are the
-fields below, each measured alone and together).
+message-level evidence recall@10 over categories 1–4, limit 20): FTS5 ``bm25()`` alone
+.531, with neighbouring turns .639, with the conversation's score too .689 (the steps are
+the fields below; 0 turns one off).
 
 1. **Candidates.** FTS5 ranks the messages holding every content word of the query by
    ``bm25()``, then those holding any, to fill :attr:`KeywordRanker.pool`
@@ -16,10 +16,16 @@ fields below, each measured alone and together).
    the turn just before and just after it in its conversation (which may thereby enter the
    ranking), as if each message were indexed with its neighbours.
 3. **The conversation.** A conversation (session) whose turns hold the question's words
-   between them is likelier to hold the answer: every message gets ``session`` times its
-   conversation's score, the sum of the conversation's best :attr:`~KeywordRanker.session_top`
-   candidate scores, scaled so the best conversation adds ``session`` times the best
-   candidate's score.
+   between them is likelier to hold the answer, though no one turn holds them all. Its
+   score is BM25 with the conversation as the document, over what the ranking holds of it
+   (the candidates and turns from steps 1 and 2): for each query stem, the number ``n`` of
+   those messages holding it, saturated (``n (k1 + 1) / (n + k1)``, :data:`SESSION_K1`) and
+   weighted by the stem's idf over all messages (Lucene's ``ln(1 + (N - df + 0.5) / (df +
+   0.5))``, ``df`` from FTS5's vocabulary). Every message gets ``session`` times its
+   conversation's score, scaled so the best conversation adds ``session`` times the best
+   candidate's score. Stems are FTS5's (:class:`~tapestryd.projections.analysis.Analyzer`),
+   read from the first :data:`SCAN` characters of each message (only words that may stem to
+   a query stem are stemmed: :func:`~tapestryd.projections.analysis.stem_starts`).
 
 Returned scores are negated (lower is better, as ``bm25()``), so callers keep one
 convention. Ties go to the lower message id.
@@ -27,14 +33,23 @@ convention. Ties go to the lower message id.
 
 from __future__ import annotations
 
+import math
 import sqlite3
 from collections import defaultdict
 from dataclasses import dataclass
 
-from tapestryd.queries.ftsrank import (MessageFilters, any_expression, conversations_of, every_expression, ranked_ids,
-                                       turns_around)
+from tapestryd.projections.analysis import Analyzer, fold, stem_starts
 
-__all__ = ["KEYWORD_RANKER", "KeywordRanker"]
+from tapestryd.queries.ftsrank import (MessageFilters, any_expression, conversations_of, document_frequencies,
+                                       every_expression, ranked_ids, texts_of, turns_around)
+
+__all__ = ["KEYWORD_RANKER", "SCAN", "SESSION_K1", "KeywordRanker"]
+
+SCAN = 4000
+"""Characters of a message read for the query's stems it holds (snippets read as many)."""
+SESSION_K1 = 1.2
+"""BM25's saturation of the conversation score: the n-th message holding a word adds less."""
+_ANALYZER = Analyzer()
 
 
 @dataclass(frozen=True)
@@ -43,8 +58,7 @@ class KeywordRanker:
 
     ``pool``: FTS5 candidates kept; ``givers``: how many of the best lend to their
     neighbours; ``neighbour``: the share of its score a candidate lends each neighbour;
-    ``session``: the weight of the conversation's score; ``session_top``: the candidates
-    per conversation that make its score; ``any_window``: the newest matches of any word
+    ``session``: the weight of the conversation's score; ``any_window``: the newest matches of any word
     that compete to fill the pool (the ``window`` of
     :func:`~tapestryd.queries.ftsrank.ranked_ids`; every-word matches keep its default).
     """
@@ -52,8 +66,7 @@ class KeywordRanker:
     pool: int = 100
     givers: int = 50
     neighbour: float = 0.7
-    session: float = 0.7
-    session_top: int = 3
+    session: float = 1.0
     any_window: int = 5000
 
     def rank(self, conn: sqlite3.Connection, terms: list[str], filters: MessageFilters,
@@ -82,7 +95,7 @@ class KeywordRanker:
                 if turn in base or turn in passing:
                     scores[turn] = scores.get(turn, 0.0) + amount
         if self.session:
-            self._add_sessions(conn, scores, base, best, filters)
+            self._add_sessions(conn, scores, base, terms, filters)
         order = sorted(scores, key=lambda i: (-scores[i], i))[:limit]
         return [(i, -scores[i]) for i in order], {i for i in order if i not in base}
 
@@ -108,17 +121,26 @@ class KeywordRanker:
         return base
 
     def _add_sessions(self, conn: sqlite3.Connection, scores: dict[int, float], base: dict[int, float],
-                      best: list[int], filters: MessageFilters) -> None:
+                      terms: list[str], filters: MessageFilters) -> None:
         """Add each message's share of its conversation's score (step 3) to ``scores``, in place."""
+        wanted = sorted(set(_ANALYZER.terms(" ".join(terms))))
         conversation = conversations_of(conn, list(scores), filters)
-        tops: dict[str, list[float]] = defaultdict(list)
-        for i in best:  # best first, so each list holds the conversation's best candidates
-            if i in conversation and len(tops[conversation[i]]) < self.session_top:
-                tops[conversation[i]].append(base[i])
-        totals = {conv: sum(values) for conv, values in tops.items()}
-        if not totals:
+        if not wanted or not conversation:
             return
-        scale = self.session * base[best[0]] / max(totals.values())
+        texts, could = texts_of(conn, list(conversation), SCAN), stem_starts(set(wanted))
+        held: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
+        for i, conv in conversation.items():
+            low = texts.get(i, "").lower()
+            words = list(set(could.findall(low if low.isascii() else fold(low))))
+            for stem in set(_ANALYZER.stems(words)).intersection(wanted):
+                held[conv][stem] += 1
+        frequencies, total = document_frequencies(conn, wanted)
+        idf = {t: math.log(1 + (total - frequencies.get(t, 0) + 0.5) / (frequencies.get(t, 0) + 0.5)) for t in wanted}
+        totals = {conv: sum(idf[t] * n * (SESSION_K1 + 1) / (n + SESSION_K1) for t, n in counts.items())
+                  for conv, counts in held.items()}
+        if not totals or max(totals.values()) <= 0:
+            return
+        scale = self.session * max(base.values()) / max(totals.values())
         for i in scores:
             scores[i] += scale * totals.get(conversation.get(i, ""), 0.0)
 

@@ -21,21 +21,20 @@ Summaries of one conversation (L0 nodes carry it) add to its sum and its best sc
 summaries of days, weeks … (no conversation) are left out. Stems are FTS5's
 (:class:`~tapestryd.projections.analysis.Analyzer`), read from the first :data:`SCAN`
 characters of each message, as snippets are; only words that may stem to a query stem are
-stemmed (:func:`stem_starts`).
+stemmed (:func:`~tapestryd.projections.analysis.stem_starts`).
 """
 
 from __future__ import annotations
 
-import re
 from collections import defaultdict
 from typing import Any
 
 from tapestryd.db import translate_errors
-from tapestryd.projections.analysis import Analyzer, fold
+from tapestryd.projections.analysis import Analyzer, fold, stem_starts
 from tapestryd.queries.reader import Reader
 from tapestryd.queries.search import RRF_K
 
-__all__ = ["SCAN", "rank_conversations", "stem_starts"]
+__all__ = ["SCAN", "rank_conversations"]
 
 SCAN = 4000  # characters of a message read for its stems (snippets read as many)
 Hit = dict[str, Any]
@@ -95,19 +94,6 @@ def _stems_held(reader: Reader, pool: list[tuple[Hit, float]], wanted: set[str])
         words = list(set(could.findall(low if low.isascii() else fold(low))))
         held[int(mid)] = wanted.intersection(_ANALYZER.stems(words))
     return held
-
-
-def stem_starts(stems: set[str]) -> re.Pattern[str]:
-    """The words (FTS5 tokens of lower-cased, folded text) that may have one of ``stems`` as their stem.
-
-    Porter's algorithm rewrites only a word's ending, and each rewrite keeps the first letter
-    of what it replaces; the one change further in is a final y made i after a vowel ("eyed"
-    → "ei"). So a word starts with the first three letters of its stem, any i read as i or y.
-    Stemming only these words, not every word of a long text, is what keeps ranking a few
-    hundred conversations cheap. (Checked against the stems of the shared corpus by the tests.)
-    """
-    starts = sorted({re.escape(stem[:3]).replace("i", "[iy]") for stem in stems if stem})
-    return re.compile(rf"(?<![^\W_])(?:{'|'.join(starts) or '(?!)'})[^\W_]*")
 
 
 def _titles(reader: Reader, conversations: list[str]) -> dict[str, str]:

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from tapestryd.projections.analysis import TOKEN, Analyzer, fold
-from tapestryd.queries.sessions import stem_starts
+from tapestryd.projections.analysis import stem_starts
 
 CORPUS = Path(__file__).resolve().parents[2] / ".." / "shared" / "corpus"
 # Words each Porter step rewrites (Porter 1980's own examples), and final y after a vowel.

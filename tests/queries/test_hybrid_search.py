@@ -86,13 +86,14 @@ def sessions(history: History) -> Reader:
 
 
 def test_conversations_are_ranked_by_all_their_turns(sessions: Reader) -> None:
-    """c2 holds the best single turn, but c1's turns answer every word between them: c1 ranks first."""
+    """c2 holds the best single turn, but c1's turns answer every word between them: c1 ranks first,
+    and lifts its turns above c2's best in the hits too."""
     fused = hybrid_search(sessions, "staging certificate expired", SearchFilters(level="messages"), now=NOW)
-    assert ids(fused)[0] == "m8" and fused["hits"][0]["conversation"] == "claude-code:c2"
+    assert fused["hits"][0]["conversation"] == "claude-code:c1" and "m8" in ids(fused)[:4]
     rows = fused["conversations"]
     assert [r["conversation"] for r in rows][:2] == ["claude-code:c1", "claude-code:c2"]
     assert rows[0]["terms"] == 3 and rows[1]["terms"] == 2 and rows[1]["top"] == "m8"
-    assert rows[0]["sum"] > rows[1]["sum"] and rows[1]["best"] > rows[0]["best"]
+    assert rows[0]["sum"] > rows[1]["sum"]
 
 
 def test_conversations_outside_the_time_range_come_last_and_marked(reader: Reader) -> None:
