@@ -34,7 +34,7 @@ def build_request(conn: sqlite3.Connection, node: NodeRow, tz: ZoneInfo, *,
         node=node.key, level=node.level, period=period_label(node), inputs=inputs,
         context=tuple(Passage(_child_label(c, tz), c.summary) for c in context), agent=node.agent,
         title_hint=_conversation_title(conn, node.conversation) if node.level == 0 else _joined_titles(kids),
-        source_chars=node.source_chars,
+        source_chars=node.source_chars, day=node.period_start,
     )
     fingerprint = hash_parts("context", *(part for c in context for part in (c.key, c.title, c.summary)))
     return request, fingerprint if with_context else ""

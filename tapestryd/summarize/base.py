@@ -36,7 +36,9 @@ class SummaryRequest:
 
     ``level`` is 0 (conversation-day) … 4 (year); ``period`` a readable label
     ("Wednesday 4 March 2026"); ``source_chars`` the characters of raw message text under
-    the node (sets the length budget); ``title_hint`` a known title (the conversation's).
+    the node (sets the length budget); ``title_hint`` a known title (the conversation's);
+    ``day`` the ISO date of the period's first day (at L0 the day its messages were said,
+    against which "yesterday" is resolved; ``""`` when unknown).
     """
 
     node: str
@@ -47,6 +49,7 @@ class SummaryRequest:
     agent: str = ""
     title_hint: str = ""
     source_chars: int = 0
+    day: str = ""
 
 
 @dataclass(frozen=True)

@@ -1,47 +1,54 @@
-"""The default provider: offline, deterministic extractive summaries.
+"""The default provider: offline, deterministic extractive summaries that keep facts and read as prose.
 
-Each node's input sentences (:mod:`tapestryd.summarize.sentences`: split into clauses
-and stripped of greetings, fillers and hedges by :mod:`tapestryd.summarize.compress`) are
-weighted with TF-IDF (scikit-learn). A sentence's score multiplies its content (the summed IDF of its
-distinct content words), its centrality (cosine with the centroid of all sentences, the
-centroid method of Radev et al., 2004, "Centroid-based summarization of multiple
-documents"), its density in specifics (names, numbers, dates, identifiers, decisions) and
-its tone (first-person statements up, and more so episodic ones: what I did, got or
-decided, my things, dated events; small talk, cheering and "you" remarks down).
-Questions are damped too: a memory keeps what was said, not what was asked.
-Sentences are then chosen to stand for the whole input: greedy budgeted facility
-location (Lin & Bilmes, 2011), where each input sentence, weighted by its score, counts as
-covered by its most similar chosen sentence, and the sentence adding most coverage per
-character is taken next while it fits the level's length budget
-(:mod:`tapestryd.summarize.levels`). Weak sentences (under 30% of the best score: a short
-summary beats a padded one) are never taken, a near-duplicate of a chosen sentence adds
-no coverage, and the chosen ones are printed in their original order. The title is the
-conversation's own (or, above L0, its children's titles joined) when it has one, else the
-three heaviest non-numeric terms of the kept sentences. Same input, same output: no
+Each node's input sentences (:mod:`tapestryd.summarize.sentences`: code, markup, headings,
+list stubs and assistant scaffolding such as "Certainly, I'll…" or "Let me know if…"
+dropped; greetings and fillers cut by :mod:`tapestryd.summarize.compress`) are weighted
+with TF-IDF (scikit-learn). A sentence's score multiplies its content (the summed IDF of
+its distinct content words), its centrality (cosine with the centroid of all sentences,
+Radev et al., 2004), its density in specifics (names, numbers, dates, identifiers,
+decisions) and its tone (first-person statements up, episodic ones most: what I did, got
+or decided, my things, dated events; questions, small talk and "you" remarks down).
+
+Sentences are then chosen to stand for the whole input: greedy budgeted facility location
+(Lin & Bilmes, 2011), where each input sentence, weighted by its score, counts as covered
+by its most similar chosen sentence, and the sentence adding most coverage per character
+is taken next while it fits the level's length budget (:mod:`tapestryd.summarize.levels`).
+A near-duplicate of a chosen sentence (a repeat across children) adds no coverage, so the
+budget spreads over the period's distinct topics and conversations; weak sentences (under
+30% of the best score) are never taken.
+
+The text is written from whole sentences only (never cut; when not even the best one fits,
+it alone is the summary), in time order (passage, then position), joined as prose. At L0
+and L1 the relative time words of a chosen sentence are resolved against the node's day
+(:mod:`tapestryd.summarize.relative_time`: "yesterday" → "on 7 May 2023"); above a day,
+where a sentence's day is unknown, one that still holds such a word is passed over.
+Ranking reads each sentence as said; only the written text carries the date. Titles come from :mod:`tapestryd.summarize.titles`. Same input, same output: no
 randomness anywhere.
 """
 
 from __future__ import annotations
 
 import re
+from datetime import date
 from typing import Any, Sequence
 
 import numpy as np
 
 from tapestryd.summarize.base import Budget, Summary, SummaryRequest, Usage
 from tapestryd.summarize.levels import target_chars
+from tapestryd.summarize.relative_time import has_relative, resolve_relative
 from tapestryd.summarize.sentences import Sentence, specificity, split_sentences
+from tapestryd.summarize.titles import choose_title
 from tapestryd.summarize.tokens import estimate_tokens
 
 __all__ = ["EXTRACTIVE_VERSION", "ExtractiveSummarizer"]
 
-EXTRACTIVE_VERSION = "x5"
+EXTRACTIVE_VERSION = "x6"
 _WEAK = 0.3
 _POOL = 400
 _ROWS = 2000
 _QUESTION = 0.5
 _ROLE_WEIGHT = {"user": 1.15}
-_TITLE_MAX = 70
 _FIRST_PERSON = re.compile(r"\b(?:I|I'm|I've|I'd|I'll|my|me|mine|we|we're|we've|our|us)\b")
 # Self-disclosure of events: "I/we (just) <past verb>", "my ...", and dated references. On the
 # LoCoMo dev split such sentences state an annotated fact about twice as often as the rest.
@@ -59,10 +66,10 @@ _PHATIC = re.compile(
 
 
 class ExtractiveSummarizer:
-    """Ranks and keeps the most informative sentences (see the module docstring)."""
+    """Chooses informative, non-redundant whole sentences (see the module docstring)."""
 
     name = "extractive"
-    model = "tfidf-centroid"
+    model = "tfidf-coverage"
     prompt_version = EXTRACTIVE_VERSION
     local = True
 
@@ -71,12 +78,11 @@ class ExtractiveSummarizer:
         budget.check()
         source = "\n".join(p.text for p in request.inputs)
         limit = target_chars(request.level, request.source_chars, len(source))
-        candidates = [Sentence(text, i, j, p.role) for i, p in enumerate(request.inputs)
-                      for j, text in enumerate(split_sentences(p.text))]
+        candidates = _candidates(request)
         if candidates:
-            text, title = _extract(candidates, limit, request.title_hint)
+            text, title = _extract(candidates, limit, request)
         else:
-            text, title = _fallback(source, limit), _clip(request.title_hint) or "Untitled"
+            text, title = _fallback(source), choose_title(request.title_hint, [], request.level)
         usage = Usage(1, estimate_tokens(source), estimate_tokens(text + title))
         budget.spend(usage)
         return Summary(title, text, usage)
@@ -85,14 +91,26 @@ class ExtractiveSummarizer:
         """Nothing to release."""
 
 
-def _extract(candidates: list[Sentence], limit: int, title_hint: str) -> tuple[str, str]:
+def _candidates(request: SummaryRequest) -> list[Sentence]:
+    """Every input sentence, with how it would be written in the summary (relative dates resolved)."""
+    day = date.fromisoformat(request.day) if request.level <= 1 and request.day else None
+    out = []
+    for i, passage in enumerate(request.inputs):
+        for j, text in enumerate(split_sentences(passage.text)):
+            if day is None and has_relative(text):
+                continue  # "yesterday" in a week's input: its day is unknown, it cannot be placed
+            shown = resolve_relative(text, day) if day is not None else text
+            out.append(Sentence(text, i, j, passage.role, shown if shown != text else ""))
+    return out
+
+
+def _extract(candidates: list[Sentence], limit: int, request: SummaryRequest) -> tuple[str, str]:
     matrix, terms, content = _vectorize([c.text for c in candidates])
-    scores = _scores(candidates, matrix, content)
-    chosen = _select(candidates, scores, matrix, limit)
-    text = " ".join(candidates[i].text for i in sorted(chosen))
-    if len(text) > limit:
-        text = _clip(text, limit)
-    return text, _clip(title_hint) or _keyword_title(candidates, chosen, matrix, terms)
+    chosen = _select(candidates, _scores(candidates, matrix, content), matrix, limit)
+    ordered = sorted(chosen, key=lambda i: (candidates[i].passage, candidates[i].index))
+    text = " ".join(candidates[i].shown or candidates[i].text for i in ordered)
+    return text, choose_title(request.title_hint, [candidates[i] for i in chosen], request.level,
+                              weights=_term_weights(matrix, chosen, terms))
 
 
 def _vectorize(texts: Sequence[str]) -> tuple[Any, list[str], np.ndarray]:
@@ -146,7 +164,7 @@ def _select(candidates: list[Sentence], scores: np.ndarray, matrix: Any, limit: 
     ``_WEAK`` of the best score) are never taken. A repeat of a chosen sentence gains
     nothing. Returns indices into ``candidates``.
     """
-    lengths = np.array([len(c.text) + 1 for c in candidates], dtype=float)
+    lengths = np.array([len(c.shown or c.text) + 1 for c in candidates], dtype=float)
     ranked = np.argsort(-scores, kind="stable")
     rows, pool = np.sort(ranked[:_ROWS]), np.sort(ranked[:_POOL])
     pool = pool[(scores[pool] >= _WEAK * scores.max()) & (lengths[pool] <= limit)]
@@ -175,30 +193,14 @@ def _cover(sims: Any, weights: np.ndarray, lengths: np.ndarray, limit: int) -> l
         covered[rows[span]] = np.maximum(covered[rows[span]], sims.data[span])
 
 
-def _keyword_title(candidates: list[Sentence], chosen: list[int], matrix: Any, terms: list[str]) -> str:
-    if matrix is None:
-        return _clip(" ".join(candidates[chosen[0]].text.split()[:8]))
+def _term_weights(matrix: Any, chosen: list[int], terms: list[str]) -> dict[str, float]:
+    if matrix is None or not chosen:
+        return {}
     weights = np.asarray(matrix[chosen].sum(axis=0)).ravel()
-    ranked = sorted(range(len(terms)), key=lambda i: (-weights[i], terms[i]))
-    top = [terms[i] for i in ranked if weights[i] > 0 and not terms[i].isdigit()][:3]
-    cased = _original_case(" ".join(candidates[i].text for i in chosen))
-    return _clip(", ".join(cased.get(t, t) for t in top)) or "Untitled"
+    return {terms[i]: float(weights[i]) for i in np.flatnonzero(weights)}
 
 
-def _original_case(text: str) -> dict[str, str]:
-    cased: dict[str, str] = {}
-    for word in re.findall(r"\b\w\w+\b", text):
-        cased.setdefault(word.lower(), word)
-    return cased
-
-
-def _fallback(source: str, limit: int) -> str:
-    flat = " ".join(source.split())
-    return _clip(flat, limit) if flat else "(no readable text)"
-
-
-def _clip(text: str, limit: int = _TITLE_MAX) -> str:
-    text = " ".join(text.split())
-    if len(text) <= limit:
-        return text
-    return text[:max(1, limit - 1)].rsplit(" ", 1)[0].rstrip(",;:…· ") + "…"
+def _fallback(source: str) -> str:
+    """A segment without a sentence worth keeping: its first words, whole, or a note."""
+    words = source.split()
+    return " ".join(words[:30]) if words else "(no readable text)"

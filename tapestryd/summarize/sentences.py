@@ -6,9 +6,12 @@ unfenced code (ending in ``;``, ``{`` or ``}``, a comma after them too; a ``key:
 are mostly symbols are dropped; bold markers (``**``) are dropped, their words kept. What is
 left is split into sentences at ``.``/``!``/``?`` followed by a capital, a digit or a quote,
 and at line breaks; lines wholly in square brackets (attachment notes such as "[shared an
-image: ...]") are metadata, not something said, and are dropped too. Each sentence is split
-into its stand-alone clauses and compressed
-(:mod:`tapestryd.summarize.compress`). A sentence's *specificity* counts what a reader would want kept:
+image: ...]") are metadata, not something said, and are dropped too. So are headings and
+list stubs (a line with no closing punctuation and fewer than six words, or one ending in a
+colon that only announces what follows) and assistant scaffolding: "Certainly, I'll…",
+"Here is…", "Let me know if…", "I hope this helps", "Great question". A sentence longer
+than 360 characters is not a summary sentence and is passed over (never cut). Each sentence
+is split into its stand-alone clauses and compressed (:mod:`tapestryd.summarize.compress`). A sentence's *specificity* counts what a reader would want kept:
 numbers, dates and times, names (capitalised words not opening the sentence),
 identifiers (``file.py``, ``a/b``, ``snake_case``), quoted terms and decision words.
 """
@@ -43,17 +46,31 @@ _BRACKETED = re.compile(r"^\[[^\]]*\]$")
 _NOT_PROSE = re.compile(r"[\d_]|[^\w\s]")
 _WEIGHTS = {"number": 1.5, "ident": 1.0, "quoted": 1.0, "calendar": 1.5, "decision": 0.75, "name": 1.0}
 _MIN_WORDS, _MIN_CHARS, _MAX_CHARS = 4, 20, 360
+_STUB_WORDS = 6
+_CLOSED = re.compile(r"[.!?…)\]\"'”’]$")
+_SCAFFOLDING = re.compile(
+    r"^\W*(?:certainly|sure thing|of course|absolutely|great question|good question|here is|here's|here are|"
+    r"below is|below are|the following|i'd be (?:happy|glad) to|i'm (?:happy|glad) to|happy to help|i can help|"
+    r"let me know|feel free|i hope (?:this|that) helps|hope (?:this|that) helps|let's (?:dive|break|get started|"
+    r"go through|walk through)|as an ai|i apologi[sz]e|sorry for|you're welcome|is there anything else|"
+    r"would you like me to|do you want me to)\b"
+    r"|\b(?:let me know if|feel free to|hope this helps|happy to help further)\b", re.I)
 _SKIP = {"I", "I'm", "I've", "I'll", "I'd", "OK", "Ok"}
 
 
 @dataclass(frozen=True)
 class Sentence:
-    """One candidate: its text, the passage it came from (index) and its order in that passage."""
+    """One candidate: its text, the passage it came from (index), its order in that passage, its role.
+
+    ``shown`` is how it is written in a summary when that differs from ``text`` (relative
+    dates resolved, speaker named); ranking reads ``text``.
+    """
 
     text: str
     passage: int
     index: int
     role: str
+    shown: str = ""
 
 
 def split_sentences(text: str) -> list[str]:
@@ -63,9 +80,16 @@ def split_sentences(text: str) -> list[str]:
         line = _FURNITURE.sub("", _TAG.sub(" ", line)).replace("**", "").strip()
         if not line or _symbolic(line) or _BRACKETED.match(line) or _CODE.search(line):
             continue
+        if _stub(line):
+            continue
         pieces = (compress(c) for p in _SPLIT.split(line) for c in clauses(p.strip()))
-        out.extend(s for s in map(_clip, pieces) if _keep(s))
+        out.extend(s for s in pieces if _keep(s))
     return out
+
+
+def _stub(line: str) -> bool:
+    """A heading or list stub: no closing punctuation and few words, or a colon announcing a list."""
+    return line.endswith(":") or (not _CLOSED.search(line) and len(_WORD.findall(line)) < _STUB_WORDS)
 
 
 def _symbolic(line: str) -> bool:
@@ -73,14 +97,8 @@ def _symbolic(line: str) -> bool:
 
 
 def _keep(sentence: str) -> bool:
-    return len(sentence) >= _MIN_CHARS and len(_WORD.findall(sentence)) >= _MIN_WORDS
-
-
-def _clip(sentence: str) -> str:
-    if len(sentence) <= _MAX_CHARS:
-        return sentence
-    cut = sentence[:_MAX_CHARS].rsplit(" ", 1)[0]
-    return cut.rstrip(",;:… ") + "…"
+    return (_MIN_CHARS <= len(sentence) <= _MAX_CHARS and len(_WORD.findall(sentence)) >= _MIN_WORDS
+            and not _SCAFFOLDING.search(sentence))
 
 
 def specificity(sentence: str) -> float:

@@ -47,14 +47,43 @@ def test_a_daily_is_at_least_twenty_times_smaller_than_its_messages() -> None:
     assert request.source_chars / len(summary.text) >= 20
 
 
-def test_the_title_is_the_conversations_own_or_its_heaviest_terms() -> None:
-    """A known title wins; otherwise a few weighty words from the kept sentences."""
+def test_the_title_is_the_conversations_own_or_a_phrase_of_the_kept_sentences() -> None:
+    """A known title wins; otherwise a short phrase taken whole from the kept sentences, not a word list."""
     request = day_request()
     titled = SummaryRequest(request.node, 0, request.period, request.inputs, title_hint="Lisbon trip planning",
                             source_chars=request.source_chars)
     assert ExtractiveSummarizer().summarize(titled, Budget()).title == "Lisbon trip planning"
     title = ExtractiveSummarizer().summarize(request, Budget()).title
-    assert 0 < len(title) <= 70 and "," in title
+    assert 0 < len(title) <= 70 and "," not in title and 2 <= len(title.split()) <= 5
+    assert title.lower() in summary_text_lower(request)
+
+
+def summary_text_lower(request: SummaryRequest) -> str:
+    return ExtractiveSummarizer().summarize(request, Budget()).text.lower()
+
+
+def test_a_day_title_names_its_main_topic_not_a_list_of_its_conversations() -> None:
+    """Above L0 the title is the one child title the kept sentences are most about."""
+    inputs = (Passage("Sat 14 Mar 10:00: Postgres upgrade", FACTS[0]), Passage("Sat 14 Mar 12:00: Hiring", FACTS[1]))
+    request = SummaryRequest("L1:x:2026-03-14", 1, "Saturday 14 March 2026", inputs,
+                             title_hint="Postgres upgrade · Hiring", source_chars=5000)
+    assert ExtractiveSummarizer().summarize(request, Budget()).title in ("Postgres upgrade", "Hiring")
+
+
+def test_summaries_are_whole_sentences_without_scaffolding_or_headings() -> None:
+    """No "Certainly…", "Let me know if…", list stubs or cut sentences; relative days become dates."""
+    reply = ("Certainly, I'll update the calculator for you.\n## Pricing\n- Start Ready\n- First attempt\n"
+             "Here is the new table:\nThe calculator now prices GPT-4o at 5 dollars per million input tokens. "
+             "Let me know if you want more models.")
+    question = "Yesterday I compared the Claude and GPT-4o prices for our team of 12 people."
+    inputs = (Passage("10:00 me", question, "user"), Passage("10:01 assistant", reply, "assistant"))
+    request = SummaryRequest("L0:x:2023-08-19:c", 0, "Saturday 19 August 2023", inputs, source_chars=2400,
+                             day="2023-08-19")
+    text = ExtractiveSummarizer().summarize(request, Budget()).text
+    assert "On 18 Aug 2023 I compared the Claude and GPT-4o prices" in text
+    for scaffolding in ("Certainly", "Let me know", "Here is", "Start Ready", "First attempt", "Pricing\n", "…"):
+        assert scaffolding not in text
+    assert text.endswith(".")
 
 
 def test_a_segment_without_prose_still_gets_content() -> None:
@@ -62,6 +91,14 @@ def test_a_segment_without_prose_still_gets_content() -> None:
     request = SummaryRequest("n", 0, "today", (Passage("me", "ok"), Passage("assistant", "done")))
     summary = ExtractiveSummarizer().summarize(request, Budget())
     assert summary.text == "ok done" and summary.title == "Untitled"
+
+
+def test_a_week_passes_over_a_sentence_whose_yesterday_it_cannot_place() -> None:
+    """Above a day the input's day is unknown: "yesterday" cannot be resolved, so the sentence is not used."""
+    inputs = (Passage("week", "Yesterday I moved the Postgres cluster to version 16.2 for faster writes."),
+              Passage("week", FACTS[1]))
+    request = SummaryRequest("L2:x:2026-03-09w", 2, "the week", inputs, source_chars=20000, day="2026-03-09")
+    assert "Yesterday" not in ExtractiveSummarizer().summarize(request, Budget()).text
 
 
 def test_a_spent_budget_stops_before_the_call() -> None:

@@ -1,0 +1,107 @@
+"""Relative time words resolved against the day a sentence was said: "yesterday" → "on 7 May 2023".
+
+A summary outlives the day it was written: a month summary saying "yesterday I tried
+Cyberpunk 2077" no longer says when. :func:`resolve_relative` rewrites the relative
+expressions it knows against the message's own date ``day``:
+
+* days: ``yesterday``, ``the day before yesterday``, ``today``, ``tonight``, ``this
+  morning/afternoon/evening``, ``last night``, ``tomorrow``;
+* weekdays with ``last``/``next``/``this``: ``last Friday`` → ``on Fri 5 May 2023``;
+* ``last/this/next week|weekend|month|year``: ``next month`` → ``in June 2023``;
+* ``N days|weeks|months|years ago`` (digits or ``a``, ``one`` … ``ten``).
+
+A preposition already before the expression is kept (``since yesterday`` → ``since 7 May
+2023``). Vague words (``recently``, ``the other day``) stay as written: they claim no date.
+:func:`has_relative` says whether a sentence still holds one of the resolvable words (an
+input with no known date: such a sentence is passed over, it cannot be placed).
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import date, timedelta
+
+__all__ = ["has_relative", "resolve_relative"]
+
+_WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+_NUMBERS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
+            "eight": 8, "nine": 9, "ten": 10, "couple of": 2}
+_PREPOSITION = r"(?P<prep>\b(?:since|until|till|from|by|before|after|of|on|in|for)\s+)?"
+_EXPRESSION = re.compile(
+    _PREPOSITION + r"(?P<expr>\b(?:the day before yesterday|yesterday|today|tonight|tomorrow|last night"
+    r"|this (?:morning|afternoon|evening)"
+    rf"|(?:last|next|this) (?:{'|'.join(_WEEKDAYS)}|week|weekend|month|year)"
+    rf"|(?:\d{{1,2}}|{'|'.join(_NUMBERS)}) (?:day|week|month|year)s? ago)\b)", re.I)
+
+
+def has_relative(text: str) -> bool:
+    """Whether ``text`` holds a relative time expression that :func:`resolve_relative` would rewrite."""
+    return _EXPRESSION.search(text) is not None
+
+
+def resolve_relative(text: str, day: date) -> str:
+    """``text`` with each relative time expression replaced by the date it means, said on ``day``."""
+    def replace(match: re.Match[str]) -> str:
+        prep, words = match.group("prep"), match.group("expr")
+        phrase = _absolute(words.lower(), day)
+        if prep:
+            phrase = prep + phrase.split(" ", 1)[1]  # "since" + "7 May 2023": the text's own preposition
+        return _cased(phrase, match.group(0))
+
+    return _EXPRESSION.sub(replace, text)
+
+
+def _absolute(words: str, day: date) -> str:
+    """The absolute phrase, preposition first (``on 7 May 2023``), for one lower-case expression."""
+    fixed = {"the day before yesterday": -2, "yesterday": -1, "last night": -1, "today": 0, "tonight": 0,
+             "tomorrow": 1}
+    if words in fixed or words.startswith("this ") and words[5:] in ("morning", "afternoon", "evening"):
+        return f"on {_day(day + timedelta(days=fixed.get(words, 0)))}"
+    if words.endswith(" ago"):
+        return _ago(words, day)
+    which, unit = words.split(" ", 1)
+    step = {"last": -1, "this": 0, "next": 1}[which]
+    if unit in _WEEKDAYS:
+        when = _weekday(day, _WEEKDAYS.index(unit), step)
+        return f"on {when:%a} {_day(when)}"
+    return _period(unit, step, day)
+
+
+def _ago(words: str, day: date) -> str:
+    count_word, unit = words[:-4].rsplit(" ", 1)
+    count = int(count_word) if count_word.isdigit() else _NUMBERS[count_word]
+    unit = unit.rstrip("s")
+    if unit == "day":
+        return f"on {_day(day - timedelta(days=count))}"
+    if unit == "week":
+        return f"in the week of {_day(day - timedelta(weeks=count))}"
+    return _period(unit, -count, day)
+
+
+def _period(unit: str, step: int, day: date) -> str:
+    if unit == "week":
+        return f"in the week of {_day(day + timedelta(weeks=step))}"
+    if unit == "weekend":
+        saturday = day + timedelta(days=5 - day.weekday() + 7 * step)
+        return f"on the weekend of {_day(saturday)}"
+    if unit == "month":
+        months = day.year * 12 + day.month - 1 + step
+        return f"in {date(months // 12, months % 12 + 1, 1):%B %Y}"
+    return f"in {day.year + step}"
+
+
+def _weekday(day: date, weekday: int, step: int) -> date:
+    """The ``weekday`` (0 Monday) before ``day`` (step -1), after it (1), or in its week (0)."""
+    if step < 0:
+        return day - timedelta(days=(day.weekday() - weekday - 1) % 7 + 1)
+    if step > 0:
+        return day + timedelta(days=(weekday - day.weekday() - 1) % 7 + 1)
+    return day + timedelta(days=weekday - day.weekday())
+
+
+def _day(day: date) -> str:
+    return f"{day.day} {day:%b %Y}"
+
+
+def _cased(phrase: str, original: str) -> str:
+    return phrase[0].upper() + phrase[1:] if original[:1].isupper() else phrase
