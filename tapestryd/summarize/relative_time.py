@@ -10,7 +10,8 @@ expressions it knows against the message's own date ``day``:
 * ``last/this/next week|weekend|month|year``: ``next month`` → ``in June 2023``;
 * ``N days|weeks|months|years ago`` (digits or ``a``, ``one`` … ``ten``).
 
-A preposition already before the expression is kept (``since yesterday`` → ``since 7 May
+An expression after a determiner or possessive ("our last night in Lisbon") names a
+thing, not a time, and stays. A preposition already before the expression is kept (``since yesterday`` → ``since 7 May
 2023``). Vague words (``recently``, ``the other day``) stay as written: they claim no date.
 :func:`has_relative` says whether a sentence still holds one of the resolvable words (an
 input with no known date: such a sentence is passed over, it cannot be placed).
@@ -33,6 +34,8 @@ _EXPRESSION = re.compile(
     rf"|(?:last|next|this) (?:{'|'.join(_WEEKDAYS)}|week|weekend|month|year)"
     rf"|(?:\d{{1,2}}|{'|'.join(_NUMBERS)}) (?:day|week|month|year)s? ago)\b)", re.I)
 
+_OWNED = re.compile(r"\b(?:our|my|your|his|her|their|its|the|a|an|that|whose|every|each)\s+$", re.I)
+
 
 def has_relative(text: str) -> bool:
     """Whether ``text`` holds a relative time expression that :func:`resolve_relative` would rewrite."""
@@ -43,6 +46,8 @@ def resolve_relative(text: str, day: date) -> str:
     """``text`` with each relative time expression replaced by the date it means, said on ``day``."""
     def replace(match: re.Match[str]) -> str:
         prep, words = match.group("prep"), match.group("expr")
+        if not prep and _OWNED.search(text, 0, match.start()):
+            return match.group(0)  # "our last night in Lisbon" names an evening, it dates nothing
         phrase = _absolute(words.lower(), day)
         if prep:
             phrase = prep + phrase.split(" ", 1)[1]  # "since" + "7 May 2023": the text's own preposition

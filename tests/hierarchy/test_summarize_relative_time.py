@@ -30,3 +30,9 @@ def test_vague_words_claim_no_date_and_stay() -> None:
     """"recently" names no day; it is left as written, and is not counted as resolvable."""
     assert resolve_relative("I recently joined a choir.", SAID_ON) == "I recently joined a choir."
     assert not has_relative("I recently joined a choir.") and has_relative("Last week I joined a choir.")
+
+
+def test_an_owned_last_night_is_a_thing_not_a_date() -> None:
+    """"our last night in Lisbon" is an evening of the trip, whenever it was said."""
+    sentence = "Any restaurant for our last night in Lisbon?"
+    assert resolve_relative(sentence, SAID_ON) == sentence
