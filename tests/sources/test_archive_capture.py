@@ -118,15 +118,29 @@ def _blocks(settings: Settings) -> list[tuple[int, int, bytes]]:
         return db.conn.execute("SELECT rowid, length, data FROM blocks ORDER BY file_id, start").fetchall()
 
 
-def test_a_half_written_line_waits_for_its_newline(settings: Settings, tailer: Tailer, session: Path) -> None:
-    """Like the tailer, the archive takes complete lines only."""
-    line = record("s1", 1)
-    append(session, record("s1", 0) + line[:30])
+def test_an_unfinished_last_line_is_archived_and_completed_later(settings: Settings, tailer: Tailer,
+                                                                 session: Path) -> None:
+    """Byte-exact to the end of the file, half a line included; the rest is appended when written.
+    A first line without its newline waits (it names no format yet)."""
+    first, second = record("s1", 0), record("s1", 1)
+    append(session, first[:30])
     tailer.tail(str(session))
-    assert archived(settings, session)[0][2] == record("s1", 0)
-    append(session, line[30:])
+    assert archived(settings, session) == []
+    append(session, first[30:] + second[:30])
     tailer.tail(str(session))
-    assert archived(settings, session)[0][2] == session.read_bytes()
+    assert archived(settings, session)[0][2] == first + second[:30]
+    append(session, second[30:])
+    tailer.tail(str(session))
+    assert archived(settings, session) == [(1, "current", session.read_bytes())]
+
+
+def test_the_corpus_sessions_are_archived_byte_for_byte(settings: Settings, tailer: Tailer, corpus: Path) -> None:
+    """Real Claude Code files, read in place (one ends without a newline): each archived copy equals it."""
+    files = sorted((corpus / "claude-code").rglob("*.jsonl"))
+    assert files
+    tailer.tail_many([str(f) for f in files])
+    for path in files:
+        assert archived(settings, path) == [(1, "current", path.read_bytes())], path.name
 
 
 def test_a_truncated_file_becomes_a_new_version_and_the_old_one_is_kept(settings: Settings, tailer: Tailer,

@@ -7,6 +7,7 @@ import os
 import subprocess
 import sys
 from collections.abc import Iterator
+from datetime import datetime, timezone
 from pathlib import Path
 
 import pytest
@@ -14,9 +15,11 @@ import pytest
 from tapestryd.config import Settings
 from tapestryd.daemon.ops import OPS
 from tapestryd.daemon.runtime import Runtime
+from tapestryd.events.store import EventStore
+from tapestryd.events.types import Forgotten, NewEvent
 from tapestryd.paths import paths_for
-from tapestryd.privacy import EXCLUSION_MARKERS
-from tapestryd.sources.archive import ArchiveStore, ArchiveHook, archive_for
+from tapestryd.privacy import EXCLUSION_MARKERS, forgotten_id
+from tapestryd.sources.archive import ArchiveHook, ArchiveStore, archive_for, follow_forgotten
 from tapestryd.sources.screen import Screen
 from tapestryd.sources.tailer import Tailer
 
@@ -102,6 +105,11 @@ def test_forget_match_removes_matching_lines_even_in_tool_input_and_escapes(sett
     assert kept(settings, path) == keep[0] + keep[1]
     grow(tailer, path, line("s1", 5, "ZÜRICH-ACCOUNT again"), line("s1", 6, "fine"))
     assert kept(settings, path) == keep[0] + keep[1] + line("s1", 6, "fine")
+    late = line("s1", 7, "and zürich-account once more")
+    grow(tailer, path, late[:20])  # while a rule is in force, half a line waits to be judged whole
+    assert kept(settings, path) == keep[0] + keep[1] + line("s1", 6, "fine")
+    grow(tailer, path, late[20:])
+    assert kept(settings, path) == keep[0] + keep[1] + line("s1", 6, "fine")
     with ArchiveStore(paths_for(settings).archive_db, readonly=True) as db:
         assert db.listing()[0].edited and db.listing()[0].consumed == path.stat().st_size
 
@@ -156,3 +164,20 @@ def test_the_forget_command_says_what_left_the_archive(settings: Settings, home:
     assert done.returncode == 0, done.stderr
     assert "raw archive: 0 file versions dropped, 1 lines removed from 1" in done.stdout
     assert kept(settings, path) == line("s1", 2, "an egret")
+
+
+def test_a_log_restored_from_a_backup_is_followed_again_from_the_start(settings: Settings, runtime: Runtime,
+                                                                       tailer: Tailer, archive: ArchiveHook,
+                                                                       folder: Path, tmp_path: Path) -> None:
+    """After a restore the checkpoint's seq names another event: the archive re-reads every Forgotten
+    event (re-applying one removes nothing more) instead of skipping the restored log's."""
+    path = folder / "s1.jsonl"
+    grow(tailer, path, line("s1", 1, "a lantern"), line("s1", 2, "a kettle"), line("s1", 3, "a heron"))
+    forget(runtime, match="kettle")
+    with EventStore(tmp_path / "restored.db") as restored:
+        rule = Forgotten(match="(?i)lantern")
+        restored.append([NewEvent(forgotten_id(match=rule.match), rule, datetime.now(timezone.utc), agent="",
+                                  source="tapestryctl:forget")])
+        done = follow_forgotten(archive.archive.store, restored)
+    assert (done.events, done.lines) == (1, 1)
+    assert kept(settings, path) == line("s1", 3, "a heron")

@@ -13,8 +13,8 @@ file's parser; another reader of growing files builds one :class:`ArchiveHook` w
 :func:`archive_for` (None when every source is off), then
 
 * calls ``hook.capture(path, fh, source)`` with each file it opens to read, before parsing
-  (``source`` is the parser name; the archive reads the new complete lines itself, from
-  its own position, on the same open file, so it is never behind the event log, and a
+  (``source`` is the parser name; the archive reads the new bytes itself, from its own
+  position, on the same open file, so it is never behind the event log, and a
   crash between the two only makes the next pass read again);
 * adds ``hook.behind(scan)`` to the files it reads on a sweep (files the archive has not
   caught up with: turned on late, or a failed write);
@@ -56,8 +56,8 @@ class ArchiveHook:
         self.archive, self.sources = archive, frozenset(sources)
 
     def capture(self, path: str, fh: BinaryIO, source: str) -> int:
-        """Archive the new complete lines of the open file ``fh`` at ``path`` when ``source`` (its parser)
-        is kept; bytes read (0 when not kept, or on failure)."""
+        """Archive the new bytes of the open file ``fh`` at ``path`` when ``source`` (its parser) is kept;
+        bytes read (0 when not kept, or on failure)."""
         try:
             if source not in self.sources:
                 self.archive.skip(source, path)

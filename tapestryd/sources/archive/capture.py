@@ -14,9 +14,13 @@ with the newest archived version of its path:
 A file whose source is not kept gets an ``off`` row (:meth:`Archive.skip`), so sweeps stop
 handing it over; when its source is turned on, its first capture starts a version.
 
-Like the tailer, only complete lines are taken: a half-written last line waits for its
-newline. Forget's line rules in force (:class:`~tapestryd.sources.archive.lines.LineRules`)
-apply to new bytes too. Each step of up to :data:`STEP` bytes is one transaction.
+Everything up to the end of the file is taken, a last line without its newline included
+(an unfinished last line of a transcript its tool deleted would otherwise be lost; the rest of
+the line is appended when it comes), except: a version's first step waits for its first
+complete line (an unfinished first record names no format yet), and while forget's line
+rules are in force (:class:`~tapestryd.sources.archive.lines.LineRules`, applied to new bytes
+too) only complete lines are taken, so each can be judged whole. Each step of up to
+:data:`STEP` bytes is one transaction.
 """
 
 from __future__ import annotations
@@ -118,17 +122,25 @@ class Archive:
             file = None
         rules = LineRules.of(self.store.rules())
         start = file.consumed if file is not None else 0
-        while data := _complete(fd, start if file is None else file.consumed, STEP):
-            if file is None:  # a version starts with its first complete line (an empty file names no format yet)
+        while data := _next(fd, file, rules):
+            if file is None:
                 file = self.store.start_version(path, source, info.st_ino, _now())
             kept = rules.keep(data)
             end = file.consumed + len(data)
             head = file.head if len(file.head) == SAMPLE else os.pread(fd, min(SAMPLE, end), 0)
             file = self.store.append(file, kept, consumed=end, inode=info.st_ino, head=head,
-                                     tail=data[-SAMPLE:] if len(data) >= SAMPLE else os.pread(fd, min(SAMPLE, end),
-                                                                                          end - min(SAMPLE, end)),
+                                     tail=os.pread(fd, min(SAMPLE, end), end - min(SAMPLE, end)),
                                      edited=len(kept) != len(data), now=_now())
         return file.consumed - start if file is not None else 0
+
+
+def _next(fd: int, file: ArchivedFile | None, rules: LineRules) -> bytes:
+    """The bytes of the next step (see the module docstring for when only complete lines are taken)."""
+    if file is None:
+        return _complete(fd, 0, STEP)
+    if rules:
+        return _complete(fd, file.consumed, STEP)
+    return os.pread(fd, STEP, file.consumed)
 
 
 def _continues(file: ArchivedFile, fd: int, size: int) -> bool:

@@ -13,7 +13,9 @@ order, and remembers the last seq applied (its checkpoint). A rule
   archived version, which is then marked ``edited`` (no longer byte-exact), and stays in
   force: lines captured later are screened the same way.
 
-Re-applying a rule (after a crash before the checkpoint moved) removes nothing more.
+Re-applying a rule (after a crash before the checkpoint moved) removes nothing more, so when
+the log no longer holds the checkpoint's event at its seq (restored from a backup) every
+Forgotten event is followed again from the start.
 """
 
 from __future__ import annotations
@@ -52,14 +54,23 @@ class ArchiveForgotten:
 def follow_forgotten(archive: ArchiveStore, log_store: EventStore) -> ArchiveForgotten:
     """Apply every Forgotten event of ``log_store`` after the archive's checkpoint (see the module docstring)."""
     done = ArchiveForgotten()
-    for stored in log_store.read(archive.checkpoint(), types=[Forgotten.type]):
+    for stored in log_store.read(_resume_after(archive, log_store), types=[Forgotten.type]):
         assert isinstance(stored.event, Forgotten)
         _apply(archive, log_store, stored, stored.event, done)
-        archive.set_checkpoint(stored.seq)
+        archive.set_checkpoint(stored.seq, stored.event_id)
         done.events += 1
     if done.events:
         log.info("archive.forgotten", **done.to_dict())
     return done
+
+
+def _resume_after(archive: ArchiveStore, log_store: EventStore) -> int:
+    """The checkpoint's seq, or 0 when the log holds another event there (or none)."""
+    seq, event_id = archive.checkpoint()
+    if not seq:
+        return 0
+    there = next(log_store.read(seq - 1, types=[Forgotten.type], until=seq), None)
+    return seq if there is not None and there.event_id == event_id else 0
 
 
 def _apply(archive: ArchiveStore, log_store: EventStore, stored: StoredEvent, rule: Forgotten,

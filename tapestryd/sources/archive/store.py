@@ -6,7 +6,7 @@ holds, so the next pass reads them again; FULL cost ~10 ms of fsync per live app
 
 * ``files(id, path, version, source, inode, consumed, head, tail, size, stored, edited,
   state, first_capture, last_capture)``: one row per version of a watched file.
-  ``consumed`` is how many bytes of the source were read (always just past a newline),
+  ``consumed`` is how many bytes of the source were read,
   ``head``/``tail`` the first and the last bytes read (up to :data:`SAMPLE`), which tell a
   replaced or truncated file from the one read before; ``size`` and ``stored`` are the
   bytes kept, raw and compressed; ``edited`` says forget removed lines (the copy is no
@@ -18,7 +18,8 @@ holds, so the next pass reads them again; FULL cost ~10 ms of fsync per live app
   :data:`BLOCK` (recompressing only that block) and adds new ones: the whole file is
   never recompressed, and any block decompresses alone.
 * ``rules(seq, before, match)``: the line rules of Forgotten events applied so far (seq of
-  the event); ``checkpoint``: the last Forgotten event's seq the archive has followed.
+  the event); ``checkpoint``: the seq and event id of the last Forgotten event the archive
+  has followed (the id tells a log restored from a backup, whose seqs mean other events).
 
 Every change (blocks and the row that counts them) is one transaction, so a process killed
 mid-append leaves the archive as it was before that append; the bytes are still in the
@@ -94,7 +95,11 @@ def _create_tables(conn: sqlite3.Connection) -> None:
     conn.execute("CREATE TABLE checkpoint (id INTEGER PRIMARY KEY CHECK (id = 1), seq INTEGER NOT NULL)")
 
 
-MIGRATIONS = [_create_tables]
+def _checkpoint_event_id(conn: sqlite3.Connection) -> None:
+    conn.execute("ALTER TABLE checkpoint ADD COLUMN event_id TEXT NOT NULL DEFAULT ''")
+
+
+MIGRATIONS = [_create_tables, _checkpoint_event_id]
 
 
 class ArchiveStore:
@@ -184,11 +189,11 @@ class ArchiveStore:
         with translate_errors(self.conn):
             return [(b, m) for b, m in self.conn.execute("SELECT before, match FROM rules ORDER BY seq")]
 
-    def checkpoint(self) -> int:
-        """The seq of the last Forgotten event followed (0 at first)."""
+    def checkpoint(self) -> tuple[int, str]:
+        """``(seq, event id)`` of the last Forgotten event followed (``(0, "")`` at first)."""
         with translate_errors(self.conn):
-            row = self.conn.execute("SELECT seq FROM checkpoint WHERE id = 1").fetchone()
-        return int(row[0]) if row else 0
+            row = self.conn.execute("SELECT seq, event_id FROM checkpoint WHERE id = 1").fetchone()
+        return (int(row[0]), str(row[1])) if row else (0, "")
 
     # Writing
 
@@ -291,8 +296,8 @@ class ArchiveStore:
         with transaction(self.conn):
             self.conn.execute("INSERT OR IGNORE INTO rules VALUES (?, ?, ?)", (seq, before, match))
 
-    def set_checkpoint(self, seq: int) -> None:
-        """Record that every Forgotten event up to ``seq`` has been followed."""
+    def set_checkpoint(self, seq: int, event_id: str) -> None:
+        """Record that every Forgotten event up to ``seq`` (whose id is ``event_id``) has been followed."""
         with transaction(self.conn):
-            self.conn.execute("INSERT INTO checkpoint VALUES (1, ?) ON CONFLICT (id) DO UPDATE SET seq = excluded.seq",
-                              (seq,))
+            self.conn.execute("INSERT INTO checkpoint VALUES (1, ?, ?) ON CONFLICT (id) DO UPDATE "
+                              "SET seq = excluded.seq, event_id = excluded.event_id", (seq, event_id))
