@@ -165,12 +165,13 @@ def test_many_files_share_transactions_and_each_offset_lands_with_its_events(set
         tailer = Tailer(store, agent="claude-code", batch_events=4)
         scan = scan_sessions([tmp_path])
         reports = tailer.tail_many(tailer.changed(scan))
-        assert [(r.lines, r.new, r.known) for r in reports] == [(3, 3, 0)] * 7
+        # per file: 3 messages and the session's title from its first prompt
+        assert [(r.lines, r.new, r.known) for r in reports] == [(3, 4, 0)] * 7
         assert {p: o.offset for p, o in store.offsets().items()} == {p: size - len(b'{"half')
                                                                     for p, (size, _) in scan.items()}
-        assert tailer.changed(scan) == [] and store.count() == 21
+        assert tailer.changed(scan) == [] and store.count() == 28
         again = tailer.tail_many(sorted(scan))
-        assert sum(r.lines for r in again) == 0 and store.count() == 21
+        assert sum(r.lines for r in again) == 0 and store.count() == 28
 
 
 def test_status_counts_a_new_session_file_before_the_next_sweep(daemon: Daemon, home: Path, projects: Path) -> None:
@@ -194,7 +195,7 @@ def test_a_file_truncated_then_written_past_its_old_offset_is_read_from_the_star
     paths_for(settings).ensure()
     with EventStore(paths_for(settings).events_db) as store:
         tailer = Tailer(store, agent="claude-code")
-        assert tailer.tail(str(session)).new == 1
+        assert tailer.tail(str(session)).new == 2  # the message and the session's title from its first prompt
         with session.open("r+b") as fh:
             fh.truncate(0)
             fh.write(session_line("s", "u2", "a much longer line written after the truncation"))
@@ -222,8 +223,8 @@ def test_a_defect_met_in_one_file_does_not_stop_the_others(settings: Settings, t
 
         monkeypatch.setattr(tailer.parser, "parse_lines", parse_lines)
         reports = {Path(r.path).name: r for r in tailer.tail_many([str(bad), str(good)])}
-        assert reports["good.jsonl"].new == 1 and not reports["good.jsonl"].problems
+        assert reports["good.jsonl"].new == 2 and not reports["good.jsonl"].problems  # message, first-prompt title
         assert "OverflowError: date value out of range" in reports["bad.jsonl"].problems[0]
         assert store.offset(str(bad)) is None
         monkeypatch.setattr(tailer.parser, "parse_lines", real)
-        assert tailer.tail(str(bad)).new == 1
+        assert tailer.tail(str(bad)).new == 2
