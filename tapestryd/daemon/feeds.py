@@ -84,9 +84,12 @@ class Feeds:
         self.sweep()
 
     def stop(self) -> None:
-        """Stop watching (tasks already queued on the writer stay queued)."""
+        """Stop watching (tasks already queued on the writer stay queued; the archive closes after them)."""
         self.watcher.stop()
         self.inbox.stop()
+        archive = self.tailer.archive
+        if archive is not None:  # on the writer, which alone uses it (when shutting down, the exit closes it)
+            self.writer.submit(lambda runtime: archive.close(), name="archive-close")
 
     @property
     def mode(self) -> str:

@@ -152,7 +152,7 @@ def test_verify_reports_a_healthy_log(settings: Settings) -> None:
     _fill(settings, 12)
     report = verify_offline(settings)
     assert report["ok"] and (report["events"], report["last_seq"]) == (12, 12)
-    assert [c["name"] for c in report["checks"]] == ["integrity", "seq", "payloads", "checkpoints"]
+    assert [c["name"] for c in report["checks"]] == ["integrity", "seq", "payloads", "checkpoints", "archive"]
 
 
 def test_verify_finds_bad_payloads_sequence_and_checkpoints(settings: Settings) -> None:

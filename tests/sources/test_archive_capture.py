@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import sqlite3
 import stat
 import subprocess
 import sys
@@ -14,6 +15,7 @@ from typing import Iterator
 import pytest
 
 from tapestryd.config import Settings, load_settings
+from tapestryd.daemon.ops.safety_ops import verify_offline
 from tapestryd.events.store import EventStore
 from tapestryd.paths import paths_for
 from tapestryd.sources.archive import ArchiveStore, ArchiveHook, archive_for
@@ -253,3 +255,20 @@ def test_each_tailed_format_is_archived_when_its_source_is_on(home: Path, store:
     assert [(v, data) for v, _, data in archived(settings, gemini)] == [(1, chat)]
     with ArchiveStore(paths_for(settings).archive_db, readonly=True) as db:
         assert {f.path: f.source for f in db.listing()} == {str(codex): "codex", str(gemini): "gemini"}
+
+
+def test_verify_reads_every_archived_block_back(settings: Settings, tailer: Tailer, session: Path) -> None:
+    """`verify` passes on an intact archive and names the version whose block no longer decompresses."""
+    append(session, b"".join(record("s1", n) for n in range(900)))
+    tailer.tail(str(session))
+    checks = {c["name"]: c for c in verify_offline(settings)["checks"]}
+    assert checks["archive"]["ok"] and checks["archive"]["problems"] == []
+    conn = sqlite3.connect(paths_for(settings).archive_db)
+    with conn:
+        conn.execute("UPDATE blocks SET data = substr(data, 1, 40) WHERE start = ?", (BLOCK,))
+    conn.close()
+    report = verify_offline(settings)
+    archive = next(c for c in report["checks"] if c["name"] == "archive")
+    assert not report["ok"] and not archive["ok"]
+    assert any(f"{session} (id 1, version 1): block at byte {BLOCK} does not decompress" in p
+               for p in archive["problems"])

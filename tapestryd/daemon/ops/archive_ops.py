@@ -19,7 +19,7 @@ from tapestryd.events.store import EventStore
 from tapestryd.paths import Paths, paths_for
 from tapestryd.sources.archive import ArchivedFile, ArchiveStore, follow_forgotten
 
-__all__ = ["archive_status", "extract_offline", "forget_in_archive", "list_archive_offline"]
+__all__ = ["archive_check", "archive_status", "extract_offline", "forget_in_archive", "list_archive_offline"]
 
 _HELD = ("current", "replaced")  # states of versions that hold bytes
 
@@ -107,6 +107,20 @@ def _find(store: ArchiveStore, ref: str, version: int | None) -> ArchivedFile:
         raise TapestryError(f"{matches[0]} has no archived version {version} (it has "
                             f"{', '.join(str(f.version) for f in versions)})")
     return chosen
+
+
+def archive_check(paths: Paths) -> dict[str, Any]:
+    """The ``archive`` check of ``verify``: every archived version decompresses whole to its recorded size.
+
+    Shape of the other verify checks: ``{"name", "ok", "detail", "problems"}``.
+    """
+    store = _open(paths)
+    if store is None:
+        return {"name": "archive", "ok": True, "detail": "no raw archive", "problems": []}
+    with store:
+        problems, totals = store.problems(), store.totals()
+    detail = f"{totals['versions']} file versions, {totals['original_bytes']} bytes, each block read back"
+    return {"name": "archive", "ok": not problems, "detail": detail, "problems": problems[:20]}
 
 
 def forget_in_archive(paths: Paths, store: EventStore) -> dict[str, int]:

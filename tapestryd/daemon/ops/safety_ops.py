@@ -29,7 +29,7 @@ from tapestryd.config import Settings
 from tapestryd.daemon import backup as backups
 from tapestryd.daemon.compact import compact_log, confirm_compaction
 from tapestryd.daemon.lock import WriterLock
-from tapestryd.daemon.ops.archive_ops import forget_in_archive
+from tapestryd.daemon.ops.archive_ops import archive_check, forget_in_archive
 from tapestryd.daemon.ops.query_ops import now_of
 from tapestryd.daemon.ops.registry import write_op
 from tapestryd.daemon.runtime import Runtime
@@ -166,16 +166,19 @@ def list_backups_offline(settings: Settings) -> list[dict[str, object]]:
 
 
 def verify_offline(settings: Settings) -> dict[str, Any]:
-    """The verify report of the home's log and projections (read-only; runs beside a daemon)."""
+    """The verify report of the home's log, projections and raw archive (read-only; runs beside a daemon)."""
     paths = paths_for(settings)
     if not paths.events_db.exists():
         raise TapestryError(f"no event log at {paths.events_db}: nothing to verify")
     projections = connect(paths.projections_db, readonly=True) if paths.projections_db.exists() else None
     try:
-        return verify_log(paths.events_db, projections)
+        report = verify_log(paths.events_db, projections)
     finally:
         if projections is not None:
             projections.close()
+    report["checks"].append(archive_check(paths))
+    report["ok"] = all(check["ok"] for check in report["checks"])
+    return report
 
 
 def restore_offline(settings: Settings, source: Path) -> dict[str, Any]:

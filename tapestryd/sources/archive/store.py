@@ -184,6 +184,36 @@ class ArchiveStore:
         return {"files": row[0], "versions": row[1], "original_bytes": row[2], "stored_bytes": row[3],
                 "last_capture": row[4] or ""}
 
+    def problems(self) -> list[str]:
+        """What is wrong with the stored copies (``[]`` when nothing): SQLite's integrity check, then per
+        version blocks that do not follow each other from byte 0, do not decompress to their length,
+        or do not add up to the version's sizes. Decompresses every block."""
+        with translate_errors(self.conn):
+            found = [f"sqlite: {row[0]}" for row in self.conn.execute("PRAGMA integrity_check") if row[0] != "ok"]
+        for file in self.listing():
+            found.extend(f"{file.path} (id {file.id}, version {file.version}): {problem}"
+                         for problem in self._version_problems(file))
+        return found
+
+    def _version_problems(self, file: ArchivedFile) -> Iterator[str]:
+        at = stored = 0
+        with translate_errors(self.conn):
+            rows = self.conn.execute("SELECT start, length, data FROM blocks WHERE file_id = ? ORDER BY start",
+                                     (file.id,)).fetchall()
+        for start, length, data in rows:
+            if start != at:
+                yield f"block at byte {start} where byte {at} was expected"
+            try:
+                raw = zlib.decompress(data)
+            except zlib.error as exc:
+                yield f"block at byte {start} does not decompress ({exc})"
+                raw = b""
+            if len(raw) != length:
+                yield f"block at byte {start} holds {len(raw)} bytes, not {length}"
+            at, stored = start + length, stored + len(data)
+        if (at, stored) != (file.size, file.stored):
+            yield f"blocks hold {at} bytes ({stored} stored), the version says {file.size} ({file.stored} stored)"
+
     def rules(self) -> list[tuple[str, str]]:
         """The ``(before, match)`` line rules applied so far, in log order."""
         with translate_errors(self.conn):
