@@ -63,12 +63,12 @@ def similar(ctx: typer.Context,
             level: str = typer.Option("all", "--level", help="all, messages, summaries, or L0 … L4."),
             top: int = typer.Option(10, "--top", "-n", min=1, max=1000, help="How many results."),
             fmt: Format = typer.Option(Format.text, "-f", "--format")) -> None:
-    """Messages and summaries most similar to QUERY (TF-IDF cosine from the daemon's warm index)."""
+    """Messages and summaries most similar to QUERY (TF-IDF cosine from the daemon's warm index;
+    without it, or while it is being fitted, the full-text index answers at once)."""
     result = call(ctx, "similar", {"query": " ".join(query), "level": level, "top": top}, timeout=120)
     index = result.get("index", {})
     if not index.get("warm"):
-        warn(f"no warm index (tapestryd is not running): built one for this answer over "
-             f"{index.get('documents', 0)} documents in {index.get('fit_seconds', 0)} s")
+        warn(f"no warm index (tapestryd is {index.get('reason', 'not running')}): answered from the full-text index")
     emit(result["hits"] if fmt is not Format.text else result, fmt, render_hits)
 
 

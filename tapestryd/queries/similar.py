@@ -1,9 +1,11 @@
-"""Similar documents by TF-IDF cosine, from the daemon's warm index.
+"""Similar documents: TF-IDF cosine from the daemon's warm index, or FTS5's persisted index when cold.
 
 The daemon registers its :class:`~tapestryd.projections.tfidf.SimilarityIndex` for its
-``projections.db`` (:mod:`tapestryd.queries.warm`); the ``similar`` query uses it and
-never refits per query. Without a daemon (the CLI alone) there is no warm index, so one
-is built for this answer and the result says so (``index.warm`` is False).
+``projections.db`` (:mod:`tapestryd.queries.warm`); once it is fitted, ``similar`` uses it
+and never refits per query. Without a daemon (the CLI alone), or while the daemon's index
+is still being fitted after a start, nothing is fitted for the answer (that took 24 s on a
+small home): the full-text index on disk answers at once (:func:`cold_similar`), and the
+result says so (``index.warm`` False, ``index.engine`` ``fts5``).
 """
 
 from __future__ import annotations
@@ -13,17 +15,22 @@ from typing import Any
 
 from tapestryd.errors import TapestryError
 from tapestryd.events.types import parse_utc
-from tapestryd.projections.tfidf import MESSAGE, Match, SimilarityIndex
+from tapestryd.projections.tfidf import MESSAGE, Match
+from tapestryd.queries.ftsrank import document_frequencies
 from tapestryd.queries.nodes import nodes_by_keys
 from tapestryd.queries.reader import Reader
-from tapestryd.queries.search import SearchHit, message_hits
+from tapestryd.queries.rerank import KEYWORD_RANKER, KeywordRanker
+from tapestryd.queries.search import (SearchFilters, SearchHit, content_terms, message_hits, rrf_merge, search_messages,
+                                      search_summaries)
 from tapestryd.queries.tokens import flatten
 from tapestryd.queries.warm import register_warm_index, unregister_warm_index, warm_index
 
-__all__ = ["SIMILAR_LEVELS", "hydrate", "kinds_for", "message_hits", "register_warm_index", "similar",
-           "unregister_warm_index", "warm_index"]
+__all__ = ["COLD_TERMS", "SIMILAR_LEVELS", "cold_similar", "hydrate", "kinds_for", "message_hits", "register_warm_index",
+           "similar", "unregister_warm_index", "warm_index"]
 
 SIMILAR_LEVELS = ("all", "messages", "summaries", "L0", "L1", "L2", "L3", "L4")
+COLD_TERMS = 16
+"""The rarest words of a text the cold path asks FTS5 for (a paragraph's common words add cost, not signal)."""
 
 
 def kinds_for(level: str) -> set[int] | None:
@@ -37,27 +44,50 @@ def kinds_for(level: str) -> set[int] | None:
     return {0, 1, 2, 3, 4} if level == "summaries" else {int(level[1])}
 
 
-def similar(reader: Reader, query: str, *, top: int = 10, level: str = "all") -> dict[str, Any]:
-    """The ``top`` messages and summaries most similar to ``query`` (cosine > 0), best first.
+def similar(reader: Reader, query: str, *, top: int = 10, level: str = "all",
+            ranker: KeywordRanker = KEYWORD_RANKER) -> dict[str, Any]:
+    """The ``top`` messages and summaries most similar to ``query``, best first.
 
     Returns ``{query, level, top, index: {warm, ...status}, hits}``; hits have the shape of
-    :class:`~tapestryd.queries.search.SearchHit` with the cosine as ``score``. Raises
-    TapestryError for an unknown level, or when the warm index is still being built.
+    :class:`~tapestryd.queries.search.SearchHit`. From the warm index once it is fitted
+    (``score``: the cosine, in (0, 1]); else from FTS5 at once (:func:`cold_similar`,
+    ``index.engine`` ``fts5``). Raises TapestryError for an unknown level.
     """
     kinds = kinds_for(level)
-    index, warm = warm_index(reader.paths.projections_db), True
-    if index is None:
-        index, warm = SimilarityIndex(reader.paths.projections_db), False
-        index.build()
-    try:
-        matches = index.query(query, top=top, kinds=kinds)
-    except TimeoutError as exc:
-        raise TapestryError("the similarity index is still being built; try again in a minute") from exc
-    finally:
-        if not warm:
-            index.stop()
-    return {"query": query, "level": level, "top": top, "index": {"warm": warm, **index.status()},
+    index = warm_index(reader.paths.projections_db)
+    if index is None or not index.ready:
+        reason = "not running" if index is None else "still fitting its index"
+        return {"query": query, "level": level, "top": top,
+                "index": {"warm": False, "engine": "fts5", "reason": reason,
+                          **({} if index is None else index.status())},
+                "hits": [h.to_dict() for h in cold_similar(reader, query, top=top, level=level, ranker=ranker)]}
+    matches = index.query(query, top=top, kinds=kinds, wait=0)
+    return {"query": query, "level": level, "top": top, "index": {"warm": True, **index.status()},
             "hits": [h.to_dict() for h in hydrate(reader, matches)]}
+
+
+def cold_similar(reader: Reader, query: str, *, top: int = 10, level: str = "all",
+                 ranker: KeywordRanker = KEYWORD_RANKER) -> list[SearchHit]:
+    """Similar documents from FTS5 alone: the text's :data:`COLD_TERMS` rarest content words, ranked.
+
+    Messages are ranked by ``ranker`` (any of the words; see :mod:`tapestryd.queries.rerank`),
+    summaries by FTS5's BM25, and the two lists fused by reciprocal rank. ``score`` is the
+    ranking's score made higher-is-better. Raises TapestryError for an unknown level.
+    """
+    kinds_for(level)
+    terms = [t for t in content_terms(query) if " " not in t]
+    if len(terms) > COLD_TERMS:
+        frequencies, _ = document_frequencies(reader.conn, terms)
+        terms = sorted(terms, key=lambda t: (frequencies.get(t, 0), t))[:COLD_TERMS]
+    text = " ".join(terms)
+    lists = []
+    if level in ("all", "messages"):
+        lists.append(search_messages(reader, text, SearchFilters(), limit=top, ranker=ranker))
+    if level != "messages":
+        lists.append(search_summaries(reader, text, SearchFilters(level="all" if level == "summaries" else level),
+                                      limit=top))
+    hits = rrf_merge(lists, limit=top, key=lambda h: (h.kind, h.id, h.key))
+    return [replace(h, score=round(-h.score, 6)) for h in hits]
 
 
 def hydrate(reader: Reader, matches: list[Match]) -> list[SearchHit]:

@@ -100,10 +100,11 @@ def test_forgetting_refits_and_the_forgotten_are_never_returned(seeded: History,
 
 
 def test_similar_uses_the_registered_warm_index(seeded: History, index: SimilarityIndex) -> None:
-    """With a warm index registered the query never fits; without one it builds and says so."""
+    """With a warm index registered the query never fits; without one FTS5 answers at once and says so."""
     with Reader.open(load_settings(seeded.settings.home)) as reader:
         cold = similar(reader, "bowline knot")
-        assert cold["index"]["warm"] is False and cold["hits"][0]["message_key"] == "m3"
+        assert cold["index"]["warm"] is False and cold["index"]["engine"] == "fts5"
+        assert cold["hits"][0]["message_key"] == "m3" and cold["hits"][0]["score"] > 0
         register_warm_index(reader.paths.projections_db, index)
         try:
             fits = index.last_fit["fit_seconds"]
@@ -114,8 +115,8 @@ def test_similar_uses_the_registered_warm_index(seeded: History, index: Similari
             unregister_warm_index(reader.paths.projections_db)
 
 
-def test_the_cli_without_a_daemon_builds_an_index_for_its_answer_and_says_so(seeded: History) -> None:
-    """tapestryctl similar: the results on stdout, the one-off index on stderr."""
+def test_the_cli_without_a_daemon_answers_from_the_full_text_index_and_says_so(seeded: History) -> None:
+    """tapestryctl similar: the results on stdout, which index answered on stderr; nothing is fitted."""
     import json
     import subprocess
     import sys
@@ -126,7 +127,7 @@ def test_the_cli_without_a_daemon_builds_an_index_for_its_answer_and_says_so(see
                            "json"], capture_output=True, text=True, env=env, timeout=120)
     assert done.returncode == 0, done.stderr
     assert [h["message_key"] for h in json.loads(done.stdout)] == ["m3"]
-    assert "no warm index (tapestryd is not running): built one for this answer over 4 documents" in done.stderr
+    assert "no warm index (tapestryd is not running): answered from the full-text index" in done.stderr
 
 
 def test_many_conversations_and_summaries_fit(history: History) -> None:
@@ -161,3 +162,17 @@ def test_cosine_equals_scikit_learn_tfidf(seeded: History, index: SimilarityInde
     found = {m.doc: m.score for m in index.query("flaky watchdog observer test", top=10)}
     assert found["m:2"] == pytest.approx(expected[1], abs=1e-5)
     assert found["n:L1:claude-code:2026-03-03"] == pytest.approx(expected[3], abs=1e-5)
+
+
+def test_a_cold_query_while_the_index_is_fitted_answers_at_once(seeded: History) -> None:
+    """A daemon just started registers its index before fitting it: a query then answers from FTS5, not waiting."""
+    with Reader.open(load_settings(seeded.settings.home)) as reader:
+        unfitted = SimilarityIndex(reader.paths.projections_db)
+        register_warm_index(reader.paths.projections_db, unfitted)
+        try:
+            cold = similar(reader, "bowline knot", level="messages", top=1)
+        finally:
+            unregister_warm_index(reader.paths.projections_db)
+            unfitted.stop()
+    assert cold["index"]["warm"] is False and cold["index"]["reason"] == "still fitting its index"
+    assert [h["message_key"] for h in cold["hits"]] == ["m3"]
