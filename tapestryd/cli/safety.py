@@ -129,13 +129,16 @@ def forget(ctx: typer.Context,
 
 def _render_forget(result: dict[str, Any]) -> str:
     head = f"{result['before_read']}\n" if result.get("before_read") else ""
-    return head + _forget_outcome(result) + _archive_outcome(result.get("archive") or {})
+    return head + _forget_outcome(result) + _archive_outcome(result.get("archive") or {}, result["dry_run"])
 
 
-def _archive_outcome(done: dict[str, int]) -> str:
-    """The raw archive's share of a forget (nothing when it had nothing to do)."""
+def _archive_outcome(done: dict[str, int], dry_run: bool) -> str:
+    """The raw archive's share of a forget (nothing when it had, or would have, nothing to do)."""
     if not (done.get("dropped") or done.get("lines")):
         return ""
+    if dry_run:
+        return (f"\nraw archive: would drop {done['dropped']} file versions and remove {done['lines']} lines from "
+                f"{done['rewritten']}")
     return (f"\nraw archive: {done['dropped']} file versions dropped, {done['lines']} lines removed from "
             f"{done['rewritten']} (those are no longer byte-exact)")
 

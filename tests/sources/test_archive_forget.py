@@ -83,6 +83,9 @@ def test_forgetting_a_conversation_drops_its_files_and_keeps_them_out(settings: 
     one, two = folder / "s1.jsonl", folder / "s2.jsonl"
     grow(tailer, one, line("s1", 1, "the lawyer called", tool="cat custody.txt"), line("s1", 2, "noted"))
     grow(tailer, two, line("s2", 1, "refactor the parser"))
+    preview = forget(runtime, conversation="claude-code:s1", dry_run=True)
+    assert preview["archive"] == {"events": 0, "dropped": 1, "rewritten": 0, "lines": 0}
+    assert kept(settings, one) == one.read_bytes()
     result = forget(runtime, conversation="claude-code:s1")
     assert result["archive"] == {"events": 1, "dropped": 1, "rewritten": 0, "lines": 0}
     assert kept(settings, one) is None and kept(settings, two) == two.read_bytes()
@@ -150,7 +153,7 @@ def test_each_forgotten_event_is_applied_once(settings: Settings, runtime: Runti
 
 
 def test_the_forget_command_says_what_left_the_archive(settings: Settings, home: Path, folder: Path) -> None:
-    """`tapestryctl forget --match` (no daemon: run here) reports the archive's share."""
+    """`tapestryctl forget --match` (no daemon: run here) reports the archive's share, first as a dry run."""
     path = folder / "s1.jsonl"
     path.write_bytes(line("s1", 1, "a heron") + line("s1", 2, "an egret"))
     with Runtime.open(settings) as rt:
@@ -159,6 +162,10 @@ def test_the_forget_command_says_what_left_the_archive(settings: Settings, home:
         assert hook is not None
         hook.close()
     env = {**os.environ, "TAPESTRY_HOME": str(home), "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
+    dry = subprocess.run([sys.executable, "-m", "tapestryd.cli", "forget", "--match", "heron", "--dry-run"], env=env,
+                         capture_output=True, text=True, timeout=60, check=False)
+    assert "raw archive: would drop 0 file versions and remove 1 lines from 1" in dry.stdout, dry.stderr
+    assert kept(settings, path) == path.read_bytes()
     done = subprocess.run([sys.executable, "-m", "tapestryd.cli", "forget", "--match", "heron"], env=env,
                           capture_output=True, text=True, timeout=60, check=False)
     assert done.returncode == 0, done.stderr

@@ -17,9 +17,11 @@ from tapestryd.config import Settings
 from tapestryd.errors import StoreError, TapestryError
 from tapestryd.events.store import EventStore
 from tapestryd.paths import Paths, paths_for
-from tapestryd.sources.archive import ArchivedFile, ArchiveStore, follow_forgotten
+from tapestryd.events.types import Forgotten
+from tapestryd.sources.archive import ArchivedFile, ArchiveStore, follow_forgotten, preview_forgotten
 
-__all__ = ["archive_check", "archive_status", "extract_offline", "forget_in_archive", "list_archive_offline"]
+__all__ = ["archive_check", "archive_status", "extract_offline", "forget_in_archive", "list_archive_offline",
+           "preview_in_archive"]
 
 _HELD = ("current", "replaced")  # states of versions that hold bytes
 
@@ -121,6 +123,15 @@ def archive_check(paths: Paths) -> dict[str, Any]:
         problems, totals = store.problems(), store.totals()
     detail = f"{totals['versions']} file versions, {totals['original_bytes']} bytes, each block read back"
     return {"name": "archive", "ok": not problems, "detail": detail, "problems": problems[:20]}
+
+
+def preview_in_archive(paths: Paths, store: EventStore, rule: Forgotten) -> dict[str, int]:
+    """What ``rule`` would remove from the archive (``forget --dry-run``); nothing when there is no archive."""
+    archive = _open(paths)
+    if archive is None:
+        return {}
+    with archive:
+        return preview_forgotten(archive, store, rule).to_dict()
 
 
 def forget_in_archive(paths: Paths, store: EventStore) -> dict[str, int]:

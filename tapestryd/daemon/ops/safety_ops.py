@@ -29,7 +29,7 @@ from tapestryd.config import Settings
 from tapestryd.daemon import backup as backups
 from tapestryd.daemon.compact import compact_log, confirm_compaction
 from tapestryd.daemon.lock import WriterLock
-from tapestryd.daemon.ops.archive_ops import archive_check, forget_in_archive
+from tapestryd.daemon.ops.archive_ops import archive_check, forget_in_archive, preview_in_archive
 from tapestryd.daemon.ops.query_ops import now_of
 from tapestryd.daemon.ops.registry import write_op
 from tapestryd.daemon.runtime import Runtime
@@ -64,10 +64,10 @@ def forget(runtime: Runtime, args: dict[str, Any]) -> dict[str, Any]:
     result: dict[str, Any] = {"rule": asdict(rule), "dry_run": bool(args.get("dry_run")), **found}
     if rule.before:
         result["before_read"] = _before_line(str(args["before"]).strip(), rule.before, runtime.settings)
-    if result["dry_run"]:
-        return result
     event = Forgotten(conversation=rule.conversation, before=rule.before, match=rule.match,
                       reason=str(args.get("reason") or ""))
+    if result["dry_run"]:
+        return {**result, "archive": preview_in_archive(runtime.paths, runtime.store, event)}
     new = NewEvent(forgotten_id(rule.conversation, rule.before, rule.match), event,
                    datetime.now(timezone.utc), agent="", source="tapestryctl:forget")
     appended = runtime.store.append([new])

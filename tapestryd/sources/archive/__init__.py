@@ -36,11 +36,11 @@ from tapestryd.errors import StoreError
 from tapestryd.events.store import EventStore
 from tapestryd.paths import paths_for
 from tapestryd.sources.archive.capture import Archive
-from tapestryd.sources.archive.forget import ArchiveForgotten, follow_forgotten
+from tapestryd.sources.archive.forget import ArchiveForgotten, follow_forgotten, preview_forgotten
 from tapestryd.sources.archive.store import ArchivedFile, ArchiveStore
 
 __all__ = ["Archive", "ArchiveHook", "ArchiveForgotten", "ArchiveStore", "ArchivedFile", "archive_for",
-           "follow_forgotten"]
+           "follow_forgotten", "preview_forgotten"]
 
 log = structlog.get_logger(__name__)
 

@@ -32,7 +32,7 @@ from tapestryd.events.types import Forgotten, StoredEvent, format_utc
 from tapestryd.sources.archive.lines import LineRules, split_lines
 from tapestryd.sources.archive.store import ArchivedFile, ArchiveStore
 
-__all__ = ["ArchiveForgotten", "follow_forgotten"]
+__all__ = ["ArchiveForgotten", "follow_forgotten", "preview_forgotten"]
 
 log = structlog.get_logger(__name__)
 
@@ -61,6 +61,21 @@ def follow_forgotten(archive: ArchiveStore, log_store: EventStore) -> ArchiveFor
         done.events += 1
     if done.events:
         log.info("archive.forgotten", **done.to_dict())
+    return done
+
+
+def preview_forgotten(archive: ArchiveStore, log_store: EventStore, rule: Forgotten) -> ArchiveForgotten:
+    """What applying ``rule`` would remove, changing nothing (``forget --dry-run``); ``events`` stays 0."""
+    done = ArchiveForgotten()
+    if rule.conversation:
+        paths = _files_of(log_store, rule.conversation)
+        done.dropped = sum(1 for file in archive.listing() if file.path in paths)
+    elif rule.before or rule.match:
+        rules = LineRules.of([(rule.before, rule.match)])
+        for file in archive.listing():
+            covered = _count(archive, file, rules)
+            done.rewritten += covered > 0
+            done.lines += covered
     return done
 
 
@@ -104,10 +119,15 @@ def _paths(sources: set[str]) -> set[str]:
 
 def _rewrite(archive: ArchiveStore, file: ArchivedFile, rules: LineRules) -> int:
     """Rewrite ``file`` without the lines ``rules`` cover; returns how many lines went (0: left alone)."""
-    removed = sum(len(split_lines(piece)) - len(split_lines(rules.keep(piece))) for piece in _pieces(archive, file))
+    removed = _count(archive, file, rules)
     if removed:
         archive.rewrite(file, (rules.keep(piece) for piece in _pieces(archive, file)))
     return removed
+
+
+def _count(archive: ArchiveStore, file: ArchivedFile, rules: LineRules) -> int:
+    """How many lines of ``file`` the rules cover."""
+    return sum(len(split_lines(piece)) - len(split_lines(rules.keep(piece))) for piece in _pieces(archive, file))
 
 
 def _pieces(archive: ArchiveStore, file: ArchivedFile) -> Iterator[bytes]:
