@@ -21,6 +21,8 @@ where it comes from:
 Context-free "random-looking string" detection is deliberately not done: git SHAs,
 UUIDs, message ids (``msg_01…``) and base64 image data would drown real findings. A token
 is found by its vendor prefix or by the word in front of it (Bearer, token=, PASSWORD=).
+The one exception, a bare AWS secret access key (no prefix, often pasted without its
+label), is found by :mod:`tapestryd.privacy.awskeys` with guards of its own.
 
 :func:`find_secrets` returns non-overlapping :class:`Finding` spans; :func:`redact`
 replaces each with ``[secret:<kind>]``. Redaction is idempotent.
@@ -35,6 +37,7 @@ from functools import lru_cache
 from typing import Callable, Iterator
 
 from tapestryd.privacy.assignments import ASSIGNMENT_RULES
+from tapestryd.privacy.awskeys import find_bare_aws_secrets
 from tapestryd.privacy.rules import Rule, token_like
 
 __all__ = ["KINDS", "Finding", "find_secrets", "placeholder", "redact"]
@@ -214,6 +217,12 @@ def _candidates(text: str) -> Iterator[Finding]:
                 yield Finding(kind, match.start(rule.group), match.end(rule.group), rank)
 
 
+def _all_candidates(text: str) -> Iterator[Finding]:
+    yield from _candidates(text)
+    for start, end in find_bare_aws_secrets(text):
+        yield Finding("aws-secret-key", start, end, len(_RULES))
+
+
 def _matches(rule: Rule, text: str) -> Iterator[re.Match[str]]:
     """Accepted matches; after a rejected one the search resumes one character later.
 
@@ -238,7 +247,7 @@ def find_secrets(text: str) -> list[Finding]:
     ``openai-api-key``, and no byte any rule matched is ever left out.
     """
     taken: list[Finding] = []  # disjoint and sorted by start
-    for found in _candidates(text):
+    for found in _all_candidates(text):
         lo = bisect.bisect_left(taken, found.start, key=_end_after)
         hi = bisect.bisect_left(taken, found.end, key=_start)
         if lo < hi:

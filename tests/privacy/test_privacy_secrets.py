@@ -75,3 +75,36 @@ def test_secret_in_any_surrounding_text_is_removed(before: str, case: tuple[str,
     """Whatever surrounds a pasted secret, no copy of it survives outbound()."""
     _, text, secret = case
     assert secret not in outbound(f"{before} {text} {after}")
+
+
+BARE_AWS = "Zq3vN8kR2tWx7LmP4sYb9Hc1Jd6Fg0Ka5Ue/Ti+Q"  # 40 characters of an AWS secret key's alphabet
+
+
+@pytest.mark.parametrize("text", [
+    f"here is my aws key {BARE_AWS} thanks",
+    f"the secret: {BARE_AWS}",
+    f"AKIAIOSFODNN7EXAMPLE\n{BARE_AWS}\n",  # under its key id, as in a credentials CSV
+    f"AKIAIOSFODNN7EXAMPLE,{BARE_AWS}",
+    f"pasted:\n  '{BARE_AWS}',\nthat's it",  # alone on its line
+    BARE_AWS,
+    "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",  # AWS's documentation example
+])
+def test_a_bare_aws_secret_key_is_redacted(text: str) -> None:
+    """A 40-character key without a label is found near a key id or key word, or alone on a line."""
+    found = find_secrets(text)
+    assert found[-1].kind in ("aws-secret-key", "credential")  # "secret: …" is also an assignment
+    assert BARE_AWS not in redact(text) and "EXAMPLEKEY" not in redact(text)
+
+
+@pytest.mark.parametrize("text", [
+    "commit 3f786850e387550fdab836ed7e6dc881de23001b is the key fix",  # SHA-1: lower-case hex
+    "the key is in /home/me/Projects/MyProject2/src/Main.java",
+    "secret sauce: ThisIsAnIdentifierNameWithDigits12345678 ok",  # words, low entropy
+    f"key {BARE_AWS}QQ and more",  # 42 characters: not a key's length
+    f"aws data:image/png;base64,{BARE_AWS * 3}",  # a longer base64 blob
+    f"in prose the run {BARE_AWS} means nothing without a word nearby saying what it is",
+    "secret key 0123456789012345678901234567890123456789",  # digits only
+])
+def test_forty_character_runs_that_are_not_keys_stay(text: str) -> None:
+    """The guards: hex hashes, paths, identifiers, other lengths, blobs, runs without context."""
+    assert redact(text) == text
