@@ -223,3 +223,18 @@ def test_the_inbox_takes_every_new_format(store: EventStore, settings: Settings,
     assert all(o.ok and "processed" in o.moved_to for o in outcomes.values()), outcomes
     assert {name: (o.receipt or {}).get("messages", {}).get("new") for name, o in outcomes.items()} == {
         CODEX_PARENT.name: 4, GEMINI_JSONL.name: 4, GEMINI_JSON.name: 3, "opencode.db": 5, SUBAGENT_PROJECT.name: 6}
+
+
+def test_a_gemini_subagent_chat_joins_its_parent_conversation(store: EventStore, settings: Settings,
+                                                              projector: Projector, tmp_path: Path) -> None:
+    """chats/<parent>/<id>.jsonl with kind subagent: its messages are the parent's, marked as a subagent's."""
+    parent = records(GEMINI_JSONL)[0]["sessionId"]
+    sub = tmp_path / "chats" / parent / "sub-1.jsonl"
+    sub.parent.mkdir(parents=True)
+    sub.write_text('{"sessionId": "sub-1", "projectHash": "9f2c4e1a", "kind": "subagent"}\n'
+                   '{"id": "s1", "timestamp": "2026-03-04T08:00:30.000Z", "type": "gemini", "content": "tide B"}\n')
+    ingest(store, settings, GEMINI_JSONL, sub)
+    projector.catch_up()
+    found = messages(paths_for(settings).projections_db, "gemini-cli")
+    assert {conv for conv, *_ in found} == {f"gemini:{parent}"}
+    assert [text for _, _, text, side in found if side] == ["tide B"]

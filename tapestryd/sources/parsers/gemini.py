@@ -15,7 +15,8 @@ What becomes what: ``user`` and ``gemini`` records with text → :class:`Message
 (roles ``user`` / ``assistant``; the user's ``displayContent`` when present, since that
 is what they typed; parts marked ``thought`` and non-text parts are counted in
 ``skipped``); ``info``, ``error`` and ``warning`` records are UI notices (Skips); a
-subagent's file (``kind: "subagent"``) is marked ``sidechain``.
+subagent's file (``kind: "subagent"``, written to ``chats/<parent session id>/``) is
+marked ``sidechain`` and filed under its parent's conversation.
 
 Upsert by record id: the message key is the record id and every event carries
 ``meta.replaces``, so a later version of a record replaces the stored text (the last
@@ -56,6 +57,7 @@ class _State:
     """The file's session (from its header), start time, whether it is a subagent's."""
 
     hint: str
+    parent: str = ""
     session: str = ""
     start: str = ""
     subagent: bool = False
@@ -89,8 +91,9 @@ class GeminiParser:
         yield from self.feed(iter_lines(stream, offset + len(first)), origin, state)
 
     def begin(self, origin: Origin) -> _State:
-        """The state of a file read from byte 0."""
-        return _State(hint=PurePath(origin.path).stem)
+        """The state of a file read from byte 0 (a file in ``chats/<id>/`` may be the subagent of session ``id``)."""
+        path = PurePath(origin.path.replace("!/", "/"))
+        return _State(hint=path.stem, parent=path.parent.name if path.parent.parent.name == "chats" else "")
 
     def feed(self, lines: Iterable[Line], origin: Origin, state: _State) -> Iterator[Item]:
         """The items of the next complete lines; see the module docstring."""
@@ -162,7 +165,8 @@ class GeminiParser:
         meta: dict[str, Any] = {"replaces": True}
         if state.subagent:
             meta["sidechain"] = True
-        msg = MessageRecorded(conversation=f"gemini:{session}", message=rec["id"], role=role, text=text,
+        conversation = f"gemini:{state.parent if state.subagent and state.parent else session}"
+        msg = MessageRecorded(conversation=conversation, message=rec["id"], role=role, text=text,
                               timestamp=format_utc(ts), model=_str(rec.get("model")), session=session,
                               skipped=kinds, meta=meta)
         return NewEvent(event_id("gemini", session, rec["id"], text), msg, ts, origin.agent, f"{origin.path}:{offset}")
