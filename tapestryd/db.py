@@ -15,7 +15,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Callable, Iterator, Sequence
 
-from tapestryd.errors import StoreError
+from tapestryd.errors import DiskFullError, StoreError
 from tapestryd.filemodes import private_file
 
 __all__ = ["Migration", "connect", "migrate", "transaction", "translate_errors"]
@@ -83,11 +83,18 @@ def transaction(conn: sqlite3.Connection, *, immediate: bool = True) -> Iterator
 
 @contextmanager
 def translate_errors(conn: sqlite3.Connection | None = None) -> Iterator[None]:
-    """Turn sqlite3 errors raised in the block into StoreError with a readable cause."""
+    """Turn sqlite3 errors raised in the block into StoreError with a readable cause
+    (DiskFullError, naming the database, when its file system is full)."""
     try:
         yield
     except sqlite3.Error as exc:
-        raise StoreError(f"{_db_name(conn)}: {_describe(exc)}") from exc
+        name = _db_name(conn)
+        if getattr(exc, "sqlite_errorcode", 0) & 0xFF == _SQLITE_FULL:
+            raise DiskFullError(f"{name}: {_describe(exc)}", name) from exc
+        raise StoreError(f"{name}: {_describe(exc)}") from exc
+
+
+_SQLITE_FULL = 13  # https://sqlite.org/rescode.html#full (extended codes keep it in the low byte)
 
 
 def _db_name(conn: sqlite3.Connection | None) -> str:

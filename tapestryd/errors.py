@@ -26,6 +26,7 @@ from __future__ import annotations
 __all__ = [
     "TapestryError",
     "ConfigError",
+    "DiskFullError",
     "StoreError",
     "StoreLockedError",
     "ParseError",
@@ -51,6 +52,14 @@ class ConfigError(TapestryError):
 
 class StoreError(TapestryError):
     """A database file cannot be opened, read or written (disk full, read-only, corrupt)."""
+
+
+class DiskFullError(StoreError):
+    """A database could not grow: its file system is full. ``database`` is the file's path."""
+
+    def __init__(self, message: str, database: str) -> None:
+        super().__init__(message)
+        self.database = database
 
 
 class StoreLockedError(StoreError):

@@ -11,7 +11,7 @@ import typer
 from tapestryd.cli.app import Format, app, call, emit, emit_lines, settings, warn
 from tapestryd.cli.render import render_conversation, render_conversations, render_hits, render_receipt, render_stats
 from tapestryd.config import default_config_file, load_settings, resolve_home, system_timezone
-from tapestryd.errors import TapestryError
+from tapestryd.errors import DiskFullError, TapestryError
 from tapestryd.paths import paths_for
 
 __all__: list[str] = []
@@ -65,11 +65,43 @@ def ingest(ctx: typer.Context,
     if len(missing) == len(paths):
         raise TapestryError(f"no such file or folder: {', '.join(missing)}")
     args = {"paths": [str(p.resolve()) for p in paths], "agent": agent, "parser": parser}
-    with _progress() as progress:
-        receipt = call(ctx, "ingest", args, local_args={"_progress": progress}, timeout=3600)
+    try:
+        with _progress() as progress:
+            receipt = call(ctx, "ingest", args, local_args={"_progress": progress}, timeout=3600)
+    except DiskFullError as exc:
+        raise TapestryError(_disk_full(exc, paths)) from exc
     emit(receipt, fmt, render_receipt)
     if receipt.get("failed"):
         raise typer.Exit(1)
+
+
+IMPORT_SPACE_FACTOR = 4
+"""Free space an import needs, as a multiple of the bytes it reads: the log, the projections and
+their write-ahead logs at their peak (a 12 MB ChatGPT export peaked at 47 MB, leaving 28 MB)."""
+
+
+def _disk_full(exc: DiskFullError, paths: List[Path]) -> str:
+    """One line for a full disk: the database, the free space there, and what this import needs."""
+    import shutil
+
+    reading = sum(_size(p) for p in paths)
+    try:
+        free = shutil.disk_usage(Path(exc.database).parent).free
+    except OSError:
+        free = 0
+    return (f"disk full: {exc.database} cannot grow ({free / 1e6:.1f} MB free on its file system); this import needs about "
+            f"{IMPORT_SPACE_FACTOR * reading / 1e6:,.0f} MB free ({IMPORT_SPACE_FACTOR} times the "
+            f"{reading / 1e6:,.1f} MB it reads). What was imported is kept: free space and run the same command again")
+
+
+def _size(path: Path) -> int:
+    """Bytes of a file, or of the files under a folder (0 when unreadable)."""
+    try:
+        if path.is_dir():
+            return sum(p.stat().st_size for p in path.rglob("*") if p.is_file())
+        return path.stat().st_size
+    except OSError:
+        return 0
 
 
 class _progress:

@@ -16,7 +16,8 @@ child ends by itself when its parent is gone (killed mid-import), within :data:`
 seconds or one batch. ``spawn`` imports the parent's main module again (as
 ``__mp_main__``), so a program that imports must guard its entry point with
 ``if __name__ == "__main__"`` (tapestryd, tapestryctl and the bench do); a child that fails
-to start or dies only costs the overlap, never a row.
+to start or dies only costs the overlap, never a row. A database error in the child (a full
+disk) ends it quietly with :data:`STORE_FAILED`: the parent's catch-up reports it.
 """
 
 from __future__ import annotations
@@ -36,6 +37,10 @@ log = structlog.get_logger(__name__)
 
 POLL = 0.05
 """Seconds the child waits for new events when it has caught up."""
+
+STORE_FAILED = 75
+"""Exit code of a child stopped by a database error (disk full...): it prints no traceback and the
+parent logs no warning, since the parent's catch-up afterwards meets the same error and reports it."""
 
 
 class Follower:
@@ -74,21 +79,27 @@ class Follower:
             started = self._started
         if started:
             self._process.join()
-            if self._process.exitcode:
+            if self._process.exitcode == STORE_FAILED:
+                log.info("projection.follower_store_failed")
+            elif self._process.exitcode:
                 log.warning("projection.follower_failed", exitcode=self._process.exitcode)
 
 
 def follow(events_db: Path, projections_db: Path, projections: list[Any], stop: Any) -> None:
     """The child's loop: catch up a batch at a time, wait ``POLL`` seconds when nothing was new;
     once ``stop`` is set, finish what the log holds and return. Returns at once when the parent died."""
+    from tapestryd.errors import StoreError
     from tapestryd.events.store import EventStore
     from tapestryd.projections.runner import BATCH, Projector
 
     structlog.configure(logger_factory=structlog.PrintLoggerFactory(sys.stderr),
                         wrapper_class=structlog.make_filtering_bound_logger(logging.WARNING))
     parent = multiprocessing.parent_process()
-    store = EventStore(events_db, readonly=True)
-    projector = Projector(store, projections_db, projections)
+    try:
+        store = EventStore(events_db, readonly=True)
+        projector = Projector(store, projections_db, projections)
+    except StoreError:
+        sys.exit(STORE_FAILED)
     try:
         while parent is None or parent.is_alive():
             last = stop.is_set()  # read before the pass: that pass then sees every event appended
@@ -97,6 +108,8 @@ def follow(events_db: Path, projections_db: Path, projections: list[Any], stop: 
                 return
             if not applied:
                 stop.wait(POLL)
+    except StoreError:  # a full disk, say: the parent's own catch-up meets it again and reports it once
+        sys.exit(STORE_FAILED)
     finally:
         projector.close()
         store.close()

@@ -7,8 +7,11 @@ mounting is not possible here.
 from __future__ import annotations
 
 import json
+import os
+import random
 import sqlite3
 import subprocess
+import sys
 import time
 from pathlib import Path
 from typing import Any, Callable, Iterator
@@ -21,11 +24,12 @@ from tapestryd.daemon.service import Service
 
 
 @pytest.fixture
-def tmpfs(tmp_path: Path) -> Iterator[Path]:
-    """A 2 MiB tmpfs mounted for the test, unmounted after."""
+def tmpfs(tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[Path]:
+    """A tmpfs (2 MiB, or the size the test's indirect parameter gives) mounted for the test, unmounted after."""
     mount = tmp_path / "small"
     mount.mkdir()
-    done = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=2m", "tmpfs", str(mount)], capture_output=True)
+    done = subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={getattr(request, 'param', '2m')}", "tmpfs", str(mount)],
+                          capture_output=True)
     if done.returncode != 0:
         pytest.skip(f"cannot mount a tmpfs here ({done.stderr.decode().strip() or 'not root'})")
     try:
@@ -106,3 +110,56 @@ def test_full_disk_suspends_then_resumes_without_loss(home: Path, tmpfs: Path) -
         assert keys[0][0] == 40 and service.snapshot()["storage"]["ok"] is True
     finally:
         service.stop()
+
+
+def _export(path: Path, conversations: int, turns: int) -> Path:
+    """A ChatGPT conversations.json of varied prose (about 2.4 KB a message)."""
+    rng = random.Random(7)
+    vocabulary = [f"{a}{b}" for a in ("lan", "har", "kes", "mor", "vel", "tor", "qui", "sab") for b in
+                  ("tern", "bour", "trel", "ning", "vet", "ridge", "llow", "ble", "ster", "dor")]
+
+    def node(i: int, parent: str | None, child: str | None, role: str, ts: float) -> dict[str, Any]:
+        text = " ".join(rng.choice(vocabulary) + str(rng.randrange(1000)) for _ in range(300))
+        return {"id": f"n{i}", "parent": parent, "children": [child] if child else [],
+                "message": {"id": f"n{i}", "author": {"role": role, "name": None, "metadata": {}}, "create_time": ts,
+                            "content": {"content_type": "text", "parts": [text]}, "metadata": {},
+                            "recipient": "all"}}
+
+    items = []
+    for c in range(conversations):
+        start = 1_767_225_600.0 + c * 3600
+        mapping = {f"n{i}": node(i, f"n{i - 1}" if i else None, f"n{i + 1}" if i + 1 < turns else None,
+                                 "user" if i % 2 == 0 else "assistant", start + i) for i in range(turns)}
+        items.append({"title": f"talk {c}", "create_time": start, "update_time": start + turns,
+                      "current_node": f"n{turns - 1}", "conversation_id": f"conv-{c}", "id": f"conv-{c}",
+                      "mapping": mapping})
+    path.write_text(json.dumps(items))
+    return path
+
+
+@pytest.mark.parametrize("tmpfs", ["64m"], indirect=True)
+def test_a_full_disk_during_a_cli_ingest_prints_one_line(home: Path, tmpfs: Path, tmp_path: Path) -> None:
+    """tapestryctl ingest on a data folder that fills up: exit 1 and one line naming the database,
+    the free space and what the import needs; no traceback from the projector child or anyone."""
+    small = tmpfs / "data"
+    (home / "tapestry.toml").write_text(f'[general]\ntimezone = "UTC"\n[paths]\ndata_dir = "{small}"\n'
+                                        '[sources]\nwatched_roots = []\n')
+    export = _export(tmp_path / "conversations.json", 80, 20)
+    _fill_to(tmpfs, free=int(export.stat().st_size * 1.3))
+    done = subprocess.run([sys.executable, "-m", "tapestryd.cli", "ingest", str(export)], capture_output=True,
+                          text=True, timeout=300, env={**os.environ, "TAPESTRY_HOME": str(home)},
+                          cwd=Path(__file__).resolve().parents[2])
+    lines = [line for line in done.stderr.splitlines() if line.strip()]
+    assert done.returncode == 1 and "Traceback" not in done.stderr, done.stderr[-3000:]
+    assert len(lines) == 1, done.stderr[-3000:]
+    assert lines[0].startswith(f"error: disk full: {small}/") and ".db cannot grow" in lines[0]
+    assert "MB free on its file system" in lines[0] and "this import needs about" in lines[0]
+
+
+def _fill_to(folder: Path, free: int) -> None:
+    """Leave about ``free`` bytes free on the file system of ``folder``."""
+    import shutil
+
+    spare = shutil.disk_usage(folder).free - free
+    if spare > 0:
+        (folder / "ballast").write_bytes(b"\0" * spare)
