@@ -43,6 +43,8 @@ def render_hits(result: dict[str, Any]) -> str:
             blocks.append(f"── {n} matches in {span['phrase']!r}; matches from other times follow ──")
         who = h["role"] if h.get("kind", "message") == "message" else h.get("level", "summary")
         near = "  (next to a match)" if h.get("extra", {}).get("next_to_match") else ""
+        if h.get("extra", {}).get("quoted_by"):
+            near += f"  (quoted by {', '.join(h['extra']['quoted_by'])})"
         head_line = (f"{h['local_time']}  {h['agent']}  {who}  {h.get('title') or h['conversation'] or h.get('key', '')}"
                      f"{near}")
         where = h.get("key") or h["conversation"]

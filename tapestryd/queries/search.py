@@ -35,13 +35,17 @@
   stored 20,000 compete; with filters, that window grows fourfold until enough pass).
   ``sort=time`` lists the newest matches of every content word, then of any.
 
+* One passage, one result: a summary hit whose snippet quotes a message hit (or a better
+  ranked summary) folds into it, which names the levels quoting it
+  (:mod:`tapestryd.queries.passages`).
+
 Snippets mark the match with ``[`` ``]``; times are given in UTC and in the configured zone.
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field, fields, replace
+from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from typing import Any, Callable
 
@@ -49,23 +53,27 @@ from tapestryd.db import translate_errors
 from tapestryd.errors import TapestryError
 from tapestryd.events.types import parse_utc
 from tapestryd.queries.conversations import resolve_conversation
-from tapestryd.queries.ftsrank import RANK_WINDOW, any_expression, every_expression, message_where, ranked_ids
+from tapestryd.queries.ftsrank import (RANK_WINDOW, any_expression, every_expression, message_where, ranked_ids,
+                                       texts_of)
 from tapestryd.queries.nodes import has_nodes
+from tapestryd.queries.passages import fold_quotes
 from tapestryd.queries.reader import Reader
 from tapestryd.queries.rerank import KEYWORD_RANKER, KeywordRanker
+from tapestryd.queries.search_hit import SearchHit
 from tapestryd.queries.snippets import query_stems, snippet
 from tapestryd.queries.stopwords import STOPWORDS
 from tapestryd.queries.substring import fts_words, substring_pattern, substring_ranking, unsplit_terms
 from tapestryd.queries.timephrase import TimeRange, find_time_phrase
 from tapestryd.queries.tokens import flatten
 
-__all__ = ["LEVELS", "SORTS", "SearchFilters", "SearchHit", "content_terms", "fts_expression",
-           "fts_ranking", "list_period", "message_hits", "outside_range", "rrf_merge", "search", "search_messages",
-           "search_regex", "search_summaries", "with_conversation_key"]
+__all__ = ["LEVELS", "QUOTE_SCAN", "SORTS", "SearchFilters", "SearchHit", "content_terms", "fts_expression",
+           "fts_ranking", "list_period", "message_hits", "one_per_passage", "outside_range", "rrf_merge", "search",
+           "search_messages", "search_regex", "search_summaries", "with_conversation_key"]
 
 LEVELS = ("all", "messages", "summaries", "L0", "L1", "L2", "L3", "L4")
 SORTS = ("relevance", "time")
 RRF_K = 60
+QUOTE_SCAN = 4000  # characters of a message a summary's quote is looked for in
 _TERM = re.compile(r"\w+", re.UNICODE)
 _QUOTED = re.compile(r'"([^"]*\w[^"]*)"')
 _MESSAGE_COLUMNS = "m.id, m.conversation, m.message_key, c.title, m.agent, m.role, m.ts"
@@ -88,47 +96,6 @@ class SearchFilters:
     until: datetime | None = None
     level: str = "all"
     subagents: bool = True
-
-
-@dataclass(frozen=True)
-class SearchHit:
-    """One match: a message or a summary, where it is, when, its snippet and score.
-
-    ``kind`` is ``message`` or ``summary``; ``key`` is the node key of a summary (``''``
-    for a message) and ``level`` its level (``message`` for messages). ``score`` is
-    SQLite's ``bm25()`` (lower is better) or 0 for regex and time listings.
-    """
-
-    kind: str
-    id: int
-    conversation: str
-    message_key: str
-    title: str
-    agent: str
-    role: str
-    ts: str
-    local_time: str
-    snippet: str
-    score: float
-    key: str = ""
-    level: str = "message"
-    extra: dict[str, object] = field(default_factory=dict)
-
-    def to_dict(self) -> dict[str, object]:
-        """The hit as a JSON-ready dict (a shallow copy of ``extra``), with the source's own ids.
-
-        ``message_uuid`` is the message's id in its source (its ``message_key``; ``''`` for
-        a summary) and ``conversation_uuid`` the conversation's (its key without the
-        ``agent:`` prefix; ``''`` for a summary of no one conversation), so outside tools
-        can join on the ids of the export.
-        """
-        return ({name: getattr(self, name) for name in _HIT_FIELDS}
-                | {"message_uuid": self.message_key if self.kind == "message" else "",
-                   "conversation_uuid": self.conversation.partition(":")[2] or self.conversation,
-                   "extra": dict(self.extra)})
-
-
-_HIT_FIELDS = tuple(f.name for f in fields(SearchHit) if f.name != "extra")
 
 
 def content_terms(query: str) -> list[str]:
@@ -228,7 +195,16 @@ def _ranked(reader: Reader, terms: str, filters: SearchFilters, *, limit: int, s
         lists.append(search_summaries(reader, terms, filters, limit=limit, sort=sort))
     if sort == "time":
         return sorted((h for hits in lists for h in hits), key=lambda h: h.ts, reverse=True)[:limit]
-    return rrf_merge(lists, limit=limit, key=lambda h: (h.kind, h.id, h.key))
+    merged = rrf_merge(lists, limit=sum(map(len, lists)), key=lambda h: (h.kind, h.id, h.key))
+    if len(lists) < 2:
+        return merged[:limit]
+    return one_per_passage(reader, merged)[:limit]
+
+
+def one_per_passage(reader: Reader, hits: list[SearchHit]) -> list[SearchHit]:
+    """``hits`` with each summary that quotes another hit folded into it (:mod:`tapestryd.queries.passages`)."""
+    texts = texts_of(reader.conn, [h.id for h in hits if h.kind == "message"], QUOTE_SCAN)
+    return fold_quotes(hits, lambda h: texts.get(h.id, "") if h.kind == "message" else h.snippet)
 
 
 def rrf_merge(lists: list[list[Any]], *, limit: int, key: Callable[[Any], Any], k: int = RRF_K) -> list[Any]:

@@ -20,8 +20,8 @@ from tapestryd.queries.ftsrank import document_frequencies
 from tapestryd.queries.nodes import nodes_by_keys
 from tapestryd.queries.reader import Reader
 from tapestryd.queries.rerank import KEYWORD_RANKER, KeywordRanker
-from tapestryd.queries.search import (SearchFilters, SearchHit, content_terms, message_hits, rrf_merge, search_messages,
-                                      search_summaries)
+from tapestryd.queries.search import (SearchFilters, SearchHit, content_terms, message_hits, one_per_passage, rrf_merge,
+                                      search_messages, search_summaries)
 from tapestryd.queries.tokens import flatten
 from tapestryd.queries.warm import register_warm_index, unregister_warm_index, warm_index
 
@@ -71,7 +71,8 @@ def cold_similar(reader: Reader, query: str, *, top: int = 10, level: str = "all
     """Similar documents from FTS5 alone: the text's :data:`COLD_TERMS` rarest content words, ranked.
 
     Messages are ranked by ``ranker`` (any of the words; see :mod:`tapestryd.queries.rerank`),
-    summaries by FTS5's BM25, and the two lists fused by reciprocal rank. ``score`` is the
+    summaries by FTS5's BM25, and the two lists fused by reciprocal rank, a summary quoting a
+    hit folded into it (:func:`~tapestryd.queries.search.one_per_passage`). ``score`` is the
     ranking's score made higher-is-better. Raises TapestryError for an unknown level.
     """
     kinds_for(level)
@@ -86,8 +87,8 @@ def cold_similar(reader: Reader, query: str, *, top: int = 10, level: str = "all
     if level != "messages":
         lists.append(search_summaries(reader, text, SearchFilters(level="all" if level == "summaries" else level),
                                       limit=top))
-    hits = rrf_merge(lists, limit=top, key=lambda h: (h.kind, h.id, h.key))
-    return [replace(h, score=round(-h.score, 6)) for h in hits]
+    hits = one_per_passage(reader, rrf_merge(lists, limit=sum(map(len, lists)), key=lambda h: (h.kind, h.id, h.key)))
+    return [replace(h, score=round(-h.score, 6)) for h in hits[:top]]
 
 
 def hydrate(reader: Reader, matches: list[Match]) -> list[SearchHit]:

@@ -1,0 +1,70 @@
+"""One passage, one result: summaries that quote a hit's sentence fold into that hit.
+
+The extractive summarizer copies sentences verbatim, so the L0 … L4 summaries of a day
+can all quote the message a search finds, and one sentence came back six times. Here a
+summary hit whose snippet quotes another hit (its longest sentence holding a match, cut at
+the snippet's ``…`` and at sentence ends, of at least :data:`MIN_QUOTE` characters, found
+in that hit's text, case and spacing aside) is dropped, and the hit it quotes names it: ``extra.quoted_by``
+lists the levels, ``extra.quoted_keys`` the node keys. A message is preferred as the one
+result (it is the source); it takes the best rank of the hits it absorbed. Summaries
+quoting one another (and no message shown) fold into the best ranked of them.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+from typing import Callable
+
+from tapestryd.queries.search_hit import SearchHit
+
+__all__ = ["MIN_QUOTE", "fold_quotes"]
+
+MIN_QUOTE = 25
+_SPACE = re.compile(r"\s+")
+_PIECES = re.compile(r"…|(?<=[.!?])\s+")
+
+
+def fold_quotes(hits: list[SearchHit], text_of: Callable[[SearchHit], str]) -> list[SearchHit]:
+    """``hits`` (best first) with summaries quoting another hit folded into it (see the module docstring).
+
+    ``text_of`` gives the text a hit may be quoted from (a message's text; a summary's
+    snippet). Hits quoting nothing are returned unchanged, in order.
+    """
+    texts = [_plain(text_of(h)) for h in hits]
+    target: dict[int, int] = {}  # index of a folded summary -> index of the hit that absorbs it
+    for i, hit in enumerate(hits):
+        quote = _quote(hit) if hit.kind == "summary" else ""
+        if len(quote) < MIN_QUOTE:
+            continue
+        holders = [j for j in range(len(hits)) if j != i and j not in target and quote in texts[j]]
+        messages = [j for j in holders if hits[j].kind == "message"]
+        chosen = messages[0] if messages else next((j for j in holders if j < i), None)
+        if chosen is not None:
+            target[i] = chosen
+    if not target:
+        return hits
+    absorbed: dict[int, list[int]] = {}
+    for folded, holder in target.items():
+        absorbed.setdefault(holder, []).append(folded)
+    out: list[tuple[int, SearchHit]] = []
+    for j, hit in enumerate(hits):
+        if j in target:
+            continue
+        group = sorted(absorbed.get(j, []))
+        if group:
+            quoting = [hits[k] for k in group]
+            hit = replace(hit, extra={**hit.extra, "quoted_by": sorted({h.level for h in quoting}),
+                                      "quoted_keys": [h.key for h in quoting]})
+        out.append((min([j, *group]), hit))
+    return [hit for _, hit in sorted(out, key=lambda pair: pair[0])]
+
+
+def _plain(text: str) -> str:
+    """Lower-cased, spacing collapsed, snippet marks removed."""
+    return _SPACE.sub(" ", text.replace("[", "").replace("]", "").lower()).strip()
+
+
+def _quote(hit: SearchHit) -> str:
+    """The longest sentence of a summary's snippet holding a match (cut at ``…`` and sentence ends), plain."""
+    return max((_plain(part) for part in _PIECES.split(hit.snippet) if "[" in part), key=len, default="")
