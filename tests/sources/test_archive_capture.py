@@ -272,3 +272,21 @@ def test_verify_reads_every_archived_block_back(settings: Settings, tailer: Tail
     assert not report["ok"] and not archive["ok"]
     assert any(f"{session} (id 1, version 1): block at byte {BLOCK} does not decompress" in p
                for p in archive["problems"])
+
+
+def test_a_rollout_moved_to_another_folder_keeps_its_versions(settings: Settings, tailer: Tailer,
+                                                              tmp_path: Path) -> None:
+    """Codex moves a finished rollout to archived_sessions/: the archive follows it, no second copy."""
+    rollout = next((AGENTS / "codex").glob("rollout-*.jsonl")).read_bytes()
+    live, done = tmp_path / "sessions" / "rollout-a.jsonl", tmp_path / "archived_sessions" / "rollout-a.jsonl"
+    live.parent.mkdir()
+    done.parent.mkdir()
+    live.write_bytes(rollout)
+    tailer.tail(str(live))
+    os.rename(live, done)
+    append(done, rollout.splitlines(keepends=True)[-1])
+    tailer.tail(str(done))
+    with ArchiveStore(paths_for(settings).archive_db, readonly=True) as db:
+        rows = [(f.path, f.version, f.source) for f in db.listing()]
+        assert rows == [(str(done), 1, "codex")]
+        assert b"".join(db.read(db.listing()[0].id)) == done.read_bytes()

@@ -11,6 +11,10 @@ with the newest archived version of its path:
   byte 0;
 * a tombstone (its conversation was forgotten) → nothing is read.
 
+A path seen for the first time whose file is one archived under another path that no longer
+exists (same inode, same first and last read bytes: Codex moving a rollout to
+``archived_sessions/``) takes that file's versions over instead of starting a second copy.
+
 A file whose source is not kept gets an ``off`` row (:meth:`Archive.skip`), so sweeps stop
 handing it over; when its source is turned on, its first capture starts a version.
 
@@ -114,6 +118,8 @@ class Archive:
         if file is not None and file.state == "forgotten":
             return 0
         info = os.fstat(fd)
+        if file is None:
+            file = self._moved_here(path, fd, info.st_ino, info.st_size)
         if file is not None and file.state == "off":
             self.store.drop(file)
             file = None
@@ -132,6 +138,16 @@ class Archive:
                                      tail=os.pread(fd, min(SAMPLE, end), end - min(SAMPLE, end)),
                                      edited=len(kept) != len(data), now=_now())
         return file.consumed - start if file is not None else 0
+
+
+    def _moved_here(self, path: str, fd: int, inode: int, size: int) -> ArchivedFile | None:
+        """The current version of a file moved to ``path`` from a path that is gone, now under ``path``; else None."""
+        for file in self.store.at_inode(inode):
+            if not os.path.exists(file.path) and _continues(file, fd, size):
+                log.info("archive.moved", path=path, moved_from=file.path, version=file.version)
+                self.store.move(file.path, path)
+                return self.store.latest(path)
+        return None
 
 
 def _next(fd: int, file: ArchivedFile | None, rules: LineRules) -> bytes:

@@ -159,6 +159,10 @@ class ArchiveStore:
         and version."""
         return self._files("WHERE state IN ('current', 'replaced') ORDER BY path, version", ())
 
+    def at_inode(self, inode: int) -> list[ArchivedFile]:
+        """The current versions last read from a file with this inode."""
+        return self._files("WHERE inode = ? AND state = 'current' ORDER BY id", (inode,))
+
     def current(self) -> dict[str, ArchivedFile]:
         """The newest version of every path, tombstones included: path → file."""
         return {f.path: f for f in self._files("ORDER BY path, version", ())}
@@ -300,6 +304,11 @@ class ArchiveStore:
                                   [(file.id, start, length, data) for start, length, data in packed])
             self.conn.execute("UPDATE files SET size = ?, stored = ?, edited = 1 WHERE id = ?",
                               (size, sum(len(data) for _, _, data in packed), file.id))
+
+    def move(self, old: str, new: str) -> None:
+        """Every version of path ``old`` becomes a version of path ``new`` (which has none)."""
+        with transaction(self.conn):
+            self.conn.execute("UPDATE files SET path = ? WHERE path = ?", (new, old))
 
     def drop(self, file: ArchivedFile) -> None:
         """Delete one version row and its blocks."""
