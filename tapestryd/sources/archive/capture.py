@@ -139,7 +139,6 @@ class Archive:
                                      edited=len(kept) != len(data), now=_now())
         return file.consumed - start if file is not None else 0
 
-
     def _moved_here(self, path: str, fd: int, inode: int, size: int) -> ArchivedFile | None:
         """The current version of a file moved to ``path`` from a path that is gone, now under ``path``; else None."""
         for file in self.store.at_inode(inode):
