@@ -42,7 +42,8 @@ def render_hits(result: dict[str, Any]) -> str:
         if span and n == inside and inside < len(hits):
             blocks.append(f"── {n} matches in {span['phrase']!r}; matches from other times follow ──")
         who = h["role"] if h.get("kind", "message") == "message" else h.get("level", "summary")
-        near = "  (next to a match)" if h.get("extra", {}).get("next_to_match") else ""
+        near = ("  (next to a match)" if h.get("extra", {}).get("next_to_match") else
+                "  (its conversation's title matches)" if h.get("extra", {}).get("title_match") else "")
         if h.get("extra", {}).get("quoted_by"):
             near += f"  (quoted by {', '.join(h['extra']['quoted_by'])})"
         head_line = (f"{h['local_time']}  {h['agent']}  {who}  {h.get('title') or h['conversation'] or h.get('key', '')}"

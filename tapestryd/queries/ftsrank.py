@@ -43,7 +43,7 @@ from tapestryd.events.types import format_utc
 
 __all__ = ["BOUNDS_SCAN", "RANK_WINDOW", "TIME_JOIN", "TIME_WALK", "WIDEN_FACTOR", "IdBounds", "any_expression",
            "conversations_of", "document_frequencies", "every_expression", "id_bounds", "message_where", "ranked_ids",
-           "texts_of", "turns_around"]
+           "texts_of", "titled_openings", "turns_around"]
 
 RANK_WINDOW = 20_000
 WIDEN_FACTOR = 4
@@ -308,3 +308,21 @@ def document_frequencies(conn: sqlite3.Connection, stems: list[str]) -> tuple[di
             f"SELECT term, doc FROM temp.messages_vocab WHERE term IN ({','.join('?' * len(stems))})", stems)}
         total = conn.execute("SELECT COALESCE(MAX(id), 0) FROM messages").fetchone()[0]
     return found, int(total)
+
+
+def titled_openings(conn: sqlite3.Connection, terms: list[str], filters: MessageFilters, limit: int) -> list[int]:
+    """The first message (passing ``filters``) of each conversation whose title holds every term, at most ``limit``.
+
+    A term is matched as a case-insensitive substring of the title (a phrase as written);
+    conversations active most recently come first. Conversations with no message passing
+    the filters are left out. Raises StoreError on a database error.
+    """
+    if not terms or limit <= 0:
+        return []
+    where, params = message_where(filters)
+    likes = " AND ".join(r"lower(c.title) LIKE ? ESCAPE '\'" for _ in terms)
+    patterns = ["%" + t.replace("\\", "\\\\").replace("%", r"\%").replace("_", r"\_") + "%" for t in terms]
+    sql = (f"SELECT (SELECT m.id FROM messages m WHERE m.conversation = c.key{where} ORDER BY m.ts, m.id LIMIT 1)"
+           f" AS opening FROM conversations c WHERE {likes} AND opening IS NOT NULL ORDER BY c.last_ts DESC LIMIT ?")
+    with translate_errors(conn):
+        return [int(i) for (i,) in conn.execute(sql, (*params, *patterns, limit))]

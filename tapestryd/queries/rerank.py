@@ -6,6 +6,10 @@ message-level evidence recall@10 over categories 1–4, limit 20): FTS5 ``bm25()
 .531, with neighbouring turns .639, with the conversation's score too .689 (the steps are
 the fields below; 0 turns one off).
 
+0. **Titles.** A conversation whose title holds every query term (a case-insensitive
+   substring) is found by its title: its first turn joins the candidates with
+   :attr:`KeywordRanker.title` times the best candidate's score (the :data:`TITLED` most
+   recently active such conversations).
 1. **Candidates.** FTS5 ranks the messages holding every content word of the query by
    ``bm25()``, then those holding any, to fill :attr:`KeywordRanker.pool`
    (:func:`~tapestryd.queries.ftsrank.ranked_ids`, with its bounded work on common words
@@ -41,10 +45,12 @@ from dataclasses import dataclass
 from tapestryd.projections.analysis import Analyzer, fold, stem_starts
 
 from tapestryd.queries.ftsrank import (MessageFilters, any_expression, conversations_of, document_frequencies,
-                                       every_expression, ranked_ids, texts_of, turns_around)
+                                       every_expression, ranked_ids, texts_of, titled_openings, turns_around)
 
-__all__ = ["KEYWORD_RANKER", "SCAN", "SESSION_K1", "KeywordRanker"]
+__all__ = ["KEYWORD_RANKER", "SCAN", "SESSION_K1", "TITLED", "KeywordRanker"]
 
+TITLED = 5
+"""Conversations found by their title whose opening turn joins the candidates, at most."""
 SCAN = 4000
 """Characters of a message read for the query's stems it holds (snippets read as many)."""
 SESSION_K1 = 1.2
@@ -60,7 +66,9 @@ class KeywordRanker:
     neighbours; ``neighbour``: the share of its score a candidate lends each neighbour;
     ``session``: the weight of the conversation's score; ``any_window``: the newest matches of any word
     that compete to fill the pool (the ``window`` of
-    :func:`~tapestryd.queries.ftsrank.ranked_ids`; every-word matches keep its default).
+    :func:`~tapestryd.queries.ftsrank.ranked_ids`; every-word matches keep its default);
+    ``title``: the score of a conversation's opening turn when its title holds every query
+    term, as a share of the best candidate's (step 0).
     """
 
     pool: int = 100
@@ -68,20 +76,25 @@ class KeywordRanker:
     neighbour: float = 0.7
     session: float = 1.0
     any_window: int = 5000
+    title: float = 1.0
 
     def rank(self, conn: sqlite3.Connection, terms: list[str], filters: MessageFilters,
-             limit: int) -> tuple[list[tuple[int, float]], set[int]]:
+             limit: int) -> tuple[list[tuple[int, float]], dict[int, str]]:
         """``(message id, score)`` of the best ``limit`` messages for content words ``terms``, best first,
-        and the ids among them that hold none of the words (found through a neighbouring turn).
+        and why those among them that hold none of the words came: ``next_to_match`` (a
+        neighbouring turn) or ``title_match`` (their conversation's title holds the words).
 
         ``score`` is the negated combined score (lower is better). Every returned message
         passes ``filters``. Raises StoreError on a database error.
         """
         if not terms or limit <= 0:
-            return [], set()
+            return [], {}
         base = self.candidates(conn, terms, filters, max(self.pool, limit))
-        if not base:
-            return [], set()
+        openings = [i for i in titled_openings(conn, terms, filters, TITLED) if i not in base] if self.title else []
+        if not base and not openings:
+            return [], {}
+        top = max(base.values(), default=1.0)
+        base.update({i: self.title * top for i in openings})
         scores = dict(base)
         best = sorted(base, key=lambda i: (-base[i], i))
         if self.neighbour:
@@ -97,7 +110,8 @@ class KeywordRanker:
         if self.session:
             self._add_sessions(conn, scores, base, terms, filters)
         order = sorted(scores, key=lambda i: (-scores[i], i))[:limit]
-        return [(i, -scores[i]) for i in order], {i for i in order if i not in base}
+        marks = {i: "next_to_match" for i in order if i not in base} | {i: "title_match" for i in openings}
+        return [(i, -scores[i]) for i in order], {i: mark for i, mark in marks.items() if i in scores and i in order}
 
     def candidates(self, conn: sqlite3.Connection, terms: list[str], filters: MessageFilters,
                    size: int) -> dict[int, float]:

@@ -231,7 +231,8 @@ def search_messages(reader: Reader, query: str, filters: SearchFilters = SearchF
     ``sort=time`` lists matches of every content word, then of any, to fill ``limit``.
     ``ranker`` ranks candidates holding any content word (:mod:`tapestryd.queries.rerank`),
     so a turn next to a match may come too, holding none of the words: it is marked
-    ``extra.next_to_match``. Snippets are cut
+    ``extra.next_to_match``; the opening turn of a conversation whose title holds the words
+    is marked ``extra.title_match``. Snippets are cut
     from the hits' text (:mod:`tapestryd.queries.snippets`). A query with a term of
     unsplit text (CJK, Thai, emoji) is matched by substring instead, every term required,
     newest first whatever ``sort``, score 0, the snippet around the first hit
@@ -242,14 +243,14 @@ def search_messages(reader: Reader, query: str, filters: SearchFilters = SearchF
         pattern = substring_pattern(pieces)
         return _message_details(reader, substring_ranking(reader.conn, pieces, fts_words(query), filters, limit),
                                 lambda text: _regex_snippet(pattern, text))
-    turns: set[int] = set()
+    marks: dict[int, str] = {}
     if sort == "relevance":
-        ranked, turns = ranker.rank(reader.conn, content_terms(query), filters, limit)
+        ranked, marks = ranker.rank(reader.conn, content_terms(query), filters, limit)
     else:
         ranked = fts_ranking(reader, query, filters, limit=limit, sort=sort)
     stems = query_stems(" ".join(content_terms(query)))
     hits = _message_details(reader, ranked, lambda text: snippet(text, stems))
-    return [replace(h, extra={"next_to_match": True}) if h.id in turns else h for h in hits]
+    return [replace(h, extra={marks[h.id]: True}) if h.id in marks else h for h in hits]
 
 
 def fts_ranking(reader: Reader, query: str, filters: SearchFilters = SearchFilters(), *, limit: int = 20,

@@ -8,6 +8,7 @@ import pytest
 from query_helpers import PARIS, History
 
 from tapestryd.config import load_settings
+from tapestryd.events import ConversationTitled, NewEvent, event_id
 from tapestryd.queries.reader import Reader
 from tapestryd.queries.rerank import KeywordRanker
 from tapestryd.queries.search import SearchFilters
@@ -42,7 +43,7 @@ def keys(reader: Reader, ranked: list[tuple[int, float]]) -> list[str]:
 
 def test_bare_ranking_holds_only_matches(reader: Reader) -> None:
     ranked, turns = BARE.rank(reader.conn, ["sailing", "trip"], SearchFilters(), 10)
-    assert "m2" not in keys(reader, ranked) and turns == set()
+    assert "m2" not in keys(reader, ranked) and turns == {}
     assert all(score < 0 for _, score in ranked)
 
 
@@ -50,7 +51,7 @@ def test_a_reply_enters_through_the_turn_it_answers(reader: Reader) -> None:
     ranked, turns = KeywordRanker(session=0).rank(reader.conn, ["sailing", "trip"], SearchFilters(), 10)
     found = keys(reader, ranked)
     assert "m2" in found and found.index("m2") < found.index("m7")
-    assert {k for i, k in zip([i for i, _ in ranked], found) if i in turns} == {"m2"}
+    assert {k for i, k in zip([i for i, _ in ranked], found) if turns.get(i) == "next_to_match"} == {"m2"}
     assert [s for _, s in ranked] == sorted(s for _, s in ranked)  # best (lowest) first
 
 
@@ -69,5 +70,20 @@ def test_the_conversation_whose_turns_hold_the_words_lifts_its_messages(reader: 
 
 
 def test_nothing_to_rank(reader: Reader) -> None:
-    assert KeywordRanker().rank(reader.conn, [], SearchFilters(), 10) == ([], set())
-    assert KeywordRanker().rank(reader.conn, ["zeppelin"], SearchFilters(), 10) == ([], set())
+    assert KeywordRanker().rank(reader.conn, [], SearchFilters(), 10) == ([], {})
+    assert KeywordRanker().rank(reader.conn, ["zeppelin"], SearchFilters(), 10) == ([], {})
+
+
+def test_a_conversation_is_found_by_its_title(history: History) -> None:
+    """No message says 'Postgres'; the conversation titled so opens with the first turn, marked."""
+    history.message("claude-ai:pg", at(5, 9), "How far along is it?", agent="claude-ai")
+    history.message("claude-ai:pg", at(5, 9, 1), "Halfway there", role="assistant", agent="claude-ai")
+    history.pending.append(NewEvent(event_id("test", "title"), ConversationTitled("claude-ai:pg", "Postgres_16 migration"),
+                                    at(5, 9), "claude-ai", "test#title"))
+    history.commit()
+    reader = Reader.open(load_settings(history.settings.home))
+    ranked, marks = KeywordRanker().rank(reader.conn, ["postgres_16"], SearchFilters(), 10)
+    assert keys(reader, ranked)[0] == "m1" and marks[ranked[0][0]] == "title_match"
+    assert KeywordRanker().rank(reader.conn, ["postgres_16"], SearchFilters(role="assistant"), 10)[0][0][0] == 2
+    assert KeywordRanker(title=0).rank(reader.conn, ["postgres_16"], SearchFilters(), 10) == ([], {})
+    assert KeywordRanker().rank(reader.conn, ["postgres%16"], SearchFilters(), 10) == ([], {})  # % is no wildcard
