@@ -313,16 +313,18 @@ def document_frequencies(conn: sqlite3.Connection, stems: list[str]) -> tuple[di
 def titled_openings(conn: sqlite3.Connection, terms: list[str], filters: MessageFilters, limit: int) -> list[int]:
     """The first message (passing ``filters``) of each conversation whose title holds every term, at most ``limit``.
 
-    A term is matched as a case-insensitive substring of the title (a phrase as written);
-    conversations active most recently come first. Conversations with no message passing
-    the filters are left out. Raises StoreError on a database error.
+    A term is matched as a substring of the title, ASCII letters in either case (SQLite's
+    ``LIKE``; a phrase as written). Of the ``4 * limit`` most recently active such
+    conversations, those with a message passing the filters count, most recent first.
+    Raises StoreError on a database error.
     """
     if not terms or limit <= 0:
         return []
     where, params = message_where(filters)
-    likes = " AND ".join(r"lower(c.title) LIKE ? ESCAPE '\'" for _ in terms)
+    likes = " AND ".join(r"title LIKE ? ESCAPE '\'" for _ in terms)
     patterns = ["%" + t.replace("\\", "\\\\").replace("%", r"\%").replace("_", r"\_") + "%" for t in terms]
     sql = (f"SELECT (SELECT m.id FROM messages m WHERE m.conversation = c.key{where} ORDER BY m.ts, m.id LIMIT 1)"
-           f" AS opening FROM conversations c WHERE {likes} AND opening IS NOT NULL ORDER BY c.last_ts DESC LIMIT ?")
+           f" FROM (SELECT key, last_ts FROM conversations WHERE {likes} ORDER BY last_ts DESC LIMIT ?) c")
     with translate_errors(conn):
-        return [int(i) for (i,) in conn.execute(sql, (*params, *patterns, limit))]
+        found = [int(i) for (i,) in conn.execute(sql, (*params, *patterns, 4 * limit)) if i is not None]
+    return found[:limit]
