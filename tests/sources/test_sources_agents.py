@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import shutil
+import sqlite3
 from pathlib import Path
 
 from agents_helpers import (
@@ -238,3 +239,22 @@ def test_a_gemini_subagent_chat_joins_its_parent_conversation(store: EventStore,
     found = messages(paths_for(settings).projections_db, "gemini-cli")
     assert {conv for conv, *_ in found} == {f"gemini:{parent}"}
     assert [text for _, _, text, side in found if side] == ["tide B"]
+
+
+def test_an_older_opencode_database_without_change_times_is_read(store: EventStore, settings: Settings,
+                                                                tmp_path: Path) -> None:
+    """Tables without time_updated (message with created_at only, part with no times): read whole, once."""
+    db = tmp_path / "opencode.db"
+    with sqlite3.connect(db) as conn:
+        conn.executescript("""
+            CREATE TABLE session (id TEXT PRIMARY KEY, title TEXT);
+            CREATE TABLE message (id TEXT PRIMARY KEY, session_id TEXT, created_at INTEGER, data TEXT);
+            CREATE TABLE part (id TEXT PRIMARY KEY, message_id TEXT, session_id TEXT, data TEXT);
+            INSERT INTO session VALUES ('s', 'Old one');
+            INSERT INTO message VALUES ('m1', 's', 1772700000000, '{"role": "user"}');
+            INSERT INTO part VALUES ('p1', 'm1', 's', '{"type": "text", "text": "an old question"}');""")
+    conn.close()
+    assert ingest(store, settings, db)["totals"]["messages_new"] == 1
+    with open_readonly(str(db)) as conn:
+        assert len([i for i in read_changes(conn, Origin(str(db), "", "opencode"), 0).items
+                    if isinstance(i, NewEvent)]) == 2  # its title and its message

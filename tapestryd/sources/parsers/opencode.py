@@ -3,7 +3,9 @@
 Tables as written by OpenCode (``session.sql.ts``): ``session(id, parent_id, directory,
 title, time_created, time_updated, ...)``, ``message(id, session_id, time_created,
 time_updated, data)`` and ``part(id, message_id, session_id, time_created, time_updated,
-data)``; ``data`` is JSON, times are epoch milliseconds. A message's ``data`` holds its
+data)``; ``data`` is JSON, times are epoch milliseconds. Columns an older database lacks
+(``time_updated``, ``parent_id``, ``directory``; ``created_at`` for ``time_created``) are
+read as their nearest kin or as null, so the whole database is read each time instead. A message's ``data`` holds its
 ``role`` (``user`` / ``assistant``), ``time.created`` / ``time.completed``, ``modelID``;
 a part's ``data`` has a ``type``: ``text`` (with ``text``; ``synthetic`` ones are
 injected by OpenCode, not said), ``reasoning``, ``tool``, ``file``, ``step-start``...
@@ -105,10 +107,11 @@ def read_changes(conn: sqlite3.Connection, origin: Origin, since: int) -> Change
     changes = Changes(position=since)
     sessions = _sessions(conn, since, origin, changes)
     held: list[int] = []
+    created, updated = _column(conn, "message", "time_created", "created_at"), _time_updated(conn, "message")
     for row in conn.execute(
-            "SELECT id, session_id, time_created, time_updated, data FROM message WHERE time_updated >= ?"
-            " OR id IN (SELECT message_id FROM part WHERE time_updated >= ?) ORDER BY session_id, time_created, id",
-            (since, since)):
+            f"SELECT id, session_id, {created}, {updated}, data FROM message WHERE {updated} >= ?"
+            f" OR id IN (SELECT message_id FROM part WHERE {_time_updated(conn, 'part')} >= ?)"
+            f" ORDER BY session_id, {created}, id", (since, since)):
         _message(conn, row, sessions, origin, changes, held)
     if held:
         changes.position = min(held)
@@ -118,8 +121,9 @@ def read_changes(conn: sqlite3.Connection, origin: Origin, since: int) -> Change
 def _sessions(conn: sqlite3.Connection, since: int, origin: Origin, changes: Changes) -> dict[str, tuple[bool, str]]:
     """Every session's subagent flag (it has a parent) and directory; titles of the sessions changed since ``since``."""
     subagent: dict[str, tuple[bool, str]] = {}
+    columns = ", ".join(_column(conn, "session", name) for name in ("parent_id", "directory", "title"))
     for sid, parent, directory, title, updated in conn.execute(
-            "SELECT id, parent_id, directory, title, time_updated FROM session"):
+            f"SELECT id, {columns}, {_time_updated(conn, 'session')} FROM session"):
         subagent[sid] = (bool(parent), directory if isinstance(directory, str) else "")
         if updated is not None and updated >= since and isinstance(title, str) and title.strip():
             ts = _instant(updated)
@@ -167,7 +171,8 @@ def _parts(conn: sqlite3.Connection, mid: str) -> tuple[str, dict[str, int], int
     texts: list[str] = []
     kinds: dict[str, int] = {}
     newest = 0
-    for updated, raw in conn.execute("SELECT time_updated, data FROM part WHERE message_id = ? ORDER BY id", (mid,)):
+    for updated, raw in conn.execute(f"SELECT {_time_updated(conn, 'part')}, data FROM part WHERE message_id = ?"
+                                     " ORDER BY id", (mid,)):
         newest = max(newest, int(updated or 0))
         part = _json(raw)
         part = part if isinstance(part, dict) else {}
@@ -179,6 +184,18 @@ def _parts(conn: sqlite3.Connection, mid: str) -> tuple[str, dict[str, int], int
             name = "synthetic" if kind == "text" else kind if isinstance(kind, str) else "unknown"
             kinds[name] = kinds.get(name, 0) + 1
     return "\n\n".join(t for t in texts if t), kinds, newest
+
+
+def _column(conn: sqlite3.Connection, table: str, *names: str) -> str:
+    """The first of ``names`` that ``table`` has (a fixed name, safe in SQL), else ``NULL``."""
+    have = {row[1] for row in conn.execute(f"PRAGMA table_info({table})")}
+    return next((name for name in names if name in have), "NULL")
+
+
+def _time_updated(conn: sqlite3.Connection, table: str) -> str:
+    """``table``'s change time column, else its creation time, else 0 (every row counts as changed)."""
+    column = _column(conn, table, "time_updated", "updated_at", "time_created", "created_at")
+    return "0" if column == "NULL" else column
 
 
 def _json(raw: Any) -> Any:
