@@ -7,6 +7,8 @@
 * :meth:`Feeds.sweep` (at start, every ``sweep_interval`` seconds, after resume) walks
   the roots off the writer thread and hands the scan to the writer, which tails every
   file whose size or inode differs from its stored offset.
+* Older Gemini CLI chats (``chats/session-*.json``, rewritten whole) are read whole on the
+  writer when they change (:class:`~tapestryd.sources.wholefile.WholeFileReader`).
 * OpenCode databases are polled on the writer (:class:`~tapestryd.sources.opencode_poll.OpenCodePoller`)
   when the database or its WAL changes, and at every sweep.
 * A complete inbox file is imported on the writer by
@@ -39,6 +41,7 @@ from tapestryd.sources.inbox import ImportInterrupted, InboxWatcher, import_inbo
 from tapestryd.sources.opencode_poll import OPENCODE_FILES, OpenCodePoller, database_of
 from tapestryd.sources.tailer import SESSION_SUFFIX, TailReport, Tailer, scan_sessions
 from tapestryd.sources.watch import FolderWatcher
+from tapestryd.sources.wholefile import WholeFileReader, is_whole_chat, scan_whole_chats
 
 __all__ = ["Feeds"]
 
@@ -48,7 +51,7 @@ SHOWN_PROBLEMS = 3  # problems of one tail pass copied into the daemon's last er
 
 
 def _is_watched(path: str) -> bool:
-    return path.endswith(SESSION_SUFFIX) or os.path.basename(path) in OPENCODE_FILES
+    return path.endswith(SESSION_SUFFIX) or os.path.basename(path) in OPENCODE_FILES or is_whole_chat(path)
 
 
 class Feeds:
@@ -66,6 +69,7 @@ class Feeds:
                              archive=archive_for(settings),
                              agents={p: settings.agent_for_parser(p) for p in ("codex", "gemini")})
         self.poller = OpenCodePoller(writer.runtime.store, agent=settings.agent_for_parser("opencode"), screen=screen)
+        self.whole = WholeFileReader(writer.runtime.store, agent=settings.agent_for_parser("gemini"), screen=screen)
         self.watcher = FolderWatcher(self._changed, accept=_is_watched, debounce=sources.debounce,
                                      polling=sources.polling)
         self.inbox = InboxWatcher(sources.inbox, self._inbox_ready, polling=sources.polling,
@@ -106,8 +110,9 @@ class Feeds:
     def sweep(self) -> None:
         """Scan the roots here; tail on the writer every file that differs from its offset."""
         self.watcher.refresh()
-        scan = {p: v for p, v in scan_sessions(Path(r) for r in (*self.roots, *self.gemini_roots)).items()
-                if self._tailed(p) and not self._excluded(p)}
+        found = {**scan_sessions(Path(r) for r in (*self.roots, *self.gemini_roots)),
+                 **scan_whole_chats(self.gemini_roots)}
+        scan = {p: v for p, v in found.items() if self._tailed(p) and not self._excluded(p)}
         with self._lock:
             self._known = set(scan)
         self.state.record_sweep(len(scan))
@@ -180,10 +185,11 @@ class Feeds:
             close_days(self.writer.runtime, SystemClock())
 
     def _read(self, paths: list[str]) -> list[TailReport]:
-        """Tail the session files of ``paths`` and poll the OpenCode databases among them."""
+        """Tail the session files of ``paths``, poll its OpenCode databases, read its whole-object chats."""
         polled = [self.poller.poll(db) for db in paths if db in self.databases and not self._held()]
-        return [*self.tailer.tail_many([p for p in paths if p not in self.databases], should_stop=self._held),
-                *polled]
+        whole = [self.whole.read(p) for p in paths if is_whole_chat(p) and not self._held()]
+        lines = [p for p in paths if p not in self.databases and not is_whole_chat(p)]
+        return [*self.tailer.tail_many(lines, should_stop=self._held), *polled, *whole]
 
     def _held(self) -> bool:
         """Whether tailing must stop now: shutdown, pause, or storage that failed."""

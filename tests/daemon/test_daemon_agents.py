@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import random
 import signal
 import sqlite3
@@ -133,3 +134,18 @@ def test_sigkill_while_agents_write_loses_and_repeats_nothing(agents_daemon: tup
     tracebacks = daemon.log.read_text().split("Traceback (most recent call last):")[1:]
     # a projector child still starting when its parent is killed may die in multiprocessing's spawn_main
     assert all("spawn_main" in trace.split("\n", 3)[2] for trace in tracebacks), tracebacks
+
+
+def test_an_older_gemini_json_chat_rewritten_whole_is_captured(agents_daemon: tuple[Daemon, Path, Path, Path]) -> None:
+    """chats/session-*.json is read whole at each rewrite; turns already stored are not stored again."""
+    daemon, _, gemini, _ = agents_daemon
+    chat = gemini / "a1b2" / "chats" / "session-2025-11-20T19-00-old.json"
+    turns = [{"id": "a", "timestamp": "2025-11-20T19:00:05.000Z", "type": "user", "content": "first kakapoone"}]
+    header = {"sessionId": "old", "projectHash": "a1b2", "startTime": "2025-11-20T19:00:00.000Z"}
+    chat.write_text(json.dumps({**header, "messages": turns}, indent=2))
+    daemon.start()
+    wait_for(lambda: found(daemon, "kakapoone"))
+    turns.append({"id": "b", "timestamp": "2025-11-20T19:00:09.000Z", "type": "gemini", "content": "then kakapotwo"})
+    chat.write_text(json.dumps({**header, "messages": turns}, indent=2))
+    assert wait_for(lambda: found(daemon, "kakapotwo")) == ["gemini-cli"]
+    assert len(daemon.messages()) == 2 == daemon.event_count()
