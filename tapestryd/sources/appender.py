@@ -17,7 +17,7 @@ import structlog
 
 from tapestryd.events.store import AppendResult, EventStore
 from tapestryd.events.types import MessageRecorded, NewEvent
-from tapestryd.sources.receipts import FileReceipt, Tally, finished_id, scrub
+from tapestryd.sources.receipts import FileReceipt, Tally, scrub
 from tapestryd.sources.screen import Screen
 
 __all__ = ["BATCH", "BatchAppender", "FileRun"]
@@ -29,10 +29,12 @@ BATCH = 5000
 
 @dataclass
 class FileRun:
-    """One file being imported: its receipt, privacy screen, tally and events not yet screened."""
+    """One file being imported: its receipt, privacy screen, the event id its receipt is logged
+    under, its tally and events not yet screened."""
 
     receipt: FileReceipt
     screen: Screen
+    finished_id: str
     chunk: list[NewEvent] = field(default_factory=list)
 
     def __post_init__(self) -> None:
@@ -52,7 +54,7 @@ class FileRun:
         r = self.receipt
         log.info("import.finished", path=r.path, parser=r.parser, messages_new=r.messages["new"],
                  messages_known=r.messages["known"], errors=r.error_count)
-        return NewEvent(finished_id(r.sha256), r.finished_event(), datetime.now(timezone.utc),
+        return NewEvent(self.finished_id, r.finished_event(), datetime.now(timezone.utc),
                         r.agent, r.path)
 
 

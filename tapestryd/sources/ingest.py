@@ -6,9 +6,10 @@ in batches of about :data:`BATCH` per transaction, shared by the files of one in
 (:mod:`tapestryd.sources.appender`), after the privacy screen
 (:mod:`tapestryd.sources.screen`). Around the messages it records an
 ``ImportReceived`` and an ``ImportFinished`` (the receipt) whose event ids derive from the
-file's sha256, so importing an identical file again adds no event at all: such a file, once
-its receipt is in the log (same importer version, same parser), is answered from that
-receipt without being parsed (:meth:`FileReceipt.from_finished`).
+file's sha256 and how it is read, so importing an identical file again adds no event at all:
+such a file, once its receipt is in the log (same importer version, parser, agent label and
+privacy settings), is answered from that receipt without being parsed
+(:meth:`FileReceipt.from_finished`).
 
 Counting, per file: a message is *new* when any of its events (streamed parts) was new,
 else *known*; a conversation is *new* when every message of it was new, *updated* when
@@ -53,7 +54,7 @@ from tapestryd.sources.parsers.archives import Archive, ZipLimits
 from tapestryd.sources.parsers.base import Origin, Skip
 from tapestryd.sources.parsers.detect import HEAD_SIZE, ZIP_MAGIC, detect_format, get_parser, preview
 from tapestryd.sources.parsers.subagents import mark_subagents
-from tapestryd.sources.receipts import FileReceipt, Receipt, finished_id, received_id
+from tapestryd.sources.receipts import FileReceipt, Receipt, receipt_ids
 from tapestryd.sources.screen import Screen, holds_marker
 
 __all__ = ["BATCH", "FileReceipt", "Progress", "Receipt", "export_named", "ingest_file", "ingest_paths"]
@@ -284,13 +285,17 @@ def _ingest_source(store: EventStore, src: _Source, ctx: _Context) -> FileReceip
 
 
 def _known_receipt(store: EventStore, src: _Source, sha: str, name: str, ctx: _Context) -> FileReceipt | None:
-    """The receipt of a file this importer version already read whole with the same parser, else None."""
-    finished = store.find(finished_id(sha))
-    received = store.find(received_id(sha)) if finished is not None else None
-    if finished is None or received is None or not isinstance(finished.event, ImportFinished) \
-            or not isinstance(received.event, ImportReceived) or received.event.parser != name:
+    """The receipt of a file this importer version already read whole the same way, else None."""
+    agent = ctx.agent or ctx.settings.agent_for_parser(name)
+    finished = store.find(receipt_ids(sha, _reading(name, agent, ctx))[1])
+    if finished is None or not isinstance(finished.event, ImportFinished):
         return None
-    return FileReceipt.from_finished(src.display, finished.event, name, ctx.agent or finished.agent)
+    return FileReceipt.from_finished(src.display, finished.event, name, agent)
+
+
+def _reading(name: str, agent: str, ctx: _Context) -> str:
+    """What besides the bytes decides a file's events: parser, agent label, privacy settings."""
+    return f"{name}\x1f{agent}\x1f{ctx.settings.privacy!r}"
 
 
 def _format_of(head: bytes, src: _Source, forced: str) -> str:
@@ -309,9 +314,10 @@ def _import(store: EventStore, src: _Source, sha: str, name: str, ctx: _Context)
     agent = ctx.agent or ctx.settings.agent_for_parser(name)
     origin = Origin(src.display, sha, agent)
     receipt = FileReceipt(src.display, sha, name, agent)
-    run = FileRun(receipt, _screen(store, src, name, origin, ctx))
+    received_id, finished_id = receipt_ids(sha, _reading(name, agent, ctx))
+    run = FileRun(receipt, _screen(store, src, name, origin, ctx), finished_id)
     received = ImportReceived(sha, src.display, src.size, name)
-    ctx.appender.add(run, NewEvent(received_id(sha), received, _now(), agent, src.display))
+    ctx.appender.add(run, NewEvent(received_id, received, _now(), agent, src.display))
     try:
         with src.open() as raw:
             for item in mark_subagents(get_parser(name).parse(ctx.meter.wrap(raw, src.display), origin), src.display):

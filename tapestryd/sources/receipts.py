@@ -13,10 +13,12 @@ In the totals an *updated* conversation counts as known (it was there before). `
 is true only when nothing could be imported: no message new or known and some error.
 
 A file's receipt is logged as ``ImportReceived`` / ``ImportFinished`` events whose ids derive
-from the file's sha256 and :data:`IMPORTER_VERSION` (:func:`received_id`, :func:`finished_id`):
-a file imported before, by this version of the importers, is answered from its receipt
-(:meth:`FileReceipt.from_finished`) without being parsed again, while a newer version, whose
-parsers may read more of the same bytes, reads it once more.
+from the file's sha256, :data:`IMPORTER_VERSION` and how it was read (parser, agent label,
+privacy settings: what else decides its events; :func:`receipt_ids`). A file imported before
+the same way, by this version of the importers, is answered from its receipt
+(:meth:`FileReceipt.from_finished`) without being parsed again; a newer version, whose
+parsers may read more of the same bytes, or other settings (an exclusion lifted) read it
+once more.
 """
 
 from __future__ import annotations
@@ -30,8 +32,8 @@ from typing import Any
 from tapestryd.events.codec import decode, encode
 from tapestryd.events.types import ImportFinished, NewEvent, event_id
 
-__all__ = ["IMPORTER_VERSION", "MAX_LISTED_ERRORS", "FileReceipt", "Receipt", "Tally", "clean", "finished_id",
-           "received_id", "scrub"]
+__all__ = ["IMPORTER_VERSION", "MAX_LISTED_ERRORS", "FileReceipt", "Receipt", "Tally", "clean", "receipt_ids",
+           "scrub"]
 
 MAX_LISTED_ERRORS = 50
 IMPORTER_VERSION = 2
@@ -39,16 +41,11 @@ IMPORTER_VERSION = 2
 _MORE = "… and "
 
 
-def received_id(sha256: str) -> str:
-    """The event id of the ImportReceived of the file with this sha256, for this importer version."""
-    return event_id("import", sha256, "received") if IMPORTER_VERSION == 1 else \
-        event_id("import", sha256, "received", str(IMPORTER_VERSION))
-
-
-def finished_id(sha256: str) -> str:
-    """The event id of the ImportFinished (the receipt) of the file with this sha256, for this importer version."""
-    return event_id("import", sha256, "finished") if IMPORTER_VERSION == 1 else \
-        event_id("import", sha256, "finished", str(IMPORTER_VERSION))
+def receipt_ids(sha256: str, reading: str) -> tuple[str, str]:
+    """``(ImportReceived id, ImportFinished id)`` of the file with this sha256 read by this importer
+    version the way ``reading`` says (any text naming the parser and the settings that shape the events)."""
+    return (event_id("import", sha256, "received", str(IMPORTER_VERSION), reading),
+            event_id("import", sha256, "finished", str(IMPORTER_VERSION), reading))
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
 

@@ -10,7 +10,9 @@ screens its batches with one :class:`Screen`:
   stored before the marker appeared leaves the projections;
 * agents and project paths matching ``[privacy] exclude_agents`` / ``exclude_projects``
   are skipped (``excluded-agent``, ``excluded-project``; the project is a message's
-  ``cwd``);
+  ``cwd``); so are the titles of a conversation one of whose messages this screen found in
+  an excluded project, in the same batch or an earlier one (a Claude Code session's title
+  may be its first prompt);
 * with ``redact_at_rest = true`` secrets are replaced before storing
   (:func:`tapestryd.privacy.redact_at_rest`).
 
@@ -84,6 +86,7 @@ class Screen:
         self._forgotten: set[str] = set()
         self._not_forgotten: set[str] = set()  # looked up during the current batch only
         self._agents: dict[str, bool] = {}  # agent label -> excluded
+        self._excluded: set[str] = set()  # conversations with a message in an excluded project
 
     def learn(self, events: Iterable[object]) -> None:
         """Note the conversations of ``events`` (a first pass over a file) that hold a marker."""
@@ -94,6 +97,8 @@ class Screen:
     def screen(self, batch: list[NewEvent]) -> Screened:
         """The batch as it may be stored (see the module docstring)."""
         self.learn(batch)
+        if self.exclusions.projects:
+            self._excluded.update(new.event.conversation for new in batch if self._in_excluded_project(new))
         self._not_forgotten.clear()
         out = Screened([])
         marked_now: dict[str, NewEvent] = {}
@@ -116,12 +121,17 @@ class Screen:
             return ""
         if self._excludes_agent(new.agent):
             return "excluded-agent"
-        if (self.exclusions.projects and isinstance(new.event, MessageRecorded)
-                and self.exclusions.excludes_project(str(new.event.meta.get("cwd") or ""))):
+        if self.exclusions.projects and (self._in_excluded_project(new) or conv in self._excluded
+                                         and isinstance(new.event, ConversationTitled)):
             return "excluded-project"
         if conv in self.marked:
             return "exclusion-marker"
         return "forgotten-conversation" if self._is_forgotten(conv) else ""
+
+    def _in_excluded_project(self, new: NewEvent) -> bool:
+        """Whether ``new`` is a message whose ``cwd`` is in an excluded project."""
+        event = new.event
+        return isinstance(event, MessageRecorded) and self.exclusions.excludes_project(str(event.meta.get("cwd") or ""))
 
     def _excludes_agent(self, agent: str) -> bool:
         """``exclusions.excludes_agent``, matched once per agent label (a batch has one or two)."""

@@ -32,7 +32,8 @@ def export(tmp_path: Path, *messages: dict[str, Any]) -> Path:
 def stored(projector: Projector) -> dict[str, tuple[str, dict[str, Any], dict[str, int]]]:
     projector.catch_up()
     return {key: (text, json.loads(meta), json.loads(skipped))
-            for key, text, meta, skipped in rows(projector.conn, "SELECT message_key, text, meta, skipped FROM messages")}
+            for key, text, meta, skipped in rows(projector.conn,
+                                                 "SELECT message_key, text, meta, skipped FROM messages")}
 
 
 def test_a_message_of_only_files_is_kept_with_their_names(tmp_path: Path, store: EventStore, settings: Settings,

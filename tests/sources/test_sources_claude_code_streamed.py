@@ -79,7 +79,8 @@ def test_a_private_span_and_a_secret_split_across_records_stay_hidden(tmp_path: 
     token = "Zq8xK2mP9vL4tR7wN1cB6yH3jF5dG0sA"
     session = write(tmp_path / "projects" / "p" / f"{SESSION}.jsonl", PROMPT,
                     record("a1", "2026-03-02T10:00:00Z", text("The code is <private>4312")),
-                    record("a2", "2026-03-02T10:00:01Z", text("9876</private> and then call with Authorization: Bearer")),
+                    record("a2", "2026-03-02T10:00:01Z",
+                           text("9876</private> and then call with Authorization: Bearer")),
                     record("a3", "2026-03-02T10:00:02Z", text(f"{token} as the header.")))
     ingest(store, settings, session)
     projector.catch_up()

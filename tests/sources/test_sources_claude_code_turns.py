@@ -13,6 +13,7 @@ from tapestryd.events.codec import decode
 from tapestryd.events.store import EventStore
 from tapestryd.events.types import ConversationTitled
 from tapestryd.projections import Projector
+from tapestryd.sources.parsers.claude_code_turns import prompt_title
 
 SESSION = "7e57-0000-4000-8000-00000000000b"
 CONV = f"claude-code:{SESSION}"
@@ -144,3 +145,28 @@ def test_a_title_logged_before_kinds_existed_decodes_as_a_sessions_own_title() -
     """An old log's ConversationTitled payload (no ``kind``) still replays, as kind ''."""
     old = decode("ConversationTitled", 1, json.dumps({"conversation": CONV, "title": "From 2025", "updated": ""}))
     assert old == ConversationTitled(CONV, "From 2025", "", "")
+
+
+def test_a_prompt_title_shows_nothing_private_or_secret(tmp_path: Path, store: EventStore, settings: Settings,
+                                                        projector: Projector) -> None:
+    """A private span opened on the first line hides the lines after it; a secret on the first line is redacted."""
+    hidden = Lines().user("<private>\nmy bank pin is 4312\n</private>\nWhat does this error mean?")
+    ingest(store, settings, hidden.write(tmp_path / "a"))
+    assert title(projector) == "What does this error mean?"
+    token = "ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"
+    assert prompt_title(f"Why is {token} rejected?\nmore") == "Why is [secret:github-token] rejected?"
+
+
+def test_a_session_in_an_excluded_project_leaves_no_title(home: Path, tmp_path: Path) -> None:
+    """Its first prompt would be its title: excluded with its messages, a summary logged before them too."""
+    from tapestryd.config import load_settings
+
+    (home / "tapestry.toml").write_text('[privacy]\nexclude_projects = ["/clients/*"]\n')
+    settings = load_settings(home)
+    path = (Lines().add("summary", summary="Acme merger plan")
+            .user("Draft the acme merger terms", cwd="/clients/acme").write(tmp_path))
+    log = EventStore(tmp_path / "events.db")
+    receipt = ingest(log, settings, path)
+    logged = " ".join(e.event.title for e in log.read() if isinstance(e.event, ConversationTitled))
+    log.close()
+    assert receipt["totals"]["skipped"]["excluded-project"] == 1 and "acme" not in logged.lower()

@@ -26,17 +26,21 @@ from typing import Any
 
 from tapestryd.privacy import outbound
 
-__all__ = ["COMPACT_PREFIX", "PROMPT_TITLE_CHARS", "TITLE_RECORDS", "is_command_envelope", "prompt_title",
-           "queued_prompt"]
+__all__ = ["COMPACT_PREFIX", "PROMPT_TITLE_CHARS", "TITLE_RECORDS", "TITLE_SOURCE_CHARS", "is_command_envelope",
+           "prompt_title", "queued_prompt"]
 
 COMPACT_PREFIX = "This session is being continued from a previous conversation that ran out of context"
 
 PROMPT_TITLE_CHARS = 80
 """Longest title made from a prompt, in characters (cut at a word, ``…`` added)."""
 
+TITLE_SOURCE_CHARS = 64 << 10
+"""Characters of a prompt's first line read for its title (see :func:`prompt_title`)."""
+
 TITLE_RECORDS = {"custom-title": ("customTitle", "custom"), "ai-title": ("aiTitle", "ai")}
 """Record type → (the field holding the title, ``ConversationTitled.kind``)."""
 
+_PRIVATE_TAG = re.compile(r"<private", re.IGNORECASE)
 _SPACES = re.compile(r"[ \t\f\v]+")
 _LINE_BREAK = re.compile(r"[\r\n]+")  # not str.splitlines: U+2028 and U+2029 inside a prompt are text
 _ENVELOPE = re.compile(
@@ -47,6 +51,11 @@ _ENVELOPE = re.compile(
 def is_command_envelope(text: str) -> bool:
     """Whether ``text`` is nothing but slash-command envelopes (and whitespace)."""
     return text.lstrip().startswith("<") and not _ENVELOPE.sub("", text).strip()
+
+
+def _first_line(text: str) -> str:
+    """The first line of ``text`` that is not blank, stripped (``""`` when there is none)."""
+    return next((s.strip() for s in _LINE_BREAK.split(text) if s.strip()), "")
 
 
 def queued_prompt(rec: dict[str, Any]) -> str | None:
@@ -72,9 +81,15 @@ def queued_prompt(rec: dict[str, Any]) -> str | None:
 
 def prompt_title(text: str) -> str:
     """A title from a prompt: its first non-blank line as it may leave the log, at most
-    :data:`PROMPT_TITLE_CHARS` characters; ``""`` when nothing is left."""
-    line = next((s.strip() for s in _LINE_BREAK.split(outbound(text)) if s.strip()), "")
-    line = _SPACES.sub(" ", line)
+    :data:`PROMPT_TITLE_CHARS` characters; ``""`` when nothing is left.
+
+    Only that line's first :data:`TITLE_SOURCE_CHARS` characters are filtered (a prompt may
+    be megabytes on one line; a secret cut there lies far past any title), unless the prompt
+    holds a private tag: a span opened on one line hides the lines after it, so then the whole
+    is filtered.
+    """
+    shown = outbound(text) if _PRIVATE_TAG.search(text) else outbound(_first_line(text)[:TITLE_SOURCE_CHARS])
+    line = _SPACES.sub(" ", _first_line(shown))
     if len(line) <= PROMPT_TITLE_CHARS:
         return line
     cut = line[:PROMPT_TITLE_CHARS - 1]
