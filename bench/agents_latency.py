@@ -26,7 +26,7 @@ from typing import Any, Callable
 from daemon_common import summary, wait_for, write_json
 
 from tapestryd.config import load_settings
-from tapestryd.daemon.client import request
+from tapestryd.wire.client import request
 from tapestryd.errors import DaemonError
 from tapestryd.paths import paths_for
 

@@ -17,9 +17,9 @@ from pathlib import Path
 from typing import Any, Callable
 
 from tapestryd.config import load_settings
-from tapestryd.daemon.client import request
 from tapestryd.errors import DaemonError
 from tapestryd.paths import paths_for
+from tapestryd.wire.client import request
 
 OUT = Path(__file__).resolve().parent / "out"
 BIN = Path(sys.executable).parent

@@ -48,11 +48,17 @@ import numpy as np
 
 from tapestryd.clock import SystemClock
 from tapestryd.config import load_settings
-from tapestryd.daemon.dayclose import close_days
-from tapestryd.daemon.ops.quality_ops import node_summarize
-from tapestryd.daemon.runtime import Runtime
-from tapestryd.daemon.summarizer import Target, summarize_dirty
-from tapestryd.events.types import MessageRecorded, NewEvent, event_id, format_utc, parse_utc
+from tapestryd.events.types import (
+    MessageRecorded,
+    NewEvent,
+    event_id,
+    format_utc,
+    parse_utc,
+)
+from tapestryd.operations.dayclose import close_days
+from tapestryd.operations.quality import node_summarize
+from tapestryd.operations.runtime import Runtime
+from tapestryd.operations.summarizer import Target, summarize_dirty
 from tapestryd.quality.drift import measure_drift, read_versions
 from tapestryd.quality.evaluate import Homed, evaluate_levels, fit_corpus, home_facts
 from tapestryd.quality.facts import load_facts

@@ -43,8 +43,8 @@ from pathlib import Path
 from typing import Any, Callable
 
 from tapestryd.config import load_settings
-from tapestryd.daemon.runtime import Runtime
 from tapestryd.events.types import parse_utc
+from tapestryd.operations.runtime import Runtime
 from tapestryd.projections.tfidf import SimilarityIndex
 from tapestryd.queries.hybrid import hybrid_search
 from tapestryd.queries.reader import Reader
@@ -109,10 +109,11 @@ def import_split(data: Path, home: Path, *, summaries: bool) -> dict[str, Any]:
 
 def summarize_all(home: Path) -> dict[str, Any]:
     """Close every day and summarize every node with the offline extractive provider."""
-    from tapestryd.daemon.local import call_local
+    from tapestryd.operations.dispatch import run_here
+    from tapestryd.operations.requests import IterateRequest
 
     started = time.monotonic()
-    result = call_local(load_settings(home), "iterate", {})
+    result = run_here(load_settings(home), IterateRequest()).to_json()
     return {"seconds": round(time.monotonic() - started, 2), "summarized": result.get("summarized", result)}
 
 

@@ -37,10 +37,10 @@ from textgen import TextGen
 
 from tapestryd.clock import FixedClock
 from tapestryd.config import load_settings
-from tapestryd.daemon.dayclose import close_days
-from tapestryd.daemon.runtime import Runtime
-from tapestryd.daemon.summarizer import Target, summarize_dirty
 from tapestryd.events import MessageRecorded, NewEvent, event_id, format_utc
+from tapestryd.operations.dayclose import close_days
+from tapestryd.operations.runtime import Runtime
+from tapestryd.operations.summarizer import Target, summarize_dirty
 from tapestryd.queries.reader import Reader
 from tapestryd.queries.tree import hierarchy_status, status_view
 from tapestryd.summarize import Budget, ExtractiveSummarizer, Summary, SummaryRequest

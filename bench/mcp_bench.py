@@ -30,7 +30,7 @@ from mcp.client.stdio import StdioServerParameters, stdio_client
 from query_bench import PROJECTS, build, queries, start_daemon, stats, wait_warm
 
 from tapestryd.config import load_settings
-from tapestryd.daemon.client import request
+from tapestryd.wire.client import request
 from tapestryd.paths import paths_for
 
 OUT = Path(__file__).resolve().parent / "out"

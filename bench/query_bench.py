@@ -40,13 +40,19 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from textgen import TOPIC_WORDS, TextGen  # noqa: E402
 
 from tapestryd.config import load_settings  # noqa: E402
-from tapestryd.daemon.client import request  # noqa: E402
 from tapestryd.errors import DaemonError  # noqa: E402
 from tapestryd.events.store import EventStore  # noqa: E402
-from tapestryd.events.types import DayClosed, MessageRecorded, NewEvent, NodeSummarized, event_id  # noqa: E402
+from tapestryd.events.types import (  # noqa: E402
+    DayClosed,
+    MessageRecorded,
+    NewEvent,
+    NodeSummarized,
+    event_id,
+)
 from tapestryd.paths import paths_for  # noqa: E402
 from tapestryd.projections import Projector, default_projections  # noqa: E402
 from tapestryd.projections.tfidf import SimilarityIndex  # noqa: E402
+from tapestryd.wire.client import request  # noqa: E402
 
 OUT = Path(__file__).resolve().parent / "out"
 HOME = OUT / "query-home"

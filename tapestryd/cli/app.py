@@ -11,7 +11,7 @@ import json
 import sys
 from enum import Enum
 from pathlib import Path
-from typing import Any, Callable, Optional
+from typing import TYPE_CHECKING, Any, Callable, Optional
 
 import typer
 from typer.core import TyperOption
@@ -19,6 +19,9 @@ from typer.core import TyperOption
 from tapestryd.cli.render import printable
 from tapestryd.config import Settings, load_settings, resolve_home
 from tapestryd.errors import TapestryError
+
+if TYPE_CHECKING:
+    from tapestryd.operations.base import Progress
 
 __all__ = ["Format", "app", "call", "emit", "emit_lines", "settings", "warn"]
 
@@ -98,29 +101,30 @@ def warn(message: str) -> None:
     typer.echo(message, err=True)
 
 
-def call(ctx: typer.Context, op: str, args: dict[str, Any], *, local_args: Optional[dict[str, Any]] = None,
+def call(ctx: typer.Context, request: type[Any], args: dict[str, Any], *, progress: Optional[Progress] = None,
          timeout: float = 30.0) -> Any:
-    """Run ``op`` through the daemon when it listens, else in this process.
+    """Run the operation whose request type is ``request``, with fields ``args``, through the
+    daemon when it listens, else in this process; returns the result's JSON.
 
-    Read ops answered locally say so on stderr. ``local_args`` are added only when the
-    op runs here (a progress callback, for instance).
+    Read ops answered locally say so on stderr. ``progress`` is used only when the op runs here.
+    A key of ``args`` that is not a field of ``request`` raises TapestryError.
     """
-    from tapestryd.daemon.local import call as call_here_or_daemon
+    from tapestryd.operations.dispatch import call_json
 
     conf = settings(ctx)
-    return call_here_or_daemon(conf, op, args, timeout=timeout, local_args=local_args,
-                               on_local=lambda name: _say_local(conf, name))
+    return call_json(conf, request, args, timeout=timeout, progress=progress,
+                     on_local=lambda name: _say_local(conf, name))
 
 
 def _say_local(conf: Settings, op: str) -> None:
     """Before a read op runs here: say so, and warn when the projections lag behind the log
     (an import cut short), since the answer then misses what they have not applied."""
-    from tapestryd.daemon.ops import find_op
+    from tapestryd.operations.base import READ
+    from tapestryd.operations.registry import OPERATIONS
     from tapestryd.paths import paths_for
     from tapestryd.queries.status import events_behind
 
-    spec = find_op(op)
-    if spec is None or spec.kind != "read":
+    if OPERATIONS[op].kind != READ:
         return
     warn("tapestryd is not running; answering from the database read-only")
     behind = events_behind(paths_for(conf))

@@ -1,6 +1,6 @@
 """Archive commands: ``archive list`` and ``archive extract``.
 
-Both only read ``<data>/archive/archive.db`` (:mod:`tapestryd.daemon.ops.archive_ops`), so
+Both only read ``<data>/archive/archive.db`` (:mod:`tapestryd.operations.archive`), so
 they run here, beside a running daemon too.
 """
 
@@ -25,7 +25,7 @@ app.add_typer(archive_app, name="archive")
 @archive_app.command("list")
 def list_files(ctx: typer.Context, fmt: Format = typer.Option(Format.text, "-f", "--format")) -> None:
     """Archived files: id, version, original and stored size, last capture, path."""
-    from tapestryd.daemon.ops.archive_ops import list_archive_offline
+    from tapestryd.operations.archive import list_archive_offline
 
     emit(list_archive_offline(settings(ctx)), fmt, _render_list)
 
@@ -57,7 +57,7 @@ def extract(ctx: typer.Context,
             version: Optional[int] = typer.Option(None, "--version", help="An older version of the path (default: "
                                                   "the newest).")) -> None:
     """Write an archived file's exact bytes to stdout or --out."""
-    from tapestryd.daemon.ops.archive_ops import extract_offline
+    from tapestryd.operations.archive import extract_offline
 
     file, blocks = extract_offline(settings(ctx), ref, version=version)
     if out is None:

@@ -12,6 +12,8 @@ from tapestryd.cli.app import Format, app, call, emit, emit_lines, settings, war
 from tapestryd.cli.render import render_conversation, render_conversations, render_hits, render_receipt, render_stats
 from tapestryd.config import default_config_file, load_settings, resolve_home, system_timezone
 from tapestryd.errors import DiskFullError, TapestryError
+from tapestryd.operations.requests import (ConversationsRequest, IngestRequest, NodeRequest, RebuildRequest,
+                                           SearchRequest, ShowRequest, StatsRequest)
 from tapestryd.paths import paths_for
 
 __all__: list[str] = []
@@ -67,7 +69,7 @@ def ingest(ctx: typer.Context,
     args = {"paths": [str(p.resolve()) for p in paths], "agent": agent, "parser": parser}
     try:
         with _progress() as progress:
-            receipt = call(ctx, "ingest", args, local_args={"_progress": progress}, timeout=3600)
+            receipt = call(ctx, IngestRequest, args, progress=progress, timeout=3600)
     except DiskFullError as exc:
         raise TapestryError(_disk_full(exc, paths)) from exc
     emit(receipt, fmt, render_receipt)
@@ -108,7 +110,12 @@ class _progress:
     """A rich progress bar over bytes read, shown on a terminal for imports over 5 MB."""
 
     def __enter__(self) -> Any:
-        from rich.progress import BarColumn, DownloadColumn, Progress, TimeRemainingColumn
+        from rich.progress import (
+            BarColumn,
+            DownloadColumn,
+            Progress,
+            TimeRemainingColumn,
+        )
 
         self.bar = Progress("[progress.description]{task.description}", BarColumn(), DownloadColumn(),
                             TimeRemainingColumn(), transient=True, disable=not sys.stderr.isatty())
@@ -167,7 +174,7 @@ def search(ctx: typer.Context,
     args = {"query": " ".join(query), "agent": agent, "role": role, "conversation": conversation, "level": level,
             "since": since, "until": until, "sort": sort, "regex": regex, "limit": limit,
             "mode": "hybrid" if hybrid else "fts", "widen": widen, "no_subagents": no_subagents, "now": now}
-    result = call(ctx, "search", args)
+    result = call(ctx, SearchRequest, args)
     if fmt is not Format.text and result.get("time"):
         warn(f"reading {result['time']['phrase']!r} as {result['time']['label']}")
     emit(result["hits"] if fmt is not Format.text else result, fmt, render_hits)
@@ -179,7 +186,7 @@ def conversations(ctx: typer.Context,
                   limit: int = typer.Option(50, "--limit", "-n"),
                   fmt: Format = typer.Option(Format.text, "-f", "--format")) -> None:
     """List conversations, most recently active first."""
-    emit(call(ctx, "conversations", {"agent": agent, "limit": limit}), fmt, render_conversations)
+    emit(call(ctx, ConversationsRequest, {"agent": agent, "limit": limit}), fmt, render_conversations)
 
 
 @app.command()
@@ -192,15 +199,15 @@ def show(ctx: typer.Context,
     from tapestryd.queries.nodes import is_node_key
 
     if is_node_key(conversation):
-        emit(call(ctx, "node", {"key": conversation}), fmt, render_node)
+        emit(call(ctx, NodeRequest, {"key": conversation}), fmt, render_node)
         return
-    emit(call(ctx, "show", {"conversation": conversation}), fmt, render_conversation)
+    emit(call(ctx, ShowRequest, {"conversation": conversation}), fmt, render_conversation)
 
 
 @app.command()
 def stats(ctx: typer.Context, fmt: Format = typer.Option(Format.text, "-f", "--format")) -> None:
     """Counts of conversations and messages per agent and role."""
-    emit(call(ctx, "stats", {}), fmt, render_stats)
+    emit(call(ctx, StatsRequest, {}), fmt, render_stats)
 
 
 @app.command("export-log")
@@ -221,7 +228,7 @@ def export_log(ctx: typer.Context,
 @app.command()
 def rebuild(ctx: typer.Context) -> None:
     """Drop every projection and replay the event log into them (no provider calls)."""
-    result = call(ctx, "rebuild", {}, timeout=3600)
+    result = call(ctx, RebuildRequest, {}, timeout=3600)
     if result.get("set_aside"):
         typer.echo(f"projections.db was not a readable database: moved it aside to {result['set_aside']}")
     typer.echo(f"replayed {result['replayed']} events (log at seq {result['last_seq']})")

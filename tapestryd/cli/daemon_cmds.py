@@ -17,9 +17,17 @@ import typer
 
 from tapestryd.cli.app import Format, app, call, emit, settings
 from tapestryd.cli.fast import render_control, render_status
-from tapestryd.daemon.client import request
-from tapestryd.daemon.install import LOG_FILE, UNIT, log_destinations, plan_service, service_kind, write_service
+from tapestryd.daemon.install import (
+    LOG_FILE,
+    UNIT,
+    log_destinations,
+    plan_service,
+    service_kind,
+    write_service,
+)
+from tapestryd.operations.requests import StatusRequest
 from tapestryd.paths import paths_for
+from tapestryd.wire.client import request
 
 __all__: list[str] = []
 
@@ -28,7 +36,7 @@ __all__: list[str] = []
 def status(ctx: typer.Context, fmt: Format = typer.Option(Format.text, "-f", "--format")) -> None:
     """Counts, projection lag, and the daemon's state (watched roots, inbox, last errors)."""
     shown = settings(ctx).warnings
-    emit(call(ctx, "status", {}, timeout=10), fmt, lambda data: render_status(_unshown(data, shown)))
+    emit(call(ctx, StatusRequest, {}, timeout=10), fmt, lambda data: render_status(_unshown(data, shown)))
 
 
 def _unshown(data: dict[str, Any], shown: tuple[str, ...]) -> dict[str, Any]:

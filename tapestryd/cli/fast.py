@@ -1,22 +1,26 @@
-"""The fast path of tapestryctl: status, context, search, pause, resume, reload through the socket.
+"""The fast path of tapestryctl: status, context, search, similar, pause, resume, reload through the socket.
 
 ``tapestryctl`` tries :func:`try_fast` before it imports typer: when the command line is
 one this module fully understands and the daemon answers, the answer is printed here
 and the process exits, having imported only the standard library (plus the stdlib-only
-:mod:`tapestryd.daemon.client`, :mod:`tapestryd.daemon.protocol`, :mod:`tapestryd.errors`
-and, for search, :mod:`tapestryd.cli.render`). A shell prompt or an editor hook then
-pays little more than the interpreter's own start-up.
+:mod:`tapestryd.wire`, :mod:`tapestryd.errors` and, for search and similar,
+:mod:`tapestryd.cli.render`). A shell prompt or an editor hook then pays little more than
+the interpreter's own start-up.
 
-Anything else returns None and the full CLI answers: an option not listed here (even
-``--help``), no daemon (the full CLI says so on stderr and answers from the database
-read-only), or ``TAPESTRY_FAST=0`` in the environment. Output is byte for byte what
-the full CLI prints (the same renderers; ``-f json`` indented by 2, ``jsonl`` compact).
+:data:`COMMANDS` says, for each command, which operation of the table
+(:data:`tapestryd.operations.registry.OPERATIONS`) it runs and which request field each
+option sets; :data:`FULL_ONLY` names the options it leaves to the full CLI. A test holds
+both to the table and to the typer commands: every option of a command is in one of the
+two, with the field the full CLI sends (``tests/operations/test_front_ends.py``).
+
+Anything else returns None and the full CLI answers: an option in FULL_ONLY or unknown
+(even ``--help``), a number outside the full CLI's range, no daemon (the full CLI says so
+on stderr and answers from the database read-only), or ``TAPESTRY_FAST=0`` in the
+environment. Output is byte for byte what the full CLI prints (the same renderers;
+``-f json`` indented by 2, ``jsonl`` compact).
 
 ``context --hook`` (the Claude Code hook, :mod:`tapestryd.cli.hook`) is always answered
 here, daemon or not, and always exits 0.
-
-The socket path is computed as :func:`tapestryd.paths.paths_for` does (importing it
-would import the config module and double the start-up); a test holds the two equal.
 """
 
 from __future__ import annotations
@@ -31,82 +35,47 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any, Callable
 
-__all__ = ["render_context", "render_control", "render_status", "socket_path", "try_fast"]
+__all__ = ["COMMANDS", "FULL_ONLY", "emit", "parse", "render_context", "render_control", "render_status", "try_fast"]
 
 TIMEOUT = 10.0  # seconds a fast query may wait for the daemon
 FORMATS = ("text", "json", "jsonl")
 
-# command → (operation, {option: argument name}, positional argument name or "")
-_COMMANDS: dict[str, tuple[str, dict[str, str], str]] = {
-    "status": ("status", {"-f": "format", "--format": "format"}, ""),
-    "context": ("context", {"-f": "format", "--format": "format", "--agent": "agent", "--date": "date",
-                            "--max-tokens": "max_tokens", "--project": "project", "--recent": "recent"}, ""),
-    "search": ("search", {"-f": "format", "--format": "format", "--agent": "agent", "--role": "role",
-                          "--conversation": "conversation", "-n": "limit", "--limit": "limit", "--level": "level",
-                          "--since": "since", "--until": "until", "--sort": "sort", "--now": "now"}, "query"),
-    "pause": ("pause", {}, ""),
-    "resume": ("resume", {}, ""),
-    "reload": ("reload", {}, ""),
+COMMANDS: dict[str, dict[str, Any]] = {
+    "status": {"op": "status", "formats": FORMATS},
+    "context": {"op": "context", "formats": ("text", "markdown", "json"), "send_format": True,
+                "options": {"--agent": "agent", "--date": "date", "--max-tokens": "max_tokens", "--project": "project",
+                            "--recent": "recent"},
+                "flags": {"--now": "now_only"}, "numbers": {"max_tokens": (1, None), "recent": (1, 500)}},
+    "search": {"op": "search", "positional": "query", "formats": FORMATS,
+               "options": {"--agent": "agent", "--role": "role", "--conversation": "conversation", "-n": "limit",
+                           "--limit": "limit", "--level": "level", "--since": "since", "--until": "until",
+                           "--sort": "sort", "--now": "now"},
+               "flags": {"--widen": "widen", "--no-subagents": "no_subagents"}, "numbers": {"limit": (None, None)}},
+    "similar": {"op": "similar", "positional": "query", "formats": FORMATS, "options": {"--level": "level", "--top": "top", "-n": "top"},
+                "numbers": {"top": (1, 1000)}},
+    "pause": {"op": "pause"},
+    "resume": {"op": "resume"},
+    "reload": {"op": "reload"},
 }
-_DEFAULTS: dict[str, dict[str, Any]] = {"status": {}, "context": {"agent": None, "date": None, "max_tokens": None, "project": None, "recent": 30,
-                                       "now_only": False},
-             "search": {"agent": None, "role": None, "conversation": None, "limit": 20, "level": "all", "since": None,
-                        "until": None, "sort": "relevance", "regex": False, "mode": "fts", "widen": False,
-                        "no_subagents": False, "now": None},
-             "pause": {}, "resume": {}, "reload": {}}
-_FLAGS = {"context": {"--now": "now_only"}, "search": {"--widen": "widen", "--no-subagents": "no_subagents"}}  # options without a value
-_FORMATS = {"context": ("text", "markdown", "json")}
+"""Command → ``op`` (its operation), ``options`` (option → request field), ``flags`` (option →
+field set true), ``positional`` (the field the words fill), ``formats`` (of ``-f``; none: no ``-f``),
+``send_format`` (``format`` is a request field), ``numbers`` (integer field → the full CLI's
+(min, max), None for no bound)."""
 
-
-def socket_path(home: str | None = None, environ: dict[str, str] | None = None) -> str:
-    """The daemon's socket for ``--home`` (else ``TAPESTRY_HOME``), as paths_for computes it."""
-    env = os.environ if environ is None else environ
-    if env.get("TAPESTRY_SOCKET"):
-        return env["TAPESTRY_SOCKET"]
-    raw = home or env.get("TAPESTRY_HOME", "")
-    folder = _runtime_dir(env)
-    if not raw:
-        return os.path.join(folder, "tapestryd.sock")
-    resolved = os.path.realpath(os.path.expanduser(raw))
-    return os.path.join(folder, f"tapestryd-{_sha256_hex(resolved)[:12]}.sock")
-
-
-def _runtime_dir(env: Any) -> str:
-    xdg = env.get("XDG_RUNTIME_DIR")
-    if xdg and sys.platform.startswith("linux") and os.path.isdir(xdg):
-        return os.path.join(xdg, "tapestry")
-    return os.path.join(_temp_dir(env), f"tapestry-{os.getuid()}")
-
-
-def _temp_dir(env: Any) -> str:
-    """``tempfile.gettempdir()`` without importing tempfile (7 ms): the first folder of $TMPDIR,
-    $TEMP, $TMP, /tmp, /var/tmp, /usr/tmp. tempfile also skips folders it cannot write; where
-    that would choose another, no socket is found here and the full CLI answers instead."""
-    for candidate in (env.get("TMPDIR"), env.get("TEMP"), env.get("TMP"), "/tmp", "/var/tmp", "/usr/tmp"):
-        if candidate and os.path.isdir(candidate):
-            return os.path.abspath(candidate)
-    return os.getcwd()
-
-
-def _sha256_hex(text: str) -> str:
-    """sha256 of ``text`` from CPython's built-in module: hashlib would load OpenSSL (4 ms)."""
-    for name in ("_sha2", "_sha256"):  # CPython 3.12+, 3.11
-        try:
-            return str(__import__(name).sha256(text.encode()).hexdigest())
-        except ImportError:
-            continue
-    import hashlib
-
-    return hashlib.sha256(text.encode()).hexdigest()
+FULL_ONLY: dict[str, tuple[str, ...]] = {
+    "context": ("--hook",),  # answered by the hook here, before any parsing
+    "search": ("--regex", "--hybrid"),
+}
+"""Options of these commands that the full CLI alone reads (the fast path hands the line over)."""
 
 
 def parse(argv: list[str]) -> tuple[str | None, str, dict[str, Any]] | None:
     """``(home, command, args)`` of a command line this module can answer, else None."""
     home, rest = _take_home(argv)
-    if not rest or rest[0] not in _COMMANDS or os.environ.get("TAPESTRY_FAST") == "0":
+    if not rest or rest[0] not in COMMANDS or os.environ.get("TAPESTRY_FAST") == "0":
         return None
     command = rest[0]
-    args = _options(command, rest[1:])
+    args = _options(COMMANDS[command], rest[1:])
     return None if args is None else (home, command, args)
 
 
@@ -118,15 +87,17 @@ def _take_home(argv: list[str]) -> tuple[str | None, list[str]]:
     return None, argv
 
 
-def _options(command: str, tokens: list[str]) -> dict[str, Any] | None:
-    _, options, positional = _COMMANDS[command]
-    args: dict[str, Any] = {"format": "text", **_DEFAULTS[command]}
+def _options(spec: dict[str, Any], tokens: list[str]) -> dict[str, Any] | None:
+    formats = {"-f": "format", "--format": "format"} if spec.get("formats") else {}
+    options: dict[str, str] = {**formats, **spec.get("options", {})}
+    flags: dict[str, str] = spec.get("flags", {})
+    args: dict[str, Any] = {"format": "text"}
     words: list[str] = []
     i = 0
     while i < len(tokens):
         token = tokens[i]
-        if token in _FLAGS.get(command, {}):
-            args[_FLAGS[command][token]] = True
+        if token in flags:
+            args[flags[token]] = True
         elif token.startswith("-") and token != "-":
             name, eq, value = token.partition("=")
             if name not in options or (not eq and i + 1 >= len(tokens)):
@@ -137,17 +108,20 @@ def _options(command: str, tokens: list[str]) -> dict[str, Any] | None:
         else:
             words.append(token)
         i += 1
-    return _checked(args, words, positional, _FORMATS.get(command, FORMATS))
+    return _checked(spec, args, words)
 
 
-def _checked(args: dict[str, Any], words: list[str], positional: str,
-             formats: tuple[str, ...] = FORMATS) -> dict[str, Any] | None:
-    if args["format"] not in formats or (words and not positional) or (positional and not words):
+def _checked(spec: dict[str, Any], args: dict[str, Any], words: list[str]) -> dict[str, Any] | None:
+    positional = spec.get("positional", "")
+    if args["format"] not in spec.get("formats", ("text",)) or (words and not positional) or (positional and not words):
         return None
-    if "limit" in args:
-        if not str(args["limit"]).isdigit():
-            return None
-        args["limit"] = int(args["limit"])
+    for field, (least, most) in spec.get("numbers", {}).items():
+        if field in args:
+            if not str(args[field]).isdigit():
+                return None
+            args[field] = int(args[field])
+            if (least is not None and args[field] < least) or (most is not None and args[field] > most):
+                return None
     if positional:
         args[positional] = " ".join(words)
     if args.get("project"):
@@ -166,12 +140,14 @@ def try_fast(argv: list[str]) -> int | None:
     if parsed is None:
         return None
     home, command, args = parsed
-    from tapestryd.daemon.client import request
     from tapestryd.errors import DaemonError, DaemonNotRunning
+    from tapestryd.wire.address import socket_path
+    from tapestryd.wire.client import request
 
-    fmt = args["format"] if command == "context" else args.pop("format")
+    spec = COMMANDS[command]
+    fmt = args["format"] if spec.get("send_format") else args.pop("format")
     try:
-        result = request(socket_path(home), _COMMANDS[command][0], args, timeout=TIMEOUT)
+        result = request(socket_path(home), spec["op"], args, timeout=TIMEOUT)
     except DaemonNotRunning:
         return None
     except DaemonError as exc:
@@ -184,11 +160,10 @@ def try_fast(argv: list[str]) -> int | None:
 
 
 def _emit(command: str, result: Any, fmt: str) -> None:
-    if command == "search":
+    if command in ("search", "similar"):
         from tapestryd.cli.render import render_hits
 
-        if fmt != "text" and result.get("time"):
-            sys.stderr.write(f"reading {result['time']['phrase']!r} as {result['time']['label']}\n")
+        _note_hits(command, result, fmt)
         emit(result if fmt == "text" else result["hits"], fmt, render_hits)
     elif command == "context":
         emit({k: v for k, v in result.items() if k != "rendered"} if fmt == "json" else result, fmt, render_context)
@@ -198,6 +173,16 @@ def _emit(command: str, result: Any, fmt: str) -> None:
         emit(result, fmt, render_status)
     else:
         emit(result, "text", lambda data: render_control(command, data))
+
+
+def _note_hits(command: str, result: dict[str, Any], fmt: str) -> None:
+    """The note the full CLI prints on stderr before hits: how a time phrase was read, or a cold index."""
+    if command == "search" and fmt != "text" and result.get("time"):
+        sys.stderr.write(f"reading {result['time']['phrase']!r} as {result['time']['label']}\n")
+    index = result.get("index", {})
+    if command == "similar" and not index.get("warm"):
+        sys.stderr.write(f"no warm index (tapestryd is {index.get('reason', 'not running')}): "
+                         "answered from the full-text index\n")
 
 
 def render_control(command: str, result: dict[str, Any]) -> str:

@@ -16,6 +16,12 @@ import typer
 
 from tapestryd.cli.app import Format, app, call, emit, settings, warn
 from tapestryd.errors import DaemonError
+from tapestryd.operations.requests import (
+    GenerateRequest,
+    IterateRequest,
+    RepairRequest,
+    TreeRequest,
+)
 
 __all__: list[str] = []
 
@@ -56,7 +62,13 @@ def _finish(ctx: typer.Context, total: dict[str, Any], fmt: Format) -> None:
 
 
 def _slices(ctx: typer.Context, args: dict[str, Any], label: str) -> dict[str, Any]:
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn, TimeRemainingColumn
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
 
     total: dict[str, Any] = {"summarized": 0, "unchanged": 0, "failed": {}, "days_closed": 0, "remaining": 0,
                              "stopped": "", "failed_in_a_row": 0, "usage": {"calls": 0, "tokens_in": 0, "tokens_out": 0}}
@@ -64,7 +76,7 @@ def _slices(ctx: typer.Context, args: dict[str, Any], label: str) -> dict[str, A
                   TimeRemainingColumn(), transient=True, disable=not sys.stderr.isatty()) as bar:
         task = bar.add_task(label, total=None)
         while True:
-            result = _call_when_free(ctx, "iterate", {**args, "max_seconds": _SLICE_SECONDS,
+            result = _call_when_free(ctx, IterateRequest, {**args, "max_seconds": _SLICE_SECONDS,
                                                       "failed_in_a_row": total["failed_in_a_row"]})
             _add(total, result)
             bar.update(task, completed=total["summarized"], total=total["summarized"] + result["remaining"])
@@ -74,7 +86,7 @@ def _slices(ctx: typer.Context, args: dict[str, Any], label: str) -> dict[str, A
                 return total
 
 
-def _call_when_free(ctx: typer.Context, op: str, args: dict[str, Any]) -> Any:
+def _call_when_free(ctx: typer.Context, op: type[Any], args: dict[str, Any]) -> Any:
     for _ in range(_BUSY_RETRIES):
         try:
             return call(ctx, op, args, timeout=3600)
@@ -108,7 +120,7 @@ def _render_run(result: dict[str, Any]) -> str:
 
 
 def _generate(ctx: typer.Context, level: int, when: str, agent: Optional[str], conversation: str = "") -> None:
-    result = _call_when_free(ctx, "generate", {"level": level, "when": when, "agent": agent,
+    result = _call_when_free(ctx, GenerateRequest, {"level": level, "when": when, "agent": agent,
                                                "conversation": conversation})
     typer.echo("\n".join(f"generated {key}" for key in result["nodes"]))
     typer.echo(_render_run(result))
@@ -161,7 +173,7 @@ def tree(ctx: typer.Context,
          segments: bool = typer.Option(False, "--segments", help="Show conversation-day segments (L0) too."),
          fmt: Format = typer.Option(Format.text, "-f", "--format")) -> None:
     """Print the summary tree: years, months, weeks, days (and segments), with titles and states."""
-    roots = call(ctx, "tree", {"agent": agent, "start": start, "end": end, "min_level": 0 if segments else 1})
+    roots = call(ctx, TreeRequest, {"agent": agent, "start": start, "end": end, "min_level": 0 if segments else 1})
     emit(roots, fmt, _render_tree)
 
 
@@ -188,7 +200,7 @@ def _tree_lines(node: dict[str, Any], depth: int, lines: list[str]) -> None:
 @app.command()
 def repair(ctx: typer.Context, fmt: Format = typer.Option(Format.text, "-f", "--format")) -> None:
     """Run the nightly repair cascade now: checks, dirty nodes, stale nodes within the budget."""
-    result = _call_when_free(ctx, "repair", {})
+    result = _call_when_free(ctx, RepairRequest, {})
     emit(result, fmt, lambda r: r.get("error") or r.get("skipped") or
          f"grade {r['grade']}; {r['dirty']['summarized']} dirty and {r['stale']['summarized']} stale nodes rebuilt; "
          f"{r['waiting']} waiting")

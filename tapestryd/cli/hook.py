@@ -49,8 +49,8 @@ def run_hook(home: str | None = None, *, stdin: IO[str] | None = None, stdout: I
 
 
 def _answer(home: str | None, raw: str, env: Mapping[str, str]) -> str:
-    from tapestryd.cli.fast import socket_path
     from tapestryd.queries.hook import HookInput, hook_output, plan
+    from tapestryd.wire.address import socket_path
 
     if env.get("TAPESTRY_DISABLE", "") not in ("", "0", "false"):
         return ""
@@ -67,8 +67,8 @@ def _answer(home: str | None, raw: str, env: Mapping[str, str]) -> str:
 
 
 def _ask(sock: str, hook: Any, what: str, project: str) -> dict[str, Any] | None:
-    from tapestryd.daemon.client import request
     from tapestryd.errors import TapestryError
+    from tapestryd.wire.client import request
 
     args = {"project": project, "format": "markdown", "max_tokens": FULL_BUDGET, "now_only": what == "short",
             "exclude_session": hook.session_id}

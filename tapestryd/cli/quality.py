@@ -9,6 +9,7 @@ import typer
 
 from tapestryd.cli.app import Format, app, call, emit
 from tapestryd.errors import TapestryError
+from tapestryd.operations.requests import DriftRequest, EvalRequest
 
 __all__ = ["render_drift", "render_eval"]
 
@@ -34,7 +35,7 @@ def eval_cmd(ctx: typer.Context,
         raise TapestryError(f"no such facts file: {facts}")
     args = {"agent": agent, "levels": level or [], "facts": str(facts.resolve()) if facts else None,
             "method": method, "threshold": threshold, "sample": sample}
-    emit(call(ctx, "eval", args, timeout=3600), fmt, render_eval)
+    emit(call(ctx, EvalRequest, args, timeout=3600), fmt, render_eval)
 
 
 @app.command("drift")
@@ -48,7 +49,7 @@ def drift_cmd(ctx: typer.Context,
               fmt: Format = typer.Option(Format.text, "-f", "--format", help="text or json.")) -> None:
     """Compare successive summaries of each node and flag those whose meaning moved."""
     args = {"agent": agent, "level": level, "threshold": threshold, "all": show_all}
-    emit(call(ctx, "drift", args, timeout=600), fmt, render_drift)
+    emit(call(ctx, DriftRequest, args, timeout=600), fmt, render_drift)
 
 
 def _num(value: Any, digits: int = 1, suffix: str = "") -> str:

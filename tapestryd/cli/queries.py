@@ -12,6 +12,7 @@ import typer
 from tapestryd.cli.app import Format, app, call, emit, warn
 from tapestryd.cli.render import render_hits
 from tapestryd.cli.render_queries import render_recall
+from tapestryd.operations.requests import ContextRequest, RecallRequest, SimilarRequest
 
 __all__: list[str] = []
 
@@ -48,7 +49,7 @@ def context(ctx: typer.Context,
         project = str(Path(project).expanduser().resolve())
     args = {"agent": agent, "date": date, "max_tokens": max_tokens, "project": project, "recent": recent,
             "now_only": now_only, "format": fmt.value}
-    result = call(ctx, "context", args)
+    result = call(ctx, ContextRequest, args)
     if fmt is ContextFormat.json:
         typer.echo(json.dumps({k: v for k, v in result.items() if k != "rendered"}, ensure_ascii=False, indent=2))
     else:
@@ -65,7 +66,7 @@ def similar(ctx: typer.Context,
             fmt: Format = typer.Option(Format.text, "-f", "--format")) -> None:
     """Messages and summaries most similar to QUERY (TF-IDF cosine from the daemon's warm index;
     without it, or while it is being fitted, the full-text index answers at once)."""
-    result = call(ctx, "similar", {"query": " ".join(query), "level": level, "top": top}, timeout=120)
+    result = call(ctx, SimilarRequest, {"query": " ".join(query), "level": level, "top": top}, timeout=120)
     index = result.get("index", {})
     if not index.get("warm"):
         warn(f"no warm index (tapestryd is {index.get('reason', 'not running')}): answered from the full-text index")
@@ -83,5 +84,5 @@ def recall(ctx: typer.Context,
                                      help="Most nodes (or conversations) shown; the last line counts the rest."),
            fmt: Format = typer.Option(Format.text, "-f", "--format")) -> None:
     """The best available summaries for a date, period or range, with links down to their sources."""
-    result = call(ctx, "recall", {"when": " ".join(when), "agent": agent, "limit": limit})
+    result = call(ctx, RecallRequest, {"when": " ".join(when), "agent": agent, "limit": limit})
     emit(result["nodes"] if fmt is Format.jsonl else result, fmt, render_recall)

@@ -14,6 +14,14 @@ import typer
 
 from tapestryd.cli.app import Format, app, call, emit, settings, warn
 from tapestryd.errors import DaemonError, TapestryError
+from tapestryd.operations.requests import (
+    BackupRequest,
+    BackupsRequest,
+    CompactRequest,
+    ForgetRequest,
+    RestoreRequest,
+    VerifyRequest,
+)
 from tapestryd.paths import paths_for
 
 __all__: list[str] = []
@@ -25,11 +33,9 @@ def backup(ctx: typer.Context,
            fmt: Format = typer.Option(Format.text, "-f", "--format")) -> None:
     """Back up the event log into <data>/backups (keeps 7 daily and 4 weekly copies)."""
     if list_:
-        from tapestryd.daemon.ops.safety_ops import list_backups_offline
-
-        emit(list_backups_offline(settings(ctx)), fmt, _render_backups)
+        emit(call(ctx, BackupsRequest, {}), fmt, _render_backups)
         return
-    emit(call(ctx, "backup", {}, timeout=3600), fmt, _render_backup)
+    emit(call(ctx, BackupRequest, {}, timeout=3600), fmt, _render_backup)
 
 
 def _render_backups(rows: list[dict[str, Any]]) -> str:
@@ -48,18 +54,16 @@ def _render_backup(result: dict[str, Any]) -> str:
 @app.command()
 def restore(ctx: typer.Context, file: Path = typer.Argument(..., help="A backup file (see `backup --list`).")) -> None:
     """Replace the event log by a backup and rebuild the projections (the daemon must be stopped)."""
-    from tapestryd.daemon.ops.safety_ops import restore_offline
-
     conf = settings(ctx)
     _refuse_if_daemon(paths_for(conf).socket)
-    result = restore_offline(conf, file)
+    result = call(ctx, RestoreRequest, {"file": str(file)})
     typer.echo(f"restored {result['restored']} (log at seq {result['last_seq']}, {result['replayed']} events replayed)")
     if result.get("previous"):
         typer.echo(f"the replaced log is kept as {result['previous']}")
 
 
 def _refuse_if_daemon(sock: Path) -> None:
-    from tapestryd.daemon.client import request
+    from tapestryd.wire.client import request
 
     if not sock.exists():
         return
@@ -78,14 +82,7 @@ def verify(ctx: typer.Context,
                                     "backups and .env 0600 where others could read them."),
            fmt: Format = typer.Option(Format.text, "-f", "--format")) -> None:
     """Check the event log (integrity, seq order, payloads), projection checkpoints and file modes."""
-    from tapestryd.daemon.ops.safety_ops import verify_offline
-    from tapestryd.filemodes import mode_check
-
-    conf = settings(ctx)
-    report = verify_offline(conf)
-    paths = paths_for(conf)
-    report["checks"].append(mode_check(paths.private_dirs(), paths.private_files(), fix=fix))
-    report["ok"] = all(c["ok"] for c in report["checks"])
+    report = call(ctx, VerifyRequest, {"fix": fix})
     emit(report, fmt, _render_verify)
     if not report["ok"]:
         raise typer.Exit(1)
@@ -124,7 +121,7 @@ def forget(ctx: typer.Context,
            fmt: Format = typer.Option(Format.text, "-f", "--format")) -> None:
     """Forget messages: they leave search, context and summaries; `compact` removes them from the log."""
     args = {"conversation": conversation, "before": before, "match": match, "reason": reason, "dry_run": dry_run}
-    emit(call(ctx, "forget", args, timeout=600), fmt, _render_forget)
+    emit(call(ctx, ForgetRequest, args, timeout=600), fmt, _render_forget)
 
 
 def _render_forget(result: dict[str, Any]) -> str:
@@ -163,7 +160,7 @@ def compact(ctx: typer.Context,
     """Rewrite the log without the text of forgotten messages (keeps a backup until --confirm)."""
     if dry_run and confirm:
         raise TapestryError("--dry-run and --confirm cannot go together")
-    result = call(ctx, "compact", {"dry_run": dry_run, "confirm": confirm}, timeout=3600)
+    result = call(ctx, CompactRequest, {"dry_run": dry_run, "confirm": confirm}, timeout=3600)
     emit(result, fmt, _render_confirm if confirm else _render_compact)
 
 

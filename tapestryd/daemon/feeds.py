@@ -15,7 +15,7 @@
   :func:`~tapestryd.sources.inbox.import_inbox_file`; a file is never queued twice.
 * After an inbox import, or a tail pass that appended messages, the days closed by the
   clock that the hierarchy has not seen closed are closed at once
-  (:func:`~tapestryd.daemon.dayclose.close_days`), so ``status`` shows the work waiting.
+  (:func:`~tapestryd.operations.dayclose.close_days`), so ``status`` shows the work waiting.
 """
 
 from __future__ import annotations
@@ -29,17 +29,17 @@ import structlog
 
 from tapestryd.clock import SystemClock
 from tapestryd.config import Settings
-from tapestryd.daemon.dayclose import close_days
-from tapestryd.daemon.runtime import Runtime
 from tapestryd.daemon.state import DaemonState
 from tapestryd.daemon.writer import Writer
 from tapestryd.errors import StoreError
+from tapestryd.operations.dayclose import close_days
+from tapestryd.operations.runtime import Runtime
 from tapestryd.privacy.exclusions import Exclusions
 from tapestryd.sources.archive import archive_for
-from tapestryd.sources.screen import Screen
 from tapestryd.sources.inbox import ImportInterrupted, InboxWatcher, import_inbox_file
 from tapestryd.sources.opencode_poll import OPENCODE_FILES, OpenCodePoller, database_of
 from tapestryd.sources.tailer import SESSION_SUFFIX, TailReport, Tailer, scan_sessions
+from tapestryd.sources.screen import Screen
 from tapestryd.sources.watch import FolderWatcher
 from tapestryd.sources.wholefile import WholeFileReader, is_whole_chat, scan_whole_chats
 

@@ -12,25 +12,45 @@ reload registers every job again with the new settings).
 
 from __future__ import annotations
 
+import threading
 from datetime import datetime
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from apscheduler.schedulers.base import BaseScheduler  # type: ignore[import-untyped]
 from apscheduler.triggers.interval import IntervalTrigger  # type: ignore[import-untyped]
 
 from tapestryd.clock import SystemClock
-from tapestryd.daemon.backup import rotate
-from tapestryd.daemon.hierarchy_jobs import Host, repair_job, summarize_job
+from tapestryd.config import Settings
+from tapestryd.daemon.feeds import Feeds
 from tapestryd.daemon.schedule import daily_at
+from tapestryd.daemon.state import DaemonState
 from tapestryd.daemon.storage import PROBE_INTERVAL
 from tapestryd.daemon.summary_worker import isolated
+from tapestryd.daemon.writer import Writer
 from tapestryd.errors import StoreError, TapestryError
+from tapestryd.operations.backup import rotate
+from tapestryd.operations.hierarchy_jobs import Host, repair_job, summarize_job
+from tapestryd.paths import Paths
 
-if TYPE_CHECKING:
-    from tapestryd.daemon.service import Service
-
-__all__ = ["backup_nightly", "probe_storage", "register_jobs", "repair_hierarchy", "summarize_hierarchy",
+__all__ = ["Service", "backup_nightly", "probe_storage", "register_jobs", "repair_hierarchy", "summarize_hierarchy",
            "sweep_sources"]
+
+
+class Service(Protocol):
+    """What the jobs use of the daemon's service (:class:`tapestryd.daemon.service.Service`)."""
+
+    settings: Settings
+    paths: Paths
+    state: DaemonState
+    writer: Writer | None
+    feeds: Feeds | None
+    halt: threading.Event
+
+    def halted(self) -> bool:
+        """Whether summarizer runs must end now (paused or stopping)."""
+
+    def sweep(self) -> None:
+        """Catch up with session files changed on disk."""
 
 
 def register_jobs(scheduler: BaseScheduler, service: Service) -> None:

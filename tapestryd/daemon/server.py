@@ -1,4 +1,4 @@
-"""The socket server: JSON lines (:mod:`tapestryd.daemon.protocol`) over a Unix socket.
+"""The socket server: JSON lines (:mod:`tapestryd.wire.protocol`) over a Unix socket.
 
 * The socket is created mode ``0600`` inside a ``0700`` folder this user owns, and every
   peer's uid is checked (``SO_PEERCRED`` on Linux, ``getpeereid(3)`` on macOS and the
@@ -10,7 +10,7 @@
   ``max_connections`` are open at once; more get ``busy`` at once (no waiting, no draining
   on the reading thread). A connection silent for ``idle_timeout`` seconds (5 by default)
   is closed, so idle connections held open free their place quickly.
-* A line longer than :data:`~tapestryd.daemon.protocol.MAX_LINE` gets ``too_large`` and
+* A line longer than :data:`~tapestryd.wire.protocol.MAX_LINE` gets ``too_large`` and
   the connection is closed, and so does a connection sending requests faster than its
   :class:`~tapestryd.daemon.peer.TokenBucket` allows (``rate_limited``). A client may send
   several requests on one connection; they are answered in order.
@@ -41,8 +41,15 @@ from typing import Any, Callable
 import structlog
 
 from tapestryd.daemon.peer import TokenBucket, set_peer_uid
-from tapestryd.daemon.protocol import MAX_LINE, ProtocolError, decode_request, encode, error_response, ok_response
 from tapestryd.errors import DaemonError, TapestryError
+from tapestryd.wire.protocol import (
+    MAX_LINE,
+    ProtocolError,
+    decode_request,
+    encode,
+    error_response,
+    ok_response,
+)
 
 __all__ = ["URGENT_OPS", "Dispatch", "SocketServer", "peer_uid"]
 

@@ -1,6 +1,6 @@
 """The daemon's service: its components, started in order and stopped in reverse.
 
-Start: the :class:`~tapestryd.daemon.runtime.Runtime` (writer lock, event log,
+Start: the :class:`~tapestryd.operations.runtime.Runtime` (writer lock, event log,
 projector; a second instance fails here with StoreLockedError naming the holder), the
 warm similarity index (:class:`~tapestryd.projections.tfidf.SimilarityIndex`, fitted in the
 background and registered for the ``similar`` query), the
@@ -22,11 +22,12 @@ the writer finishes the task in hand, then the databases close.
 ``iterate`` gives; old settings kept) and restarts the calendar when ``[web]`` changed; a
 new port that is in use keeps the calendar on its old address and says so (reply and ``status``).
 
-Requests from the socket are dispatched here: read operations run on the server thread
-with a pooled :class:`~tapestryd.queries.reader.Reader`, write operations are queued to
-the writer. Every operation gets this service as ``args["_daemon"]`` (its
-:class:`~tapestryd.daemon.ops.daemon_ops.DaemonControl`); keys starting with ``_`` sent by
-a client are dropped.
+Requests from the socket are dispatched here through the table of operations
+(:data:`tapestryd.operations.registry.OPERATIONS`): read and control operations run on the
+server thread with a pooled :class:`~tapestryd.queries.reader.Reader` and this service as
+their :class:`~tapestryd.operations.base.DaemonControl`, write operations are queued to the
+writer with a summarizer in a child process and the socket peer's uid. A request's ``args``
+are its fields only: anything else a client sends is ignored.
 """
 
 from __future__ import annotations
@@ -35,35 +36,44 @@ import dataclasses
 import queue
 import threading
 import time
-from datetime import datetime
 from contextlib import contextmanager
+from datetime import datetime
 from typing import Any, Iterator
 
 import structlog
 from apscheduler.schedulers.background import BackgroundScheduler  # type: ignore[import-untyped]
 
 from tapestryd import __version__
+from tapestryd.clock import Clock, SystemClock
 from tapestryd.config import Settings, WebSettings, load_settings
 from tapestryd.daemon.feeds import Feeds
 from tapestryd.daemon.jobs import register_jobs
 from tapestryd.daemon.logs import set_secrets
 from tapestryd.daemon.notify import Notifier
-from tapestryd.daemon.ops import OPS
-from tapestryd.daemon.peer import PEER_ARG, peer_uid_now
-from tapestryd.daemon.ops.daemon_ops import DAEMON_ARG
-from tapestryd.daemon.protocol import ProtocolError
-from tapestryd.daemon.runtime import Runtime
+from tapestryd.daemon.peer import peer_uid_now
 from tapestryd.daemon.schedule import build_scheduler
 from tapestryd.daemon.server import SocketServer
 from tapestryd.daemon.state import DaemonState
+from tapestryd.daemon.summary_worker import isolated
 from tapestryd.daemon.writer import Writer
-from tapestryd.errors import ConfigError, DaemonError, ProviderError, StoreError, TapestryError
+from tapestryd.errors import (
+    ConfigError,
+    DaemonError,
+    ProviderError,
+    StoreError,
+    TapestryError,
+)
+from tapestryd.operations.base import CONTROL, LOCAL, READ, ReadDeps, WriteDeps
+from tapestryd.operations.codec import decode
+from tapestryd.operations.registry import OPERATIONS
+from tapestryd.operations.runtime import Runtime
 from tapestryd.paths import paths_for
 from tapestryd.projections.tfidf import SimilarityIndex
 from tapestryd.queries.reader import Reader
 from tapestryd.queries.warm import register_warm_index, unregister_warm_index
 from tapestryd.summarize import make_summarizer
 from tapestryd.web.server import WebServer, check_port
+from tapestryd.wire.protocol import ProtocolError
 
 __all__ = ["Service", "check_summarizer", "log_config_warnings"]
 
@@ -80,6 +90,7 @@ class Service:
 
     def __init__(self, settings: Settings, *, notifier: Notifier | None = None) -> None:
         self.settings = settings
+        self.clock: Clock = SystemClock()
         self.paths = paths_for(settings)
         self.notifier = notifier or Notifier({})
         self.state = DaemonState()
@@ -202,17 +213,18 @@ class Service:
 
         Raises ProtocolError ``unknown_op`` for an op nobody registered.
         """
-        spec = OPS.get(op)
-        if spec is None:
-            raise ProtocolError("unknown_op", f"unknown operation {op!r}; known: {', '.join(sorted(OPS))}")
-        clean = {k: v for k, v in args.items() if not k.startswith("_")}
-        clean[DAEMON_ARG] = self
-        clean[PEER_ARG] = peer_uid_now()  # the socket peer's uid, for ingest's read check
-        if spec.kind == "read":
+        operation = OPERATIONS.get(op)
+        if operation is None or operation.kind == LOCAL:
+            served = sorted(name for name, o in OPERATIONS.items() if o.kind != LOCAL)
+            raise ProtocolError("unknown_op", f"unknown operation {op!r}; known: {', '.join(served)}")
+        request = decode(operation.request, args)
+        if operation.kind in (READ, CONTROL):
             with self._reader() as reader:
-                return spec.fn(reader, clean)
+                return operation.run(request, ReadDeps(reader, self.clock, control=self)).to_json()
         assert self.writer is not None
-        return self.writer.run(lambda runtime: spec.fn(runtime, clean), name=op)
+        peer = peer_uid_now()  # the socket peer's uid: ingest imports only what it may read
+        return self.writer.run(lambda runtime: operation.run(request, WriteDeps(
+            runtime, self.clock, isolated, peer_uid=peer)).to_json(), name=op)
 
     @contextmanager
     def _reader(self) -> Iterator[Reader]:

@@ -5,7 +5,7 @@ all tasks ``fn(runtime)`` submitted to :class:`Writer`; each returns a Future. B
 tasks, and after each before its Future resolves, the projections catch up with the log
 one slice at a time (a write op that must be read back, such as ``ingest``, catches up
 fully itself). This is DESIGN.md's "one writer": no two threads ever share the
-SQLite connections of the :class:`~tapestryd.daemon.runtime.Runtime`.
+SQLite connections of the :class:`~tapestryd.operations.runtime.Runtime`.
 """
 
 from __future__ import annotations
@@ -18,8 +18,8 @@ from typing import Any, Callable, TypeVar
 
 import structlog
 
-from tapestryd.daemon.runtime import Runtime
 from tapestryd.errors import DaemonError, TapestryError
+from tapestryd.operations.runtime import Runtime
 
 __all__ = ["Task", "Writer"]
 

@@ -3,7 +3,7 @@ of one operation.
 
 Each tool validates its typed arguments (pydantic, through the SDK: a bad argument is a
 tool error naming it), asks one operation through ``caller`` (the daemon's socket when it
-runs, else the database read-only: :func:`tapestryd.daemon.local.call`), and returns a
+runs, else the database read-only: :func:`tapestryd.operations.dispatch.call_json`), and returns a
 compact, bounded answer: ``limit`` hits, or entries under ``max_tokens``. The docstring of
 each tool is its description, written for the AI that reads it.
 """

@@ -22,16 +22,14 @@ disk) ends it quietly with :data:`STORE_FAILED`: the parent's catch-up reports i
 
 from __future__ import annotations
 
-import logging
 import multiprocessing
-import sys
 import threading
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 import structlog
 
-__all__ = ["Follower", "follow"]
+__all__ = ["STORE_FAILED", "Follower"]
 
 log = structlog.get_logger(__name__)
 
@@ -47,10 +45,12 @@ class Follower:
     """Starts the child after ``delay`` seconds unless stopped before; ``stop`` waits for it.
 
     ``events_db`` and ``projections_db`` are the two files; ``projections`` the projection
-    objects (pickled to the child, so it builds the same rows).
+    objects (pickled to the child, so it builds the same rows); ``follow`` the child's loop
+    (:func:`tapestryd.projections.runner.follow`, a module-level function the child imports).
     """
 
-    def __init__(self, events_db: Path, projections_db: Path, projections: Sequence[Any], delay: float) -> None:
+    def __init__(self, events_db: Path, projections_db: Path, projections: Sequence[Any], delay: float,
+                 follow: Callable[[Path, Path, list[Any], Any], None]) -> None:
         context = multiprocessing.get_context("spawn")
         self._stop = context.Event()
         self._process = context.Process(target=follow, args=(events_db, projections_db, list(projections), self._stop),
@@ -83,33 +83,3 @@ class Follower:
                 log.info("projection.follower_store_failed")
             elif self._process.exitcode:
                 log.warning("projection.follower_failed", exitcode=self._process.exitcode)
-
-
-def follow(events_db: Path, projections_db: Path, projections: list[Any], stop: Any) -> None:
-    """The child's loop: catch up a batch at a time, wait ``POLL`` seconds when nothing was new;
-    once ``stop`` is set, finish what the log holds and return. Returns at once when the parent died."""
-    from tapestryd.errors import StoreError
-    from tapestryd.events.store import EventStore
-    from tapestryd.projections.runner import BATCH, Projector
-
-    structlog.configure(logger_factory=structlog.PrintLoggerFactory(sys.stderr),
-                        wrapper_class=structlog.make_filtering_bound_logger(logging.WARNING))
-    parent = multiprocessing.parent_process()
-    try:
-        store = EventStore(events_db, readonly=True)
-        projector = Projector(store, projections_db, projections)
-    except StoreError:
-        sys.exit(STORE_FAILED)
-    try:
-        while parent is None or parent.is_alive():
-            last = stop.is_set()  # read before the pass: that pass then sees every event appended
-            applied = projector.catch_up(max_events=BATCH)
-            if last and not applied:
-                return
-            if not applied:
-                stop.wait(POLL)
-    except StoreError:  # a full disk, say: the parent's own catch-up meets it again and reports it once
-        sys.exit(STORE_FAILED)
-    finally:
-        projector.close()
-        store.close()

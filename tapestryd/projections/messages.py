@@ -38,7 +38,7 @@ Text and titles are stored as they may leave the log (:func:`tapestryd.privacy.o
 private spans removed, secrets redacted), so no query, snippet or summary built from
 these rows can show them; the log keeps the verbatim text. ``Forgotten`` events delete
 what they cover and keep covering later messages (:mod:`tapestryd.projections.forgetting`);
-a compacted message (``meta.forgotten``, see :mod:`tapestryd.daemon.compact`) is never stored.
+a compacted message (``meta.forgotten``, see :mod:`tapestryd.operations.compact`) is never stored.
 """
 
 from __future__ import annotations

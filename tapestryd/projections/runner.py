@@ -18,19 +18,23 @@ applies event by event. Both paths leave identical rows.
 from __future__ import annotations
 
 import itertools
+import logging
+import multiprocessing
 import sqlite3
+import sys
 import time
 from pathlib import Path
-from typing import Callable, Protocol, Sequence, TypeVar
+from typing import Any, Callable, Protocol, Sequence, TypeVar
 
 import structlog
 
 from tapestryd.db import connect, transaction, translate_errors
+from tapestryd.errors import StoreError
 from tapestryd.events.store import EventStore
 from tapestryd.events.types import StoredEvent
-from tapestryd.projections.follower import Follower
+from tapestryd.projections.follower import POLL, STORE_FAILED, Follower
 
-__all__ = ["BatchProjection", "BufferedProjection", "Projection", "Projector", "checkpoints"]
+__all__ = ["BatchProjection", "BufferedProjection", "Projection", "Projector", "checkpoints", "follow"]
 
 log = structlog.get_logger(__name__)
 
@@ -160,7 +164,7 @@ class Projector:
         catch-up (the next one applies what was appended).
         """
         follower = Follower(self.store.path, self.db_path, self.projections,
-                            FOLLOW_AFTER if delay is None else delay)
+                            FOLLOW_AFTER if delay is None else delay, follow)
         try:
             result = work()
         finally:
@@ -250,3 +254,30 @@ def _wanted(projection: Projection, marks: dict[str, int], events: list[StoredEv
     """The events of ``events`` after ``projection``'s checkpoint and of a type it reads."""
     mark, types = marks.get(projection.name, 0), set(projection.types)
     return [e for e in events if e.seq > mark and (not types or e.type in types)]
+
+
+def follow(events_db: Path, projections_db: Path, projections: list[Any], stop: Any) -> None:
+    """A :class:`~tapestryd.projections.follower.Follower` child's loop: catch up a batch at a
+    time, wait ``POLL`` seconds when nothing was new; once ``stop`` is set, finish what the log
+    holds and return. Returns at once when the parent died."""
+    structlog.configure(logger_factory=structlog.PrintLoggerFactory(sys.stderr),
+                        wrapper_class=structlog.make_filtering_bound_logger(logging.WARNING))
+    parent = multiprocessing.parent_process()
+    try:
+        store = EventStore(events_db, readonly=True)
+        projector = Projector(store, projections_db, projections)
+    except StoreError:
+        sys.exit(STORE_FAILED)
+    try:
+        while parent is None or parent.is_alive():
+            last = stop.is_set()  # read before the pass: that pass then sees every event appended
+            applied = projector.catch_up(max_events=BATCH)
+            if last and not applied:
+                return
+            if not applied:
+                stop.wait(POLL)
+    except StoreError:  # a full disk, say: the parent's own catch-up meets it again and reports it once
+        sys.exit(STORE_FAILED)
+    finally:
+        projector.close()
+        store.close()

@@ -16,9 +16,9 @@ from tapestryd.config import PARSERS
 from tapestryd.errors import TapestryError
 from tapestryd.paths import paths_for
 from tapestryd.queries.calendar import store_status
-from tapestryd.web.app import data_agents, reader, state
 from tapestryd.web.backend import daemon_health
 from tapestryd.web.colors import save_color
+from tapestryd.web.context import data_agents, reader, state
 from tapestryd.web.uploads import UploadTooLarge, stage_upload, upload_name
 
 __all__ = ["api"]

@@ -10,24 +10,24 @@ state-changing request needs the page's CSRF token and a same-origin ``Origin`` 
 from __future__ import annotations
 
 import secrets
-from dataclasses import dataclass
-from datetime import date, datetime, timezone
+from datetime import datetime, timezone
 from typing import Any
 
 import structlog
-from flask import Flask, Response, current_app, g, jsonify, request
+from flask import Flask, Response, jsonify, request
 
 from tapestryd.clock import Clock, SystemClock
 from tapestryd.config import Settings
-from tapestryd.errors import StoreError, TapestryError
+from tapestryd.errors import TapestryError
+from tapestryd.operations.requests import IngestRequest
 from tapestryd.paths import paths_for
-from tapestryd.queries.calendar import agents_with_data
-from tapestryd.queries.reader import Reader
+from tapestryd.web import api, views
 from tapestryd.web.backend import call_op
+from tapestryd.web.context import WebState, close_reader, state
 from tapestryd.web.security import bind_warning, host_allowed, write_refusal
 from tapestryd.web.uploads import Staged, UploadJobs, file_away, receipt_failure
 
-__all__ = ["WebState", "create_app", "data_agents", "reader", "state"]
+__all__ = ["create_app"]
 
 log = structlog.get_logger(__name__)
 
@@ -35,28 +35,11 @@ _CSP = ("default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self'
         "base-uri 'none'; frame-ancestors 'none'; form-action 'self'")
 
 
-@dataclass
-class WebState:
-    """What every view needs: settings, the CSRF token, upload jobs, the bound host, a clock."""
-
-    settings: Settings
-    csrf_token: str
-    jobs: UploadJobs
-    host: str
-    clock: Clock
-
-    def today(self) -> date:
-        """Today's local date in the configured timezone."""
-        return self.clock.now().astimezone(self.settings.tz).date()
-
-
 def create_app(settings: Settings, *, host: str | None = None, clock: Clock | None = None) -> Flask:
     """The calendar app for ``settings``' home, to be served on ``host`` (default ``[web] host``).
 
     Logs ``web.exposed`` (a warning) when ``host`` is not loopback; the page shows it too.
     """
-    from tapestryd.web import api, views
-
     app = Flask(__name__)
     bound = host if host is not None else settings.web.host
     app.config["MAX_CONTENT_LENGTH"] = settings.web.max_upload_mb * (1 << 20)
@@ -66,39 +49,10 @@ def create_app(settings: Settings, *, host: str | None = None, clock: Clock | No
         log.warning("web.exposed", host=bound, message=bind_warning(bound))
     app.before_request(_guard)
     app.after_request(_headers)
-    app.teardown_appcontext(_close_reader)
+    app.teardown_appcontext(close_reader)
     app.register_blueprint(views.pages)
     app.register_blueprint(api.api)
     return app
-
-
-def state() -> WebState:
-    """The current app's :class:`WebState`."""
-    return current_app.extensions["tapestry"]  # type: ignore[no-any-return]
-
-
-def reader() -> Reader | None:
-    """This request's read-only Reader (opened once), or None when nothing is stored yet."""
-    if "reader" not in g:
-        try:
-            g.reader = Reader.open(state().settings)
-        except StoreError:
-            g.reader = None
-    return g.reader  # type: ignore[no-any-return]
-
-
-def data_agents() -> list[str]:
-    """The agents that have conversations stored, sorted (read once per request)."""
-    if "data_agents" not in g:
-        opened = reader()
-        g.data_agents = agents_with_data(opened) if opened else []
-    return g.data_agents  # type: ignore[no-any-return]
-
-
-def _close_reader(exc: BaseException | None) -> None:
-    opened = g.pop("reader", None)
-    if opened is not None:
-        opened.close()
 
 
 def _guard() -> Any:
@@ -130,7 +84,7 @@ def _importer(settings: Settings) -> Any:
         inbox = paths_for(settings).inbox
         args = {"paths": [str(staged.path)], "agent": agent or None, "parser": parser or "auto"}
         try:
-            receipt = call_op(settings, "ingest", args, timeout=3600.0)
+            receipt = call_op(settings, IngestRequest, args, timeout=3600.0)
         except TapestryError as exc:
             file_away(staged.path, inbox, exc.message, datetime.now(timezone.utc))
             raise

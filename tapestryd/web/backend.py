@@ -2,7 +2,8 @@
 
 When the daemon runs (it may be the very process serving this page), operations go over its
 socket, so it stays the one writer; when it does not, they run here through
-:func:`~tapestryd.daemon.local.call` (``call_op`` here), which takes the writer lock for a write.
+:func:`~tapestryd.operations.dispatch.call_json` (``call_op`` here), which takes the writer lock
+for a write. Requests are named by their types in the table of operations.
 """
 
 from __future__ import annotations
@@ -10,10 +11,11 @@ from __future__ import annotations
 from typing import Any
 
 from tapestryd.config import Settings
-from tapestryd.daemon.client import request
-from tapestryd.daemon.local import call as call_op
 from tapestryd.errors import DaemonError, DaemonNotRunning
+from tapestryd.operations.dispatch import call_json as call_op
+from tapestryd.operations.registry import OPERATIONS
 from tapestryd.paths import paths_for
+from tapestryd.wire.client import request
 
 __all__ = ["call_op", "daemon_health"]
 
@@ -22,7 +24,7 @@ def daemon_health(settings: Settings, *, timeout: float = 1.0) -> dict[str, Any]
     """``{"running": bool, "version": str, "error": str}`` from a ping over the socket (1 s at most)."""
     sock = paths_for(settings).socket
     try:
-        pong = request(sock, "ping", {}, timeout=timeout)
+        pong = request(sock, OPERATIONS["ping"].name, {}, timeout=timeout)
     except DaemonNotRunning:
         return {"running": False, "version": "", "error": ""}
     except DaemonError as exc:

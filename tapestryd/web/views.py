@@ -17,10 +17,11 @@ from flask import Blueprint, Response, abort, current_app, redirect, render_temp
 from tapestryd.clock import SUPPORTED_FROM, SUPPORTED_UNTIL
 from tapestryd.config import PARSERS
 from tapestryd.errors import TapestryError
+from tapestryd.operations.requests import SearchRequest
 from tapestryd.queries.calendar import conversation_day, day_panel, month_grid, node_view
-from tapestryd.web.app import data_agents, reader, state
 from tapestryd.web.backend import call_op
 from tapestryd.web.colors import color_for, read_colors
+from tapestryd.web.context import data_agents, reader, state
 from tapestryd.web.render import highlight, markdown, plain, shorten
 from tapestryd.web.security import bind_warning
 
@@ -203,7 +204,7 @@ def search() -> str:
     error = ""
     if query:
         try:
-            result = call_op(state().settings, "search", {"query": query, "agent": agent, "limit": 50,
+            result = call_op(state().settings, SearchRequest, {"query": query, "agent": agent, "limit": 50,
                                                           "now": state().clock.now().isoformat()})
         except TapestryError as exc:
             error = exc.message

@@ -10,12 +10,12 @@ import sys
 import time
 from pathlib import Path
 
+from test_cli_core import seed
+
 from tapestryd.config import load_settings
-from tapestryd.daemon.client import request
 from tapestryd.errors import DaemonError
 from tapestryd.paths import paths_for
-
-from test_cli_core import seed
+from tapestryd.wire.client import request
 
 TYPO = "unknown key 'timezon' in [general] (ignored); did you mean 'timezone'?"
 

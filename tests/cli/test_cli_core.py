@@ -9,8 +9,14 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from tapestryd.config import load_settings
-from tapestryd.daemon.runtime import Runtime
-from tapestryd.events import ConversationTitled, MessageRecorded, NewEvent, event_id, format_utc
+from tapestryd.events import (
+    ConversationTitled,
+    MessageRecorded,
+    NewEvent,
+    event_id,
+    format_utc,
+)
+from tapestryd.operations.runtime import Runtime
 
 T0 = datetime(2026, 3, 4, 9, 30, tzinfo=timezone.utc)
 

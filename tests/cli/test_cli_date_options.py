@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from tapestryd.config import load_settings
-from tapestryd.daemon.runtime import Runtime
 from tapestryd.events import MessageRecorded, NewEvent, event_id, format_utc
+from tapestryd.operations.runtime import Runtime
 
 EVENING_UTC = datetime(2024, 12, 5, 18, 6, tzinfo=timezone.utc)  # 2024-12-06 08:06 in Kiritimati
 MORNING_UTC = datetime(2024, 12, 5, 5, 0, tzinfo=timezone.utc)   # 2024-12-05 19:00 in Kiritimati

@@ -7,11 +7,11 @@ import subprocess
 import sys
 from pathlib import Path
 
-from tapestryd.config import load_settings
-from tapestryd.daemon.backup import backup_log
-from tapestryd.paths import paths_for
-
 from test_cli_core import seed
+
+from tapestryd.config import load_settings
+from tapestryd.operations.backup import backup_log
+from tapestryd.paths import paths_for
 
 
 def ctl(*args: str) -> subprocess.CompletedProcess[str]:

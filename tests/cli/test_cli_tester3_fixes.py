@@ -16,9 +16,9 @@ from typer.testing import CliRunner, Result
 from tapestryd.cli.app import app
 from tapestryd.cli.main import COMMAND_MODULES
 from tapestryd.config import load_settings
-from tapestryd.daemon.runtime import Runtime
 from tapestryd.errors import TapestryError
 from tapestryd.events import MessageRecorded, NewEvent, event_id, format_utc
+from tapestryd.operations.runtime import Runtime
 
 T0 = datetime(2025, 6, 14, 10, 0, tzinfo=timezone.utc)
 

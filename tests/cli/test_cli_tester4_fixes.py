@@ -11,14 +11,13 @@ from pathlib import Path
 import pytest
 import typer.main
 from fake_llm import FakeLLM
+from test_cli_tester3_fixes import error_of, fill, iterate_failing, run
 
 from tapestryd.cli.app import app
 from tapestryd.cli.main import COMMAND_MODULES
 from tapestryd.config import load_settings
-from tapestryd.daemon.runtime import Runtime
 from tapestryd.events import MessageRecorded, NewEvent, event_id, format_utc
-
-from test_cli_tester3_fixes import error_of, fill, iterate_failing, run
+from tapestryd.operations.runtime import Runtime
 
 for _module in COMMAND_MODULES:  # each registers its commands on ``app``
     importlib.import_module(_module)

@@ -10,10 +10,9 @@ from pathlib import Path
 from zoneinfo import ZoneInfo
 
 import pytest
-
-from tapestryd.daemon.backup import list_backups, rotate
-
 from test_cli_core import seed
+
+from tapestryd.operations.backup import list_backups, rotate
 
 CORPUS = Path(__file__).resolve().parents[2] / ".." / "shared" / "corpus"
 
@@ -102,8 +101,8 @@ def test_text_output_never_passes_terminal_controls_through(tmp_path: Path) -> N
     """A stored message holding an escape sequence, a NUL and a bidi override prints them as
     escapes in text output (JSON escapes them by itself)."""
     from tapestryd.config import load_settings
-    from tapestryd.daemon.runtime import Runtime
     from tapestryd.events import MessageRecorded, NewEvent, event_id, format_utc
+    from tapestryd.operations.runtime import Runtime
 
     at = datetime(2025, 5, 1, 9, tzinfo=timezone.utc)
     with Runtime.open(load_settings(tmp_path)) as runtime:

@@ -15,9 +15,9 @@ from pathlib import Path
 from typing import Any, Callable
 
 from tapestryd.config import load_settings
-from tapestryd.daemon.client import request
 from tapestryd.errors import DaemonError
 from tapestryd.paths import paths_for
+from tapestryd.wire.client import request
 
 
 def write_config(home: Path, *, roots: list[Path], sweep: float = 1, extra: str = "") -> None:

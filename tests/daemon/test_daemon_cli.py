@@ -10,14 +10,15 @@ from pathlib import Path
 from typing import Iterator
 
 import pytest
-
 from daemon_helpers import Daemon, session_line, wait_for, write_config
-from tapestryd.cli.fast import parse, socket_path
+
+from tapestryd.cli.fast import parse
 from tapestryd.config import load_settings
 from tapestryd.paths import paths_for
+from tapestryd.wire.address import socket_path
 
 HEAVY = ("typer", "click", "rich", "sqlite3", "structlog", "sklearn", "watchdog", "apscheduler", "tapestryd.config",
-         "tapestryd.queries", "tapestryd.daemon.ops")
+         "tapestryd.queries", "tapestryd.operations.query")
 
 
 def ctl(*args: str, home: Path, env: dict[str, str] | None = None,
@@ -52,20 +53,20 @@ def _indexed(daemon: Daemon) -> int:
 
 
 def test_the_fast_path_imports_only_the_standard_library(served: Daemon) -> None:
-    """status, context and search through the socket never import typer, SQLite or the config."""
+    """status, context, search and similar through the socket never import typer, SQLite or the config."""
     for argv, expected in ((["status"], "running, pid"), (["context"], "lantern"),
-                           (["search", "lantern", "-f", "json"], "lantern")):
+                           (["search", "lantern", "-f", "json"], "lantern"), (["similar", "lantern"], "lantern")):
         done = ctl(*argv, home=served.home, python=("-X", "importtime"))
         assert done.returncode == 0 and expected in done.stdout, (argv, done.stderr[-2000:])
         imported = {line.split("|")[-1].strip() for line in done.stderr.splitlines() if line.startswith("import time:")}
-        assert "tapestryd.cli.fast" in imported and "tapestryd.daemon.client" in imported
+        assert "tapestryd.cli.fast" in imported and "tapestryd.wire.client" in imported
         assert not {m for m in imported if any(m == h or m.startswith(h + ".") for h in HEAVY)}, argv
 
 
 def test_the_fast_path_prints_what_the_full_cli_prints(served: Daemon) -> None:
     """Same bytes whether the fast path or typer answers."""
     for argv in (["context"], ["context", "-f", "json"], ["search", "lantern", "shed", "-f", "jsonl"],
-                 ["search", "lantern", "-n", "1"]):
+                 ["search", "lantern", "-n", "1"], ["similar", "lantern"], ["similar", "lantern", "-f", "json", "-n", "1"]):
         fast, full = ctl(*argv, home=served.home), ctl(*argv, home=served.home, env={"TAPESTRY_FAST": "0"})
         assert fast.returncode == full.returncode == 0, (argv, full.stderr[-2000:])
         assert fast.stdout == full.stdout and "lantern" in fast.stdout, argv
@@ -126,5 +127,6 @@ def test_the_fast_path_declines_what_it_does_not_fully_understand() -> None:
     home, command, args = parse(["--home", "/x", "search", "a", "b", "--limit=3"])  # type: ignore[misc]
     assert (home, command, args["query"], args["limit"]) == ("/x", "search", "a b", 3)
     for argv in (["status", "--help"], ["search"], ["search", "q", "-n"], ["search", "q", "-n", "x"],
-                 ["status", "extra"], ["stats"], ["search", "q", "--bogus"], ["status", "-f", "yaml"], []):
+                 ["status", "extra"], ["stats"], ["search", "q", "--bogus"], ["status", "-f", "yaml"], [],
+                 ["similar", "q", "--top", "0"], ["context", "--recent", "501"], ["search", "q", "--hybrid"]):
         assert parse(argv) is None, argv

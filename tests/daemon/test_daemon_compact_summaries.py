@@ -14,9 +14,9 @@ import tapestryd.cli.core  # registers export-log
 import tapestryd.cli.safety  # noqa: F401  (registers forget and compact)
 from tapestryd.cli.app import app
 from tapestryd.config import Settings
-from tapestryd.daemon import backup as backups
-from tapestryd.daemon.ops import OPS
-from tapestryd.daemon.runtime import Runtime
+from tapestryd.operations import backup as backups
+from tapestryd.operations.runtime import Runtime
+from tapestryd.operations.testing import run_json
 from tapestryd.paths import paths_for
 
 SECRET = "Zanzibar quokka"
@@ -58,7 +58,7 @@ def _export(folder: Path) -> Path:
 
 def _run(settings: Settings, op: str, **args: object) -> dict[str, Any]:
     with Runtime.open(settings) as rt:
-        return OPS[op].fn(rt, dict(args))  # type: ignore[no-any-return]
+        return run_json(op, rt, args)
 
 
 def _projections(settings: Settings) -> dict[str, list[tuple[Any, ...]]]:

@@ -8,8 +8,9 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from daemon_helpers import Daemon, wait_for
+
 from tapestryd.config import load_settings
-from tapestryd.daemon.runtime import Runtime
+from tapestryd.operations.runtime import Runtime
 from tapestryd.paths import paths_for
 from tapestryd.sources.inbox import SettleTracker
 from tapestryd.sources.ingest import ingest_file

@@ -11,11 +11,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
 from daemon_helpers import Daemon, session_line, wait_for
-from tapestryd.daemon.protocol import MAX_LINE
+
 from tapestryd.daemon.server import SocketServer
 from tapestryd.errors import DaemonNotRunning
+from tapestryd.wire.protocol import MAX_LINE
 
 
 def exchange(path: Path, payload: bytes, *, timeout: float = 10.0) -> list[dict[str, Any]]:
@@ -110,7 +110,7 @@ def test_a_peer_of_another_uid_is_refused(tmp_path: Path) -> None:
 
 def test_the_client_says_the_daemon_is_not_running(tmp_path: Path) -> None:
     """No socket, or a stale one: DaemonNotRunning at once, never a hang."""
-    from tapestryd.daemon.client import request
+    from tapestryd.wire.client import request
 
     with pytest.raises(DaemonNotRunning):
         request(tmp_path / "none.sock", "ping", timeout=1)

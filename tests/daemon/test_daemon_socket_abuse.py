@@ -16,7 +16,7 @@ import pytest
 from daemon_helpers import Daemon, session_line, wait_for
 
 from tapestryd.cli.hook import HOOK_TIMEOUT
-from tapestryd.daemon.client import request
+from tapestryd.wire.client import request
 from tapestryd.daemon.server import SocketServer
 from tapestryd.errors import DaemonError
 

@@ -10,7 +10,7 @@ import pytest
 from fake_llm import FakeLLM
 
 from tapestryd.config import Settings
-from tapestryd.daemon.runtime import Runtime
+from tapestryd.operations.runtime import Runtime
 
 
 @pytest.fixture

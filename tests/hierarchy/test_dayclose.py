@@ -10,8 +10,8 @@ from zoneinfo import ZoneInfo
 from hierarchy_helpers import message, write_config
 
 from tapestryd.clock import FixedClock
-from tapestryd.daemon.dayclose import close_days, last_closed_day, next_close_at
-from tapestryd.daemon.hierarchy_jobs import Host, close_days_job
+from tapestryd.operations.dayclose import close_days, last_closed_day, next_close_at
+from tapestryd.operations.hierarchy_jobs import Host, close_days_job
 
 
 def closed_days(runtime: Any) -> list[str]:

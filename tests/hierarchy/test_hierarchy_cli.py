@@ -13,8 +13,8 @@ from typer.testing import CliRunner
 import tapestryd.cli.hierarchy  # noqa: F401  (registers the commands)
 from tapestryd.cli.app import app
 from tapestryd.config import load_settings
-from tapestryd.daemon.runtime import Runtime
 from tapestryd.events import EventStore
+from tapestryd.operations.runtime import Runtime
 from tapestryd.queries.reader import Reader
 from tapestryd.queries.tree import status_view
 

@@ -10,9 +10,9 @@ from typing import Any
 from hierarchy_helpers import append, history, write_config
 
 from tapestryd.clock import FixedClock
-from tapestryd.daemon.hierarchy_jobs import Host, summarize_job
-from tapestryd.daemon.summarizer import exclusive
 from tapestryd.daemon.writer import Writer
+from tapestryd.operations.hierarchy_jobs import Host, summarize_job
+from tapestryd.operations.summarizer import exclusive
 from tapestryd.summarize import Budget, ExtractiveSummarizer, Summary, SummaryRequest
 
 

@@ -14,8 +14,8 @@ from pathlib import Path
 from fake_llm import FakeLLM
 from hierarchy_helpers import append, history, write_config
 
-from tapestryd.daemon.runtime import Runtime
 from tapestryd.events import EventStore
+from tapestryd.operations.runtime import Runtime
 from tapestryd.projections.hierarchy_checks import run_checks
 
 

@@ -10,10 +10,11 @@ from fake_llm import FakeLLM, Reply
 from hierarchy_helpers import append, history, message, node_rows, write_config
 
 from tapestryd.clock import FixedClock
-from tapestryd.daemon.dayclose import close_days
-from tapestryd.daemon.hierarchy_jobs import Host, repair_job, summarize_job
-from tapestryd.daemon.local import call_local
-from tapestryd.daemon.summarizer import Target, summarize_dirty
+from tapestryd.operations.dayclose import close_days
+from tapestryd.operations.dispatch import run_here
+from tapestryd.operations.hierarchy_jobs import Host, repair_job, summarize_job
+from tapestryd.operations.requests import RebuildRequest
+from tapestryd.operations.summarizer import Target, summarize_dirty
 from tapestryd.projections.hierarchy_checks import run_checks
 from tapestryd.queries.reader import Reader
 from tapestryd.queries.tree import hierarchy_status, status_view
@@ -95,7 +96,7 @@ def test_rebuild_from_the_log_makes_no_calls_and_the_same_tree(home: Path, llm: 
     runtime, _ = build(home, llm, open_runtime)
     before, calls = node_rows(runtime.projector.conn), len(llm.calls)
     runtime.close()
-    call_local(runtime.settings, "rebuild", {})
+    run_here(runtime.settings, RebuildRequest())
     reopened = open_runtime(runtime.settings)
     assert node_rows(reopened.projector.conn) == before and len(llm.calls) == calls
 

@@ -22,8 +22,8 @@ from mcp import Client
 from mcp.client.stdio import StdioServerParameters, stdio_client
 
 from tapestryd.config import load_settings
-from tapestryd.daemon.client import request
-from tapestryd.daemon.runtime import Runtime
+from tapestryd.wire.client import request
+from tapestryd.operations.runtime import Runtime
 from tapestryd.errors import DaemonError
 from tapestryd.events import (
     MessageRecorded,

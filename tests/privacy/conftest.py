@@ -7,7 +7,7 @@ from typing import Iterator
 import pytest
 
 from tapestryd.config import Settings
-from tapestryd.daemon.runtime import Runtime
+from tapestryd.operations.runtime import Runtime
 
 
 @pytest.fixture

@@ -4,8 +4,14 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from tapestryd.daemon.runtime import Runtime
-from tapestryd.events.types import ConversationTitled, MessageRecorded, NewEvent, event_id, parse_utc
+from tapestryd.events.types import (
+    ConversationTitled,
+    MessageRecorded,
+    NewEvent,
+    event_id,
+    parse_utc,
+)
+from tapestryd.operations.runtime import Runtime
 
 
 def message(conversation: str, key: str, text: str, ts: str, *, role: str = "user",

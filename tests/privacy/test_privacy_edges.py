@@ -11,11 +11,12 @@ from pathlib import Path
 
 from privacy_fakes import secret_cases
 from privacy_helpers import at, message, record, title
+
 from tapestryd.config import Settings
-from tapestryd.daemon.client import request
-from tapestryd.daemon.runtime import Runtime
 from tapestryd.daemon.service import Service
+from tapestryd.operations.runtime import Runtime
 from tapestryd.paths import paths_for
+from tapestryd.wire.client import request
 
 CASES = secret_cases()
 

@@ -3,19 +3,19 @@
 from __future__ import annotations
 
 import pytest
-
-from privacy_helpers import at, message, record, texts, title
 from privacy_fakes import secret_cases
-from tapestryd.daemon.ops import OPS
-from tapestryd.daemon.runtime import Runtime
+from privacy_helpers import at, message, record, texts, title
+
 from tapestryd.errors import TapestryError
+from tapestryd.operations.runtime import Runtime
+from tapestryd.operations.testing import run_json
 from tapestryd.queries.conversations import show_conversation
 from tapestryd.queries.reader import Reader
 from tapestryd.queries.search import search_messages
 
 
 def forget(rt: Runtime, **args: object) -> dict[str, object]:
-    return OPS["forget"].fn(rt, dict(args))  # type: ignore[no-any-return]
+    return run_json("forget", rt, args)
 
 
 def _history(rt: Runtime) -> None:

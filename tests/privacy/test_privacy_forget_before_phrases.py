@@ -9,17 +9,17 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from privacy_helpers import at, message, record, texts
-from tapestryd.daemon.ops import OPS
-from tapestryd.daemon.runtime import Runtime
+
 from tapestryd.errors import TapestryError
+from tapestryd.operations.runtime import Runtime
+from tapestryd.operations.testing import run_json
 
 NOW = "2025-03-15T12:00:00Z"
 
 
 def forget(rt: Runtime, before: str, **args: object) -> dict[str, object]:
-    return OPS["forget"].fn(rt, {"before": before, "now": NOW, **args})  # type: ignore[no-any-return]
+    return run_json("forget", rt, {"before": before, "now": NOW, **args})
 
 
 def _history(rt: Runtime) -> None:

@@ -11,10 +11,19 @@ from pathlib import Path
 import pytest
 
 from tapestryd.config import load_settings
-from tapestryd.daemon.ops import OPS
-from tapestryd.daemon.runtime import Runtime
 from tapestryd.errors import TapestryError
-from tapestryd.events.types import ConversationTitled, DayClosed, Forgotten, MessageRecorded, NewEvent, NodeSummarized, event_id, format_utc
+from tapestryd.events.types import (
+    ConversationTitled,
+    DayClosed,
+    Forgotten,
+    MessageRecorded,
+    NewEvent,
+    NodeSummarized,
+    event_id,
+    format_utc,
+)
+from tapestryd.operations.runtime import Runtime
+from tapestryd.operations.testing import run_json
 from tapestryd.queries.reader import Reader
 
 T0 = datetime(2025, 1, 10, 12, tzinfo=timezone.utc)
@@ -118,7 +127,7 @@ def test_forget_conversation_refuses_a_short_end(runtime: Runtime) -> None:
     """A one-letter end, unique or not, forgets nothing; the error says which rule applies."""
     _conversations(runtime)
     with pytest.raises(TapestryError, match="too short: give the full key or its last 6"):
-        OPS["forget"].fn(runtime, {"conversation": "9"})
+        run_json("forget", runtime, {"conversation": "9"})
     assert not list(runtime.store.read(types=["Forgotten"]))
 
 
@@ -127,13 +136,13 @@ def test_an_ambiguous_end_names_candidates_for_forget_and_show(runtime: Runtime)
     _conversations(runtime)
     expected = r"'1' is ambiguous.*chatgpt:3f2a-e11, chatgpt:77b0-e11"
     with pytest.raises(TapestryError, match=expected):
-        OPS["forget"].fn(runtime, {"conversation": "1"})
+        run_json("forget", runtime, {"conversation": "1"})
     with pytest.raises(TapestryError, match=expected):
-        OPS["show"].fn(Reader(runtime.settings, runtime.paths, runtime.projector.conn), {"conversation": "1"})
+        run_json("show", Reader(runtime.settings, runtime.paths, runtime.projector.conn), {"conversation": "1"})
 
 
 def test_a_long_unique_end_or_the_full_key_forgets(runtime: Runtime) -> None:
     """Six characters that end one key only, or a full key however short, name the conversation."""
     _conversations(runtime)
-    assert OPS["forget"].fn(runtime, {"conversation": "2a-e11"})["rule"]["conversation"] == "chatgpt:3f2a-e11"
-    assert OPS["forget"].fn(runtime, {"conversation": "chatgpt:zz9"})["messages"] == 1
+    assert run_json("forget", runtime, {"conversation": "2a-e11"})["rule"]["conversation"] == "chatgpt:3f2a-e11"
+    assert run_json("forget", runtime, {"conversation": "chatgpt:zz9"})["messages"] == 1

@@ -5,9 +5,10 @@ from __future__ import annotations
 from datetime import datetime, timezone
 
 from privacy_helpers import at, message, record
-from tapestryd.daemon.ops import OPS
-from tapestryd.daemon.runtime import Runtime
+
 from tapestryd.events.types import DayClosed, NewEvent, NodeSummarized, event_id
+from tapestryd.operations.runtime import Runtime
+from tapestryd.operations.testing import run_json
 
 
 def _nodes(rt: Runtime) -> dict[str, tuple[int, str, str, str, int]]:
@@ -37,7 +38,7 @@ def test_forgotten_conversation_day_goes_and_parents_rebuild(runtime: Runtime) -
     leaf_a = next(k for k in before if before[k][0] == 0 and "claude-code:a" in k)
     leaf_b = next(k for k in before if before[k][0] == 0 and "claude-code:b" in k)
     assert before[leaf_a][1] == "clean" and before[leaf_b][1] == "clean"
-    OPS["forget"].fn(runtime, {"conversation": "claude-code:a"})
+    run_json("forget", runtime, {"conversation": "claude-code:a"})
     after = _nodes(runtime)
     assert leaf_a not in after and after[leaf_b] == before[leaf_b]  # a's only conversation-day is gone
     day = next(k for k in after if after[k][0] == 1)
@@ -56,7 +57,7 @@ def test_partly_forgotten_leaf_is_dirty_and_blank(runtime: Runtime) -> None:
            NewEvent(event_id("closed", "2025-01-10"), DayClosed("2025-01-10", "UTC"),
                     datetime(2025, 1, 11, 2, tzinfo=timezone.utc)))
     _summarize_leaves(runtime)
-    OPS["forget"].fn(runtime, {"match": "lawyer"})
+    run_json("forget", runtime, {"match": "lawyer"})
     after = _nodes(runtime)
     leaf = next(k for k in after if after[k][0] == 0)
     assert after[leaf][1] == "dirty" and after[leaf][3] == "" and after[leaf][4] == 1

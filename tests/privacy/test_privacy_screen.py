@@ -7,11 +7,11 @@ import sqlite3
 from pathlib import Path
 
 import pytest
-
 from privacy_fakes import secret_cases
+
 from tapestryd.config import Settings, load_settings
-from tapestryd.daemon.runtime import Runtime
 from tapestryd.events.types import MessageRecorded
+from tapestryd.operations.runtime import Runtime
 from tapestryd.paths import paths_for
 from tapestryd.privacy import EXCLUSION_MARKERS
 from tapestryd.sources.ingest import ingest_paths

@@ -12,22 +12,22 @@ from pathlib import Path
 from zoneinfo import ZoneInfo
 
 import pytest
+from privacy_helpers import at, message, record, texts
 from typer.testing import CliRunner
 
-from privacy_helpers import at, message, record, texts
+import tapestryd.cli.safety  # noqa: F401  (registers the commands)
 from tapestryd.cli.app import app
 from tapestryd.config import Settings
-from tapestryd.daemon import backup as backups
-from tapestryd.daemon.lock import WriterLock
-from tapestryd.daemon.ops import OPS
-from tapestryd.daemon.ops.safety_ops import restore_offline, verify_offline
-from tapestryd.daemon.runtime import Runtime
 from tapestryd.daemon.server import SocketServer
 from tapestryd.errors import StoreLockedError, TapestryError
 from tapestryd.events.store import EventStore
+from tapestryd.operations import backup as backups
+from tapestryd.operations.dispatch import run_here
+from tapestryd.operations.lock import WriterLock
+from tapestryd.operations.requests import RestoreRequest, VerifyRequest
+from tapestryd.operations.runtime import Runtime
+from tapestryd.operations.testing import run_json
 from tapestryd.paths import paths_for
-
-import tapestryd.cli.safety  # noqa: F401  (registers the commands)
 
 
 def _fill(settings: Settings, n: int, start: int = 0) -> None:
@@ -45,7 +45,7 @@ def test_backup_is_a_private_consistent_copy(settings: Settings) -> None:
     """The copy holds the log as it was, is mode 0600, and later appends do not reach it."""
     _fill(settings, 50)
     with Runtime.open(settings) as rt:
-        result = OPS["backup"].fn(rt, {})
+        result = run_json("backup", rt)
     copy = Path(result["backup"]["path"])
     assert stat.S_IMODE(copy.stat().st_mode) == 0o600
     assert backups.check_backup(copy) == 50
@@ -103,12 +103,12 @@ def test_restore_replaces_the_log_and_rebuilds(settings: Settings) -> None:
     paths = paths_for(settings)
     copy = backups.backup_log(paths.events_db, paths.backups).path
     _fill(settings, 5, start=20)
-    result = restore_offline(settings, copy)
+    result = run_here(settings, RestoreRequest(str(copy))).to_json()
     assert (result["last_seq"], result["replayed"]) == (20, 20)
     assert _count(paths.events_db) == 20 and _count(Path(str(result["previous"]))) == 25
     with Runtime.open(settings) as rt:
         assert len(texts(rt)) == 20
-    assert verify_offline(settings)["ok"]
+    assert run_here(settings, VerifyRequest()).to_json()["ok"]
 
 
 def test_restore_refuses_while_the_home_is_locked(settings: Settings) -> None:
@@ -118,7 +118,7 @@ def test_restore_refuses_while_the_home_is_locked(settings: Settings) -> None:
     copy = backups.backup_log(paths.events_db, paths.backups).path
     with WriterLock(paths.lock_file, "daemon"):
         with pytest.raises(StoreLockedError, match=f"daemon \\(pid {os.getpid()}\\)"):
-            restore_offline(settings, copy)
+            run_here(settings, RestoreRequest(str(copy))).to_json()
     assert _count(paths.events_db) == 3
 
 
@@ -143,14 +143,14 @@ def test_restore_rejects_a_damaged_backup(settings: Settings, tmp_path: Path) ->
     junk = tmp_path / "events-20250101T000000Z.db"
     junk.write_bytes(b"SQLite format 3\x00" + os.urandom(4096))
     with pytest.raises(TapestryError, match="events-20250101T000000Z.db"):
-        restore_offline(settings, junk)
+        run_here(settings, RestoreRequest(str(junk))).to_json()
     assert _count(paths_for(settings).events_db) == 4
 
 
 def test_verify_reports_a_healthy_log(settings: Settings) -> None:
     """Every check passes on a fresh log; the report names the counts."""
     _fill(settings, 12)
-    report = verify_offline(settings)
+    report = run_here(settings, VerifyRequest()).to_json()
     assert report["ok"] and (report["events"], report["last_seq"]) == (12, 12)
     assert [c["name"] for c in report["checks"]] == ["integrity", "seq", "payloads", "checkpoints", "archive"]
 
@@ -164,7 +164,7 @@ def test_verify_finds_bad_payloads_sequence_and_checkpoints(settings: Settings) 
         conn.execute("UPDATE sqlite_sequence SET seq = 2 WHERE name = 'events'")
     with sqlite3.connect(paths.projections_db) as conn:
         conn.execute("UPDATE checkpoints SET seq = 99")
-    report = verify_offline(settings)
+    report = run_here(settings, VerifyRequest()).to_json()
     failed = {c["name"]: c for c in report["checks"] if not c["ok"]}
     assert not report["ok"] and set(failed) == {"seq", "payloads", "checkpoints"}
     assert any("seq 4" in p for p in failed["payloads"]["problems"])

@@ -4,17 +4,16 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from privacy_helpers import at, message, record, texts, title
 from typer.testing import CliRunner
 
-from privacy_helpers import at, message, record, texts, title
+import tapestryd.cli.safety  # noqa: F401  (registers the commands)
 from tapestryd.cli.app import app
 from tapestryd.config import Settings
-from tapestryd.daemon import backup as backups
-from tapestryd.daemon.ops import OPS
-from tapestryd.daemon.runtime import Runtime
+from tapestryd.operations import backup as backups
+from tapestryd.operations.runtime import Runtime
+from tapestryd.operations.testing import run_json
 from tapestryd.paths import paths_for
-
-import tapestryd.cli.safety  # noqa: F401  (registers the commands)
 
 SECRET_WORD = "zanzibarquokka"
 PATTERN = "zanzibar.uokka"  # a --match pattern is kept in the log, so it must not spell the word
@@ -37,7 +36,7 @@ def _on_disk(path: Path) -> bool:
 
 def _run(settings: Settings, op: str, **args: object) -> dict[str, object]:
     with Runtime.open(settings) as rt:
-        return OPS[op].fn(rt, dict(args))  # type: ignore[no-any-return]
+        return run_json(op, rt, args)
 
 
 def test_compaction_removes_forgotten_text_from_the_file(settings: Settings) -> None:

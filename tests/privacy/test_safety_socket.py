@@ -11,22 +11,25 @@ from pathlib import Path
 from typing import Any, Iterator
 
 import pytest
-from hypothesis import HealthCheck, given, settings as hsettings
+from hypothesis import HealthCheck, given
+from hypothesis import settings as hsettings
 from hypothesis import strategies as st
-
 from privacy_helpers import at, message, record
+
 from tapestryd.config import Settings
-from tapestryd.daemon.client import request
-from tapestryd.daemon.ops import OPS
-from tapestryd.daemon.peer import PEER_ARG, readable_by
-from tapestryd.daemon.protocol import MAX_LINE
-from tapestryd.daemon.runtime import Runtime
 from tapestryd.daemon.service import Service
 from tapestryd.errors import TapestryError
+from tapestryd.operations.base import READ
+from tapestryd.operations.readable import readable_by
+from tapestryd.operations.registry import OPERATIONS
+from tapestryd.operations.runtime import Runtime
+from tapestryd.operations.testing import run_json
 from tapestryd.paths import paths_for
+from tapestryd.wire.client import request
+from tapestryd.wire.protocol import MAX_LINE
 
 NOBODY = 65534
-READ_OPS = sorted(name for name, spec in OPS.items() if spec.kind == "read" and name not in ("pause", "resume", "reload"))
+READ_OPS = sorted(name for name, op in OPERATIONS.items() if op.kind == READ)
 
 
 @pytest.fixture
@@ -98,8 +101,8 @@ def test_ingest_refuses_a_path_the_peer_cannot_read(settings: Settings, tmp_path
     os.chmod(private, 0o600)
     with Runtime.open(settings) as rt:
         with pytest.raises(TapestryError, match=f"not readable by uid {NOBODY}"):
-            OPS["ingest"].fn(rt, {"paths": [str(private)], PEER_ARG: NOBODY})
-        assert OPS["ingest"].fn(rt, {"paths": [str(private)], PEER_ARG: os.getuid()})["totals"]["files"] == 1
+            run_json("ingest", rt, {"paths": [str(private)]}, peer_uid=NOBODY)
+        assert run_json("ingest", rt, {"paths": [str(private)]}, peer_uid=os.getuid())["totals"]["files"] == 1
 
 
 def test_client_cannot_forge_the_peer_uid(service: Service, tmp_path: Path) -> None:
@@ -107,7 +110,7 @@ def test_client_cannot_forge_the_peer_uid(service: Service, tmp_path: Path) -> N
     private = tmp_path / "mine.jsonl"
     private.write_text("")
     os.chmod(private, 0o600)
-    result = request(paths_for(service.settings).socket, "ingest", {"paths": [str(private)], PEER_ARG: NOBODY})
+    result = request(paths_for(service.settings).socket, "ingest", {"paths": [str(private)], "_peer_uid": NOBODY})
     assert result["totals"]["files"] == 1  # we are its owner; the forged uid was ignored
 
 

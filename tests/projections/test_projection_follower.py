@@ -17,11 +17,11 @@ import time
 from pathlib import Path
 
 import pytest
+from test_projection_batch_path import build, dump, forgetting, history
 
 from tapestryd.events import EventStore
 from tapestryd.projections import Projector, default_projections
 from tapestryd.projections.runner import checkpoints
-from test_projection_batch_path import build, dump, forgetting, history
 
 
 def _appending(store: EventStore, projections_db: Path, pause: float = 0.05) -> int:
@@ -124,8 +124,9 @@ def test_child_ends_when_its_parent_dies(tmp_path: Path) -> None:
         from tapestryd.events import EventStore
         from tapestryd.projections import default_projections
         from tapestryd.projections.follower import Follower
+        from tapestryd.projections.runner import follow
         store = EventStore(Path({str(tmp_path / 'events.db')!r}))
-        follower = Follower(store.path, Path({str(tmp_path / 'p.db')!r}), default_projections("UTC", 0), 0.0)
+        follower = Follower(store.path, Path({str(tmp_path / 'p.db')!r}), default_projections("UTC", 0), 0.0, follow)
         while not follower._started:
             time.sleep(0.01)
         print(follower._process.pid, flush=True)
@@ -154,14 +155,14 @@ CORPUS = Path(__file__).resolve().parents[2] / ".." / "shared" / "corpus"
 def _ingest_op(home: Path, monkeypatch: pytest.MonkeyPatch, follow_after: float) -> tuple[dict, dict]:  # type: ignore[type-arg]
     """The ingest operation (as the CLI without a daemon runs it) on the whole corpus: receipt and rows."""
     from tapestryd.config import load_settings
-    from tapestryd.daemon.ops.core import ingest
-    from tapestryd.daemon.runtime import Runtime
+    from tapestryd.operations.runtime import Runtime
+    from tapestryd.operations.testing import run_json
     from tapestryd.projections import runner
 
     monkeypatch.setenv("TAPESTRY_HOME", str(home))
     monkeypatch.setattr(runner, "FOLLOW_AFTER", follow_after)
     with Runtime.open(load_settings(home)) as rt:
-        receipt = ingest(rt, {"paths": [str(CORPUS)]})
+        receipt = run_json("ingest", rt, {"paths": [str(CORPUS)]})
         assert not any(rt.projector.lag().values())
         return receipt, dump(rt.projector.conn)
 

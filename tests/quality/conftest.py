@@ -9,9 +9,9 @@ import pytest
 from quality_helpers import ALICE, BOB, CAROL
 
 from tapestryd.config import load_settings
-from tapestryd.daemon.runtime import Runtime
-from tapestryd.daemon.summarizer import Target, summarize_dirty
 from tapestryd.events import DayClosed, MessageRecorded, NewEvent, event_id, format_utc
+from tapestryd.operations.runtime import Runtime
+from tapestryd.operations.summarizer import Target, summarize_dirty
 from tapestryd.summarize import ExtractiveSummarizer
 
 DAYS = {"2026-03-02": ("c1", ALICE), "2026-03-03": ("c2", BOB), "2026-03-04": ("c3", CAROL)}

@@ -10,7 +10,6 @@ import pytest
 from quality_helpers import ALICE, BOB, ctl
 
 from tapestryd.config import load_settings
-from tapestryd.daemon.runtime import Runtime
 from tapestryd.events import (
     MessageRecorded,
     NewEvent,
@@ -18,6 +17,7 @@ from tapestryd.events import (
     event_id,
     format_utc,
 )
+from tapestryd.operations.runtime import Runtime
 
 T0 = datetime(2026, 3, 4, 9, 30, tzinfo=timezone.utc)
 SEGMENT, DAY = "L0:claude-ai:2026-03-04:claude-ai:c1", "L1:claude-ai:2026-03-04"

@@ -10,9 +10,9 @@ import time
 from pathlib import Path
 
 from tapestryd.config import load_settings
-from tapestryd.daemon.client import request
 from tapestryd.errors import DaemonError
 from tapestryd.paths import paths_for
+from tapestryd.wire.client import request
 
 
 def _ready(socket: Path, proc: subprocess.Popen[bytes]) -> bool:

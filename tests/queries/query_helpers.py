@@ -15,8 +15,14 @@ from typing import Any, Callable
 from zoneinfo import ZoneInfo
 
 from tapestryd.config import Settings
-from tapestryd.daemon.runtime import Runtime
-from tapestryd.events import MessageRecorded, NewEvent, NodeSummarized, event_id, format_utc
+from tapestryd.events import (
+    MessageRecorded,
+    NewEvent,
+    NodeSummarized,
+    event_id,
+    format_utc,
+)
+from tapestryd.operations.runtime import Runtime
 from tapestryd.queries.hook import MAX_CONTEXT_CHARS
 
 PARIS = ZoneInfo("Europe/Paris")

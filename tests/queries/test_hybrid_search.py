@@ -12,8 +12,9 @@ import pytest
 from query_helpers import NOW, PARIS, History
 
 from tapestryd.config import load_settings
-from tapestryd.daemon.local import call_local
 from tapestryd.events import ConversationTitled, NewEvent, event_id
+from tapestryd.operations.dispatch import call_json
+from tapestryd.operations.requests import SearchRequest
 from tapestryd.queries.hybrid import hybrid_search
 from tapestryd.queries.reader import Reader
 from tapestryd.queries.search import SearchFilters, search
@@ -131,7 +132,7 @@ def test_a_conversation_whose_title_names_the_subject_ranks_first(history: Histo
 
 def test_the_search_op_serves_the_conversations_as_json(reader: Reader, history: History) -> None:
     """mode=hybrid through the op registry: hits and the conversation ranking survive a JSON round trip."""
-    answer = json.loads(json.dumps(call_local(history.settings, "search", {
+    answer = json.loads(json.dumps(call_json(history.settings, SearchRequest, {
         "query": "flaky observer", "mode": "hybrid", "level": "messages", "now": NOW.isoformat()})))
     assert answer["mode"] == "hybrid" and answer["hits"][0]["conversation"] == "claude-code:s1"
     assert answer["conversations"][0]["conversation"] == "claude-code:s1"

@@ -17,9 +17,9 @@ import pytest
 from query_helpers import History, check_documented_shape, hook_json
 
 from tapestryd.config import load_settings
-from tapestryd.daemon.client import request
 from tapestryd.errors import DaemonError
 from tapestryd.paths import paths_for
+from tapestryd.wire.client import request
 
 
 def wait_for(check: Callable[[], Any], timeout: float = 30.0) -> Any:

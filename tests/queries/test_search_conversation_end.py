@@ -12,8 +12,8 @@ import pytest
 from query_helpers import PARIS, History
 
 from tapestryd.config import load_settings
-from tapestryd.daemon.ops import OPS
 from tapestryd.errors import TapestryError
+from tapestryd.operations.testing import run_json
 from tapestryd.queries.hybrid import hybrid_search
 from tapestryd.queries.reader import Reader
 from tapestryd.queries.search import SearchFilters, search
@@ -62,8 +62,8 @@ def test_an_end_of_many_keys_is_ambiguous_at_any_length(reader: Reader, ref: str
 def test_a_blank_or_unknown_end_is_refused(reader: Reader) -> None:
     for blank in ("", "  "):
         with pytest.raises(TapestryError, match="^--conversation is empty: give a conversation key"):
-            OPS["search"].fn(reader, {"query": "python", "conversation": blank})
-    assert len(conversations(OPS["search"].fn(reader, {"query": "python", "conversation": None}))) == 3
+            run_json("search", reader, {"query": "python", "conversation": blank})
+    assert len(conversations(run_json("search", reader, {"query": "python", "conversation": None}))) == 3
     with pytest.raises(TapestryError, match="no conversation matches 'nowhere-999'"):
         search(reader, "python", SearchFilters(conversation="nowhere-999"), now=NOW)
 

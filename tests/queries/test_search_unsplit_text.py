@@ -10,8 +10,15 @@ import pytest
 from query_helpers import PARIS, History
 
 from tapestryd.config import load_settings
-from tapestryd.daemon.runtime import Runtime
-from tapestryd.events import Event, Forgotten, MessageRecorded, NewEvent, event_id, format_utc
+from tapestryd.events import (
+    Event,
+    Forgotten,
+    MessageRecorded,
+    NewEvent,
+    event_id,
+    format_utc,
+)
+from tapestryd.operations.runtime import Runtime
 from tapestryd.paths import paths_for
 from tapestryd.projections.unsplit import has_unsplit
 from tapestryd.queries.ftsrank import ranked_ids

@@ -9,12 +9,16 @@ import pytest
 from query_helpers import NOW, PARIS, History, wait_until
 
 from tapestryd.config import load_settings
-from tapestryd.daemon.runtime import Runtime
 from tapestryd.events import Forgotten, NewEvent, event_id
+from tapestryd.operations.runtime import Runtime
 from tapestryd.paths import paths_for
 from tapestryd.projections.tfidf import MESSAGE, SimilarityIndex
 from tapestryd.queries.reader import Reader
-from tapestryd.queries.similar import register_warm_index, similar, unregister_warm_index
+from tapestryd.queries.similar import (
+    register_warm_index,
+    similar,
+    unregister_warm_index,
+)
 
 
 def at(d: int, h: int = 10) -> datetime:

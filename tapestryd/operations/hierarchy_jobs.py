@@ -16,7 +16,7 @@ provider calls run off the writer thread. Every job writes what it did into
 ``status`` shows: the last run of each kind, the last error of each node that failed
 (cleared when it succeeds), and the structural checks of the last run that left nothing
 dirty (so ``status`` need not rerun them). Jobs skip their turn while another summarizer run holds the
-lock (:func:`tapestryd.daemon.summarizer.exclusive`).
+lock (:func:`tapestryd.operations.summarizer.exclusive`).
 """
 
 from __future__ import annotations
@@ -32,12 +32,19 @@ import structlog
 
 from tapestryd.clock import Clock
 from tapestryd.config import Settings
-from tapestryd.daemon.dayclose import close_days
-from tapestryd.daemon.runtime import Runtime
-from tapestryd.daemon.summarizer import (RunReport, SummarizerBusy, Target, exclusive, never, summarize_dirty,
-                                         summarize_keys)
 from tapestryd.errors import TapestryError
 from tapestryd.events.types import NewEvent, format_utc
+from tapestryd.operations.dayclose import close_days
+from tapestryd.operations.runtime import Runtime
+from tapestryd.operations.summarizer import (
+    RunReport,
+    SummarizerBusy,
+    Target,
+    exclusive,
+    never,
+    summarize_dirty,
+    summarize_keys,
+)
 from tapestryd.paths import Paths, paths_for
 from tapestryd.projections.hierarchy_checks import Check, grade, run_checks
 from tapestryd.projections.hierarchy_read import todo_nodes

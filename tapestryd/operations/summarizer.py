@@ -2,7 +2,7 @@
 
 It walks nodes bottom-up in chronological order (:func:`todo_nodes`), so every child and
 every context node is summarized before the nodes that read it; builds each prompt with
-telescoping context (:mod:`tapestryd.daemon.summary_requests`); calls the provider; and
+telescoping context (:mod:`tapestryd.operations.summary_requests`); calls the provider; and
 appends a ``NodeSummarized`` per node to the event log, then lets the projector catch up.
 
 Crash safety: a summary exists only once its event is in the log. The projector marks a
@@ -40,12 +40,17 @@ from zoneinfo import ZoneInfo
 import structlog
 
 from tapestryd.clock import Clock, SystemClock
-from tapestryd.daemon.runtime import Runtime
-from tapestryd.daemon.summary_requests import build_request, dependency_keys
 from tapestryd.errors import DaemonError, ProviderError
 from tapestryd.events.types import NewEvent, NodeSummarized, event_id
+from tapestryd.operations.runtime import Runtime
+from tapestryd.operations.summary_requests import build_request, dependency_keys
 from tapestryd.projections.hierarchy_keys import hash_parts
-from tapestryd.projections.hierarchy_read import NodeRow, get_node, has_dirty_child, todo_nodes
+from tapestryd.projections.hierarchy_read import (
+    NodeRow,
+    get_node,
+    has_dirty_child,
+    todo_nodes,
+)
 from tapestryd.summarize.base import Budget, BudgetExhausted, Summarizer, Summary, Usage
 
 __all__ = ["RunReport", "SummarizerBusy", "Target", "exclusive", "never", "summarize_dirty", "summarize_keys"]

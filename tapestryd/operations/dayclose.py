@@ -18,8 +18,8 @@ from zoneinfo import ZoneInfo
 import structlog
 
 from tapestryd.clock import Clock, day_close_at, local_date
-from tapestryd.daemon.runtime import Runtime
 from tapestryd.events.types import DayClosed, NewEvent, event_id, parse_utc
+from tapestryd.operations.runtime import Runtime
 
 __all__ = ["close_days", "days_to_close", "last_closed_day", "next_close_at"]
 

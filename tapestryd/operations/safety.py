@@ -1,42 +1,58 @@
-"""Data-safety operations: forget, compact, backup; and the offline verify and restore.
+"""Data-safety operations: forget, compact, backup (write), and verify, restore and the list of
+backups (local: run in the caller's process).
 
-* ``forget`` (write): one rule (``conversation`` key or unique end of one of 6+ characters, ``before`` an
+* ``forget``: one rule (``conversation`` key or unique end of one of 6+ characters, ``before`` an
   ISO time or the start of the local date, month, year or phrase it names ("yesterday",
-  "last 3 months"; see :func:`before_instant`), or ``match`` a Python regex, case-insensitive like ``search
-  --regex``: kept in the event with an explicit ``(?i)`` prefix, so rules already in a log
-  replay unchanged), ``dry_run`` to only count;
-  appends a ``Forgotten`` event (the same rule twice is one event), then applies it to the raw
-  archive (:func:`~tapestryd.daemon.ops.archive_ops.forget_in_archive`).
-* ``compact`` (write): ``dry_run``, or ``confirm`` to drop the pre-compact backup and scrub
-  the other backups (:mod:`tapestryd.daemon.compact`).
-* ``backup`` (write): one backup of the log, then rotation (:mod:`tapestryd.daemon.backup`).
-
-:func:`verify_offline`, :func:`list_backups_offline` and :func:`restore_offline` are not
-socket operations: ``tapestryctl`` runs them in its own process. Verify and the listing
-only read; restore refuses while a daemon (or any writer) holds the home.
+  "last 3 months"; see :func:`before_instant`), or ``match`` a Python regex, case-insensitive like
+  ``search --regex``: kept in the event with an explicit ``(?i)`` prefix, so rules already in a
+  log replay unchanged), ``dry_run`` to only count; appends a ``Forgotten`` event (the same rule
+  twice is one event), then applies it to the raw archive
+  (:func:`~tapestryd.operations.archive.forget_in_archive`).
+* ``compact``: ``dry_run``, or ``confirm`` to drop the pre-compact backup and scrub the other
+  backups (:mod:`tapestryd.operations.compact`).
+* ``backup``: one backup of the log, then rotation (:mod:`tapestryd.operations.backup`).
+* ``verify`` and ``backups`` only read (``verify`` with ``fix`` makes private files private again); ``restore`` refuses while a daemon (or any writer)
+  holds the home.
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import asdict
-from datetime import datetime, timezone
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 from tapestryd.clock import check_supported
 from tapestryd.config import Settings
-from tapestryd.daemon import backup as backups
-from tapestryd.daemon.compact import compact_log, confirm_compaction
-from tapestryd.daemon.lock import WriterLock
-from tapestryd.daemon.ops.archive_ops import archive_check, forget_in_archive, preview_in_archive
-from tapestryd.daemon.ops.query_ops import now_of
-from tapestryd.daemon.ops.registry import write_op
-from tapestryd.daemon.runtime import Runtime
 from tapestryd.db import connect
 from tapestryd.errors import TapestryError
 from tapestryd.events.store import EventStore
 from tapestryd.events.types import Forgotten, NewEvent, format_utc, parse_utc
+from tapestryd.filemodes import mode_check
+from tapestryd.operations import backup as backups
+from tapestryd.operations.archive import archive_check, forget_in_archive, preview_in_archive
+from tapestryd.operations.base import LocalDeps, WriteDeps
+from tapestryd.operations.checks import now_of
+from tapestryd.operations.compact import compact_log, confirm_compaction
+from tapestryd.operations.lock import WriterLock
+from tapestryd.operations.requests import (
+    BackupRequest,
+    BackupsRequest,
+    CompactRequest,
+    ForgetRequest,
+    RestoreRequest,
+    VerifyRequest,
+)
+from tapestryd.operations.results import (
+    BackupResult,
+    BackupsResult,
+    CompactResult,
+    ForgetResult,
+    RestoreResult,
+    VerifyResult,
+)
+from tapestryd.operations.runtime import Runtime
 from tapestryd.paths import paths_for
 from tapestryd.privacy import forgotten_id
 from tapestryd.projections import Projector, default_projections
@@ -46,7 +62,7 @@ from tapestryd.queries.integrity import verify_log
 from tapestryd.queries.reader import Reader
 from tapestryd.queries.timephrase import parse_when
 
-__all__ = ["MIN_END", "before_instant", "list_backups_offline", "restore_offline", "verify_offline"]
+__all__ = ["MIN_END", "backup", "before_instant", "compact", "forget", "list_backups", "restore", "verify"]
 
 MIN_END = 6
 """Fewest characters of a key's end ``forget --conversation`` accepts (a full key is always accepted).
@@ -55,35 +71,40 @@ Stricter than ``search``/``show`` (any unique end): forgetting cannot be undone.
 _ISO_TIME = re.compile(r"^\d{4}-\d{2}-\d{2}[T ]\d")
 
 
-@write_op("forget")
-def forget(runtime: Runtime, args: dict[str, Any]) -> dict[str, Any]:
-    """Forget a conversation, everything before an instant, or messages matching a regex."""
+def forget(request: ForgetRequest, deps: WriteDeps) -> ForgetResult:
+    """Forget a conversation, everything before an instant, or messages matching a regex.
+
+    Raises TapestryError unless exactly one rule is given, or when it names nothing valid.
+    """
+    runtime = deps.runtime
     runtime.projector.catch_up()
-    rule = _rule(runtime, args)
+    rule = _rule(request, deps)
     found = preview(runtime.projector.conn, rule)
-    result: dict[str, Any] = {"rule": asdict(rule), "dry_run": bool(args.get("dry_run")), **found}
+    result: dict[str, Any] = {"rule": asdict(rule), "dry_run": request.dry_run, **found}
     if rule.before:
-        result["before_read"] = _before_line(str(args["before"]).strip(), rule.before, runtime.settings)
-    event = Forgotten(conversation=rule.conversation, before=rule.before, match=rule.match,
-                      reason=str(args.get("reason") or ""))
-    if result["dry_run"]:
-        return {**result, "archive": preview_in_archive(runtime.paths, runtime.store, event)}
+        result["before_read"] = _before_line(request.before.strip(), rule.before, runtime.settings)
+    event = Forgotten(conversation=rule.conversation, before=rule.before, match=rule.match, reason=request.reason)
+    if request.dry_run:
+        return ForgetResult({**result, "archive": preview_in_archive(runtime.paths, runtime.store, event)})
     new = NewEvent(forgotten_id(rule.conversation, rule.before, rule.match), event,
-                   datetime.now(timezone.utc), agent="", source="tapestryctl:forget")
+                   deps.clock.now(), agent="", source="tapestryctl:forget")
     appended = runtime.store.append([new])
     runtime.projector.catch_up()
-    return {**result, "seq": appended.seqs[0], "already_forgotten": appended.known == 1,
-            "archive": forget_in_archive(runtime.paths, runtime.store)}
+    return ForgetResult({**result, "seq": appended.seqs[0], "already_forgotten": appended.known == 1,
+                         "archive": forget_in_archive(runtime.paths, runtime.store)})
 
 
-def _rule(runtime: Runtime, args: dict[str, Any]) -> ForgetRule:
-    given = {k: str(args.get(k) or "").strip() for k in ("conversation", "before", "match")}
+def _rule(request: ForgetRequest, deps: WriteDeps) -> ForgetRule:
+    runtime = deps.runtime
+    given = {"conversation": request.conversation.strip(), "before": request.before.strip(),
+             "match": request.match.strip()}
     if sum(1 for v in given.values() if v) != 1:
         raise TapestryError("say what to forget with exactly one of --conversation, --before or --match")
     if given["conversation"]:
         return ForgetRule(conversation=_conversation(runtime, given["conversation"]))
     if given["before"]:
-        return ForgetRule(before=before_instant(given["before"], runtime.settings, now_of(args)))
+        return ForgetRule(before=before_instant(given["before"], runtime.settings,
+                                                now_of(request.now, deps.clock)))
     pattern = given["match"] if given["match"].startswith("(?i)") else "(?i)" + given["match"]
     try:
         re.compile(given["match"])  # the user's own pattern, so an error's position is theirs
@@ -144,30 +165,33 @@ def _before_line(text: str, before: str, settings: Settings) -> str:
             f"{moment.strftime('%Y-%m-%dT%H:%M:%SZ')}")
 
 
-@write_op("compact")
-def compact(runtime: Runtime, args: dict[str, Any]) -> dict[str, Any]:
+def compact(request: CompactRequest, deps: WriteDeps) -> CompactResult:
     """Rewrite forgotten payloads as tombstones (``dry_run``), or ``confirm`` a compaction."""
-    if args.get("confirm"):
-        return confirm_compaction(runtime)
-    return compact_log(runtime, dry_run=bool(args.get("dry_run")))
+    if request.confirm:
+        return CompactResult(confirm_compaction(deps.runtime))
+    return CompactResult(compact_log(deps.runtime, dry_run=request.dry_run))
 
 
-@write_op("backup")
-def backup(runtime: Runtime, args: dict[str, Any]) -> dict[str, Any]:
+def backup(request: BackupRequest, deps: WriteDeps) -> BackupResult:
     """Back up the event log now and prune old backups (7 daily, 4 weekly)."""
-    settings = runtime.settings
-    return backups.rotate(runtime.paths.events_db, runtime.paths.backups, tz=settings.tz,
-                          first_day_of_week=settings.first_day_of_week)
+    runtime = deps.runtime
+    return BackupResult(backups.rotate(runtime.paths.events_db, runtime.paths.backups, tz=runtime.settings.tz,
+                                       first_day_of_week=runtime.settings.first_day_of_week))
 
 
-def list_backups_offline(settings: Settings) -> list[dict[str, object]]:
+def list_backups(request: BackupsRequest, deps: LocalDeps) -> BackupsResult:
     """Every backup of the home, oldest first (read-only; no lock)."""
-    return [b.to_dict() for b in backups.list_backups(paths_for(settings).backups)]
+    return BackupsResult([b.to_dict() for b in backups.list_backups(paths_for(deps.settings).backups)])
 
 
-def verify_offline(settings: Settings) -> dict[str, Any]:
-    """The verify report of the home's log, projections and raw archive (read-only; runs beside a daemon)."""
-    paths = paths_for(settings)
+def verify(request: VerifyRequest, deps: LocalDeps) -> VerifyResult:
+    """The verify report of the home's log, projections and raw archive and file modes (runs
+    beside a daemon).
+
+    Only reads, except that ``fix`` makes the home's private folders 0700 and files 0600.
+    Raises TapestryError when the home has no log.
+    """
+    paths = paths_for(deps.settings)
     if not paths.events_db.exists():
         raise TapestryError(f"no event log at {paths.events_db}: nothing to verify")
     projections = connect(paths.projections_db, readonly=True) if paths.projections_db.exists() else None
@@ -177,12 +201,13 @@ def verify_offline(settings: Settings) -> dict[str, Any]:
         if projections is not None:
             projections.close()
     report["checks"].append(archive_check(paths))
-    report["ok"] = all(check["ok"] for check in report["checks"])
-    return report
+    report["checks"].append(mode_check(paths.private_dirs(), paths.private_files(), fix=request.fix))
+    report["ok"] = all(c["ok"] for c in report["checks"])
+    return VerifyResult(report)
 
 
-def restore_offline(settings: Settings, source: Path) -> dict[str, Any]:
-    """Replace the home's log by backup ``source`` and rebuild the projections from it.
+def restore(request: RestoreRequest, deps: LocalDeps) -> RestoreResult:
+    """Replace the home's log by the backup ``request.file`` and rebuild the projections from it.
 
     Takes the writer lock first, so it refuses (StoreLockedError naming the pid) while a
     daemon or another command writes this home. The replaced log is kept as a
@@ -190,6 +215,7 @@ def restore_offline(settings: Settings, source: Path) -> dict[str, Any]:
     folder does not exist (a mistyped ``--home``; ``tapestryctl init`` starts a new home)
     or ``source`` is not a file.
     """
+    settings, source = deps.settings, Path(request.file)
     paths = paths_for(settings)
     if not paths.data_dir.is_dir():
         init = f"tapestryctl init --home {settings.home}" if settings.home else "tapestryctl init"
@@ -209,4 +235,4 @@ def restore_offline(settings: Settings, source: Path) -> dict[str, Any]:
                 result["replayed"] = projector.catch_up()
             finally:
                 projector.close()
-    return result
+    return RestoreResult(result)

@@ -11,7 +11,7 @@ payloads become tombstones:
   pattern rule (without a time bound) matches: title ``""``;
 * a ``NodeSummarized`` written before a ``Forgotten`` event blanked its node, or that a
   later pattern rule matches (it may quote what was forgotten): title ``""``, text a
-  tombstone naming that event (:mod:`tapestryd.daemon.compact_summaries`), which blanks the
+  tombstone naming that event (:mod:`tapestryd.operations.compact_summaries`), which blanks the
   node again on replay, so ``rebuild`` after compaction gives the summaries, titles and
   states it gave before.
 
@@ -33,13 +33,6 @@ from typing import Any
 
 import structlog
 
-from tapestryd.daemon.backup import backup_log, list_backups
-from tapestryd.daemon.compact_summaries import (
-    is_summary_tombstone,
-    lost_leaves,
-    summary_tombstones,
-)
-from tapestryd.daemon.runtime import Runtime
 from tapestryd.db import transaction, translate_errors
 from tapestryd.errors import TapestryError
 from tapestryd.events.codec import encode
@@ -50,6 +43,13 @@ from tapestryd.events.types import (
     NodeSummarized,
     StoredEvent,
 )
+from tapestryd.operations.backup import backup_log, list_backups
+from tapestryd.operations.compact_summaries import (
+    is_summary_tombstone,
+    lost_leaves,
+    summary_tombstones,
+)
+from tapestryd.operations.runtime import Runtime
 from tapestryd.privacy import outbound
 from tapestryd.projections.forgetting import ForgetRule, compiled
 

@@ -15,7 +15,12 @@ from zoneinfo import ZoneInfo
 
 from tapestryd.events.types import parse_utc
 from tapestryd.projections.hierarchy_keys import hash_parts
-from tapestryd.projections.hierarchy_read import NodeRow, children, context_nodes, segment_messages
+from tapestryd.projections.hierarchy_read import (
+    NodeRow,
+    children,
+    context_nodes,
+    segment_messages,
+)
 from tapestryd.summarize.base import Passage, SummaryRequest
 
 __all__ = ["build_request", "dependency_keys", "period_label"]

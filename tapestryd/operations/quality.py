@@ -9,13 +9,14 @@ from __future__ import annotations
 
 import sqlite3
 from pathlib import Path
-from typing import Any
 from zoneinfo import ZoneInfo
 
-from tapestryd.daemon.ops.query_ops import check_agent
-from tapestryd.daemon.ops.registry import read_op
-from tapestryd.daemon.summary_requests import build_request
 from tapestryd.errors import ConfigError, TapestryError
+from tapestryd.operations.base import ReadDeps
+from tapestryd.operations.checks import check_agent
+from tapestryd.operations.requests import DriftRequest, EvalRequest
+from tapestryd.operations.results import DriftResult, EvalResult
+from tapestryd.operations.summary_requests import build_request
 from tapestryd.projections.hierarchy_read import get_node
 from tapestryd.quality.drift import (
     DRIFT_THRESHOLD,
@@ -31,27 +32,27 @@ from tapestryd.queries.levelnames import level_number
 from tapestryd.queries.reader import Reader
 from tapestryd.summarize import Budget, Summarizer, make_summarizer
 
-__all__ = ["node_summarize"]
+__all__ = ["drift", "evaluate", "node_summarize"]
 
 LOCAL_YIELD_SAMPLE = 3
 
 
-@read_op("eval")
-def eval_op(reader: Reader, args: dict[str, Any]) -> dict[str, Any]:
-    """Evaluate memory quality; args: agent, levels (list of 0-4), facts (path), method, threshold, sample.
+def evaluate(request: EvalRequest, deps: ReadDeps) -> EvalResult:
+    """Evaluate memory quality.
 
     ``sample`` None means 3 nodes per level with a local provider and none with a remote one
     (nor with a provider whose settings are incomplete); 0 never builds a provider at all.
     """
-    sample = None if args.get("sample") is None else _count(args["sample"])
-    agent = check_agent(reader.settings, reader.conn, args.get("agent"))
+    reader = deps.reader
+    sample = None if request.sample is None else max(0, request.sample)
+    agent = check_agent(reader.settings, reader.conn, request.agent)
     summarizer = _provider(reader, sample)
     conf = reader.settings.summarize
     try:
         local = summarizer is not None and summarizer.local
-        options = EvalOptions(agent=agent, levels=_levels(args.get("levels")),
-                              facts_file=Path(args["facts"]) if args.get("facts") else None,
-                              method=str(args.get("method") or "tfidf"), threshold=_threshold(args.get("threshold")),
+        options = EvalOptions(agent=agent, levels=_levels(request.levels),
+                              facts_file=Path(request.facts) if request.facts else None,
+                              method=request.method or "tfidf", threshold=_threshold(request.threshold),
                               sample=(LOCAL_YIELD_SAMPLE if local else 0) if sample is None else sample)
         make = None if summarizer is None else node_summarize(reader.conn, reader.tz, summarizer,
                                                               Budget(conf.budget_calls, conf.budget_tokens))
@@ -61,7 +62,7 @@ def eval_op(reader: Reader, args: dict[str, Any]) -> dict[str, Any]:
             summarizer.close()
     result["provider"] = ({"name": summarizer.name, "model": summarizer.model} if summarizer is not None
                           else {"name": conf.provider, "model": conf.model})
-    return result
+    return EvalResult(result)
 
 
 def _provider(reader: Reader, sample: int | None) -> Summarizer | None:
@@ -92,50 +93,31 @@ def node_summarize(conn: sqlite3.Connection, tz: ZoneInfo, summarizer: Summarize
     return summarize
 
 
-@read_op("drift")
-def drift_op(reader: Reader, args: dict[str, Any]) -> dict[str, Any]:
-    """Nodes whose successive summaries moved; args: agent, level, threshold, method, all (list every node)."""
-    threshold = _number(args.get("threshold"))
-    threshold = DRIFT_THRESHOLD if threshold is None else threshold
-    level = args.get("level")
-    versions = read_versions(reader.paths.events_db, agent=check_agent(reader.settings, reader.conn, args.get("agent")),
-                             level=None if level in (None, "") else level_number(level))
-    similarity = make_similarity(str(args.get("method") or "tfidf"))
+def drift(request: DriftRequest, deps: ReadDeps) -> DriftResult:
+    """Nodes whose successive summaries moved (every node compared with ``all``)."""
+    reader = deps.reader
+    threshold = DRIFT_THRESHOLD if request.threshold is None else request.threshold
+    versions = read_versions(reader.paths.events_db, agent=check_agent(reader.settings, reader.conn, request.agent),
+                             level=level_number(request.level) if request.level else None)
+    similarity = make_similarity(request.method or "tfidf")
     nodes = sorted(measure_drift(versions, similarity), key=lambda n: (-n.worst.drift, n.node))
     flagged = [n for n in nodes if n.worst.drift >= threshold]
     counts = {label: sum(1 for n in nodes if n.worst.severity == label) for label, _ in SEVERITIES}
-    return {"schema": 1, "method": similarity.method, "threshold": threshold,
-            "labels": {label: floor for label, floor in SEVERITIES}, "versions": len(versions),
-            "nodes_compared": len(nodes), "by_severity": counts, "flagged": [n.to_dict() for n in flagged],
-            "nodes": [n.to_dict() for n in nodes] if args.get("all") else None}
+    return DriftResult({"schema": 1, "method": similarity.method, "threshold": threshold,
+                        "labels": {label: floor for label, floor in SEVERITIES}, "versions": len(versions),
+                        "nodes_compared": len(nodes), "by_severity": counts, "flagged": [n.to_dict() for n in flagged],
+                        "nodes": [n.to_dict() for n in nodes] if request.all else None})
 
 
-def _levels(value: Any) -> tuple[int, ...]:
-    """Levels as 0-4 or L0-L4 (one, or a list), sorted; every level when none is given."""
-    if value in (None, "", []):
+def _levels(value: tuple[str, ...]) -> tuple[int, ...]:
+    """Levels as 0-4 or L0-L4, sorted; every level when none is given."""
+    if not value:
         return LEVELS
-    return tuple(sorted({level_number(v) for v in (value if isinstance(value, list) else [value])}))
+    return tuple(sorted({level_number(v) for v in value}))
 
 
-def _threshold(value: Any) -> float | None:
+def _threshold(threshold: float | None) -> float | None:
     """The eval ``threshold``, a cosine in (0, 1]; None for the method's default."""
-    threshold = _number(value)
     if threshold is not None and not 0 < threshold <= 1:
         raise TapestryError(f"threshold is a cosine: more than 0 and at most 1, got {threshold:g}")
     return threshold
-
-
-def _count(value: Any) -> int:
-    try:
-        return max(0, int(value))
-    except (TypeError, ValueError) as exc:
-        raise TapestryError(f"sample must be a whole number, got {value!r}") from exc
-
-
-def _number(value: Any) -> float | None:
-    if value in (None, ""):
-        return None
-    try:
-        return float(value)
-    except (TypeError, ValueError) as exc:
-        raise TapestryError(f"threshold must be a number, got {value!r}") from exc

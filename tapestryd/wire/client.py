@@ -18,8 +18,8 @@ import json
 import os
 import time
 
-from tapestryd.daemon.protocol import VERSION, encode
 from tapestryd.errors import DaemonError, DaemonNotRunning
+from tapestryd.wire.protocol import VERSION, encode
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

@@ -1,7 +1,7 @@
 """A Runtime: the open event log and projector of one home, with the writer lock held.
 
 The daemon opens one for its lifetime; the CLI opens one for a single command when no
-daemon runs. Both then run the same operations (:mod:`tapestryd.daemon.ops`).
+daemon runs. Both then run the same operations (:mod:`tapestryd.operations`).
 """
 
 from __future__ import annotations
@@ -9,8 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from tapestryd.config import Settings
-from tapestryd.daemon.lock import WriterLock
 from tapestryd.events.store import EventStore
+from tapestryd.operations.lock import WriterLock
 from tapestryd.paths import Paths, paths_for
 from tapestryd.projections import Projector, default_projections
 

@@ -1,0 +1,70 @@
+"""Checks shared by operations: the instant relative times count from, numbers in range, agent names."""
+
+from __future__ import annotations
+
+import sqlite3
+from datetime import datetime
+
+from tapestryd.clock import Clock
+from tapestryd.config import Settings
+from tapestryd.errors import TapestryError
+from tapestryd.events.types import parse_utc
+
+__all__ = ["check_agent", "in_range", "now_of"]
+
+
+def now_of(now: str, clock: Clock) -> datetime:
+    """The instant relative times count from: ``now`` (ISO 8601) when given, else ``clock.now()``.
+
+    Raises TapestryError for a ``now`` that is not ISO 8601.
+    """
+    if not now:
+        return clock.now()
+    try:
+        return parse_utc(now)
+    except ValueError as exc:
+        raise TapestryError(f"now must be an ISO 8601 time, got {now!r}") from exc
+
+
+def in_range(value: int, name: str, *, least: int = 1, most: int = 10_000, clamp: bool = False) -> int:
+    """``value`` when ``least <= value <= most``; above ``most`` it is ``most`` when ``clamp``.
+
+    Raises TapestryError naming the option (``max_tokens`` as ``max-tokens``) otherwise.
+    """
+    label = name.replace("_", "-")
+    if value < least:
+        raise TapestryError(f"{label} must be at least {least}, got {value}" if clamp
+                            else f"{label} must be between {least} and {most}, got {value}")
+    if value > most:
+        if clamp:
+            return most
+        raise TapestryError(f"{label} must be between {least} and {most}, got {value}")
+    return value
+
+
+def check_agent(settings: Settings, conn: sqlite3.Connection, agent: str, *, new_label: bool = False) -> str:
+    """``agent`` ('' for every agent) when it is configured (``[agents.*]`` and the defaults) or
+    has conversations stored; else raises TapestryError naming the known agents.
+
+    ``new_label`` (ingest) adds how to introduce a new label. One lookup that stops at the
+    first conversation, run only for a name that is not configured.
+    """
+    if not agent or settings.agent(agent) is not None or _has_data(conn, agent):
+        return agent
+    known = sorted({a.name for a in settings.agents} | set(_data_agents(conn)))
+    hint = f"; to use a new label, add [agents.{agent}] to {settings.config_file}" if new_label else ""
+    raise TapestryError(f"no agent named {agent!r}; known: {', '.join(known)}{hint}")
+
+
+def _has_data(conn: sqlite3.Connection, agent: str) -> bool:
+    try:
+        return conn.execute("SELECT 1 FROM conversations WHERE agent = ? LIMIT 1", (agent,)).fetchone() is not None
+    except sqlite3.OperationalError:  # no projections yet
+        return False
+
+
+def _data_agents(conn: sqlite3.Connection) -> list[str]:
+    try:
+        return [row[0] for row in conn.execute("SELECT DISTINCT agent FROM conversations")]
+    except sqlite3.OperationalError:
+        return []
