@@ -1,14 +1,16 @@
-"""Benchmark: tapestryctl search, context, conversations and status with no daemon running.
+"""Benchmark: tapestryctl search, context, conversations, status and stats with no daemon running.
 
-Run: python bench/cli_local_speed.py [--runs 5] [--home DIR] [--tree DIR]
+Run: python bench/cli_local_speed.py [--runs 5] [--home DIR | --size N] [--tree DIR ...]
 
-Makes (once) a demo home with ``tapestryctl demo --home bench/out/cli-local-home`` unless
-``--home`` names one, then times each command ``--runs`` times (interleaved) as
-``python -m tapestryd.cli`` and runs it once more under ``python -X importtime`` to count
-the modules it imports and tell whether numpy or scikit-learn are among them. ``--tree``
-runs the ``tapestryd`` package of another checkout instead (e.g. ``git archive`` of an
-older commit), to compare before and after. Prints medians and writes
-bench/out/cli_local_speed.json.
+The home is ``--home`` when given; else, with ``--size N``, one of N generated messages
+(built once by ``search_bench.build`` in ``bench/out/cli-local-<N>/``); else the demo home
+(``tapestryctl demo --home bench/out/cli-local-home``). Each command runs ``--runs`` times as
+``python -m tapestryd.cli`` from each ``--tree`` (a checkout whose ``tapestryd`` package is
+imported, e.g. ``git worktree add`` of an older commit; default this one), trees and commands
+interleaved so a busy machine slows each alike. Wall time and CPU time (user + system of the
+child, from ``getrusage``) are recorded per run; medians are printed, and one more run under
+``python -X importtime`` counts the modules imported and tells whether numpy or
+scikit-learn are among them. Writes bench/out/cli_local_speed.json.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -23,49 +26,82 @@ import time
 from pathlib import Path
 
 OUT = Path(__file__).resolve().parent / "out"
-COMMANDS = (("search", "foo"), ("context",), ("conversations",), ("status",))
-HEAVY = ("numpy", "sklearn")
+COMMANDS = (("search", "foo"), ("search", "route", "66"), ("search", "python", "3.12"), ("context",),
+            ("conversations",), ("status",), ("stats",))
+HEAVY = ("numpy", "sklearn", "dateparser")
 
 
 def run(args: tuple[str, ...], env: dict[str, str], cwd: Path, *extra: str) -> subprocess.CompletedProcess[str]:
     """One ``python [extra] -m tapestryd.cli args`` in ``cwd`` (its tapestryd is the one imported)."""
-    return subprocess.run([sys.executable, *extra, "-m", "tapestryd.cli", *args], env=env, cwd=cwd,
-                          capture_output=True, text=True, check=True)
+    return subprocess.run([sys.executable, *extra, "-m", "tapestryd.cli", *args], env={**env, "PYTHONPATH": str(cwd)},
+                          cwd=cwd, capture_output=True, text=True, check=True)
+
+
+def measured(args: tuple[str, ...], env: dict[str, str], cwd: Path) -> tuple[float, float]:
+    """Wall seconds and CPU seconds (user + system) of one run."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    started = time.perf_counter()
+    run(args, env, cwd)
+    wall = time.perf_counter() - started
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 
 
 def imports(args: tuple[str, ...], env: dict[str, str], cwd: Path) -> dict[str, object]:
     """Modules imported by one run (``-X importtime``), and which of HEAVY are among them."""
     err = run(args, env, cwd, "-X", "importtime").stderr
     names = {line.rsplit("|", 1)[1].strip() for line in err.splitlines() if line.startswith("import time:")}
-    return {"modules": len(names), "heavy": sorted(names & set(HEAVY))}
+    return {"modules": len(names), "heavy": sorted(n for n in HEAVY if n in names)}
+
+
+def home_for(opts: argparse.Namespace) -> Path:
+    """The home to query, built first when needed."""
+    if opts.home is not None:
+        return Path(opts.home)
+    if opts.size:
+        home = OUT / f"cli-local-{opts.size}"
+        if not (home / "events.db").exists():
+            sys.path.insert(0, str(Path(__file__).resolve().parent))
+            from search_bench import build, quiet
+
+            quiet()
+            print(f"building {home} ({opts.size} messages) ...", flush=True)
+            build(home, opts.size)
+        return home
+    home = OUT / "cli-local-home"
+    if not (home / "events.db").exists():
+        subprocess.run([sys.executable, "-m", "tapestryd.cli", "demo", "--home", str(home)], check=True,
+                       capture_output=True)
+    return home
 
 
 def main() -> None:
-    """Time every command; print one line each and write the JSON."""
+    """Time every command from every tree; print one line each and write the JSON."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--runs", type=int, default=5)
-    parser.add_argument("--home", type=Path, default=OUT / "cli-local-home")
-    parser.add_argument("--tree", type=Path, default=Path(__file__).resolve().parents[1])
+    parser.add_argument("--home", type=Path, default=None)
+    parser.add_argument("--size", type=int, default=0, help="messages of a generated home (e.g. 100000)")
+    parser.add_argument("--tree", type=Path, action="append", default=None)
     opts = parser.parse_args()
-    if not (opts.home / "events.db").exists():
-        subprocess.run([sys.executable, "-m", "tapestryd.cli", "demo", "--home", str(opts.home)],
-                       check=True, capture_output=True)
-    env = {**os.environ, "TAPESTRY_HOME": str(opts.home.resolve()), "TAPESTRY_FAST": "1"}
-    times: dict[str, list[float]] = {" ".join(c): [] for c in COMMANDS}
+    trees = opts.tree or [Path(__file__).resolve().parents[1]]
+    home = home_for(opts)
+    env = {**os.environ, "TAPESTRY_HOME": str(home.resolve()), "TAPESTRY_FAST": "1"}
+    samples: dict[tuple[str, str], list[tuple[float, float]]] = {}
     for _ in range(opts.runs):
         for command in COMMANDS:
-            started = time.perf_counter()
-            run(command, env, opts.tree)
-            times[" ".join(command)].append(time.perf_counter() - started)
-    result = {}
-    for command in COMMANDS:
-        name = " ".join(command)
-        result[name] = {"median_s": statistics.median(times[name]), **imports(command, env, opts.tree)}
-        print(f"{name:14} median {result[name]['median_s']:.3f} s over {opts.runs} runs; "
-              f"{result[name]['modules']} modules imported; heavy: {', '.join(result[name]['heavy']) or 'none'}")
+            for tree in trees:
+                samples.setdefault((str(tree), " ".join(command)), []).append(measured(command, env, tree))
+    result: dict[str, dict[str, object]] = {}
+    for (tree, name), runs in samples.items():
+        figures = {"wall_median_s": round(statistics.median(w for w, _ in runs), 3),
+                   "cpu_median_s": round(statistics.median(c for _, c in runs), 3),
+                   **imports(tuple(name.split()), env, Path(tree))}
+        result.setdefault(tree, {})[name] = figures
+        print(f"{Path(tree).name:>12}  {name:22} cpu {figures['cpu_median_s']:.3f} s  wall {figures['wall_median_s']:.3f} s"
+              f"  {figures['modules']} modules; heavy: {', '.join(figures['heavy']) or 'none'}")  # type: ignore[arg-type]
     OUT.mkdir(exist_ok=True)
-    (OUT / "cli_local_speed.json").write_text(json.dumps({"tree": str(opts.tree), "runs": opts.runs,
-                                                          "commands": result}, indent=2))
+    (OUT / "cli_local_speed.json").write_text(json.dumps({"home": str(home), "runs": opts.runs, "trees": result},
+                                                         indent=2))
 
 
 if __name__ == "__main__":

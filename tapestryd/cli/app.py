@@ -34,19 +34,19 @@ app = typer.Typer(
 )
 
 
-_VALUE_TYPE = TyperOption.display_type_rich
-
-
 def _flag_type(option: TyperOption, ctx: Any) -> Optional[str]:
     """What ``--help`` shows after an option: nothing for a flag, which takes no value.
 
     typer 0.29 shows ``<bool>`` there, which reads as ``--now true`` (then refused as an
-    extra argument); the plain (non-rich) help already leaves flags bare.
+    extra argument); typer 0.28 (pinned: 0.29 needs pydantic, which tripled the CPU time of
+    every command) and the plain (non-rich) help already leave flags bare.
     """
     return None if option.is_flag else _VALUE_TYPE(option, ctx)
 
 
-TyperOption.display_type_rich = _flag_type  # type: ignore[method-assign,assignment]
+_VALUE_TYPE = getattr(TyperOption, "display_type_rich", None)
+if _VALUE_TYPE is not None:
+    TyperOption.display_type_rich = _flag_type  # type: ignore[attr-defined]
 
 
 class Format(str, Enum):

@@ -17,14 +17,6 @@ import typer
 
 from tapestryd.cli.app import Format, app, call, emit, settings
 from tapestryd.cli.fast import render_control, render_status
-from tapestryd.daemon.install import (
-    LOG_FILE,
-    UNIT,
-    log_destinations,
-    plan_service,
-    service_kind,
-    write_service,
-)
 from tapestryd.operations.requests import StatusRequest
 from tapestryd.paths import paths_for
 from tapestryd.wire.client import request
@@ -78,6 +70,8 @@ def logs(ctx: typer.Context,
          lines: int = typer.Option(20, "--lines", "-n", help="Also print the last N lines of the log (0: none)."),
          platform: Optional[str] = typer.Option(None, "--platform", help="systemd or launchd (default: this OS).")) -> None:
     """Say where the daemon's logs go, and print their last lines."""
+    from tapestryd.daemon.install import LOG_FILE, log_destinations, service_kind
+
     conf = settings(ctx)
     kind = platform or service_kind()
     logs_dir = paths_for(conf).logs
@@ -93,6 +87,8 @@ def _show_tail(kind: str, log_file: Path, lines: int) -> None:
         with log_file.open(encoding="utf-8", errors="replace") as fh:
             typer.echo("".join(deque(fh, maxlen=lines)).rstrip("\n"))
     elif kind == "systemd" and shutil.which("journalctl"):
+        from tapestryd.daemon.install import UNIT
+
         subprocess.run(["journalctl", "--user", "-u", UNIT, "-n", str(lines), "--no-pager"], check=False)
 
 
@@ -102,6 +98,8 @@ def install_service(ctx: typer.Context,
                     platform: Optional[str] = typer.Option(None, "--platform",
                                                            help="systemd or launchd (default: this OS).")) -> None:
     """Write the systemd user unit (Linux) or launchd agent (macOS) and print how to enable it."""
+    from tapestryd.daemon.install import plan_service, service_kind, write_service
+
     conf = settings(ctx)
     logs_dir = paths_for(conf).logs
     plan = plan_service(kind=platform or service_kind(), home=conf.home, logs_dir=logs_dir)

@@ -3,6 +3,8 @@ similar, recall and node (one node with its sources).
 
 Each takes its request and :class:`~tapestryd.operations.base.ReadDeps`; relative times count
 from ``request.now`` when given, else from the deps' clock. A user mistake raises TapestryError.
+The query modules only some of them need are imported inside them, so ``tapestryctl search``
+without a daemon loads neither the context builder nor the similarity index.
 """
 
 from __future__ import annotations
@@ -20,15 +22,11 @@ from tapestryd.operations.requests import (ContextRequest, ConversationsRequest,
                                            StatsRequest)
 from tapestryd.operations.results import (ContextResult, ConversationsResult, MessagesResult, NodeResult, PingResult,
                                           RecallResult, SearchResult, ShowResult, SimilarResult, StatsResult)
-from tapestryd.queries import contextdoc
-from tapestryd.queries.context import project_conversations
 from tapestryd.queries.conversations import (ambiguity, list_conversations, messages_around, resolve_conversation,
                                              show_conversation)
 from tapestryd.queries.conversations import stats as count_stats
 from tapestryd.queries.levelnames import level_filter
 from tapestryd.queries.reader import Reader
-from tapestryd.queries.recall import recall as recall_nodes
-from tapestryd.queries.recall import show_node
 from tapestryd.queries.search import SearchFilters
 from tapestryd.queries.search import search as run_search
 from tapestryd.queries.timephrase import parse_when
@@ -64,6 +62,8 @@ def search(request: SearchRequest, deps: ReadDeps) -> SearchResult:
     if filters.since and filters.until and filters.until <= filters.since:
         raise TapestryError(f"--until ({request.until}) must come after --since ({request.since})")
     limit = in_range(request.limit, "limit")
+    from tapestryd.queries.context import project_conversations
+
     inside = project_conversations(reader.conn, request.project) if request.project else None
     wanted = limit if inside is None else min(10_000, limit * PROJECT_OVERFETCH)
     if request.mode == "hybrid" and not request.regex:
@@ -97,8 +97,8 @@ def _when(reader: Reader, value: str, now: datetime, end: str) -> datetime | Non
 def conversations(request: ConversationsRequest, deps: ReadDeps) -> ConversationsResult:
     """Recent conversations, most recently active first."""
     reader = deps.reader
-    return ConversationsResult(list_conversations(reader, agent=check_agent(reader.settings, reader.conn, request.agent),
-                                                  limit=in_range(request.limit, "limit")))
+    agent = check_agent(reader.settings, reader.conn, request.agent)
+    return ConversationsResult(list_conversations(reader, agent=agent, limit=in_range(request.limit, "limit")))
 
 
 def show(request: ShowRequest, deps: ReadDeps) -> ShowResult:
@@ -134,6 +134,8 @@ def stats(request: StatsRequest, deps: ReadDeps) -> StatsResult:
 
 def context(request: ContextRequest, deps: ReadDeps) -> ContextResult:
     """Telescoping context (see :func:`tapestryd.queries.contextdoc.context_answer`)."""
+    from tapestryd.queries import contextdoc
+
     reader, now = deps.reader, now_of(request.now, deps.clock)
     anchor = None
     if request.date:
@@ -161,6 +163,8 @@ def similar(request: SimilarRequest, deps: ReadDeps) -> SimilarResult:
 
 def recall(request: RecallRequest, deps: ReadDeps) -> RecallResult:
     """The best available nodes for a date, period or range."""
+    from tapestryd.queries.recall import recall as recall_nodes
+
     reader, when = deps.reader, request.when.strip()
     if not when:
         raise TapestryError("recall needs a date, period or range (e.g. 2026-03, 'last week', 2026-03-01..2026-03-15)")
@@ -177,4 +181,6 @@ def _days(days: int) -> int:
 
 def node(request: NodeRequest, deps: ReadDeps) -> NodeResult:
     """One node with its sources."""
+    from tapestryd.queries.recall import show_node
+
     return NodeResult(show_node(deps.reader, request.key))

@@ -11,8 +11,8 @@ backups (local: run in the caller's process).
 * ``compact``: ``dry_run``, or ``confirm`` to drop the pre-compact backup and scrub the other
   backups (:mod:`tapestryd.operations.compact`).
 * ``backup``: one backup of the log, then rotation (:mod:`tapestryd.operations.backup`).
-* ``verify`` and ``backups`` only read (``verify`` with ``fix`` makes private files private again); ``restore`` refuses while a daemon (or any writer)
-  holds the home.
+* ``verify`` and ``backups`` only read (``verify`` with ``fix`` makes private files private
+  again); ``restore`` refuses while a daemon (or any writer) holds the home.
 """
 
 from __future__ import annotations

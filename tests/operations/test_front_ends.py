@@ -91,8 +91,14 @@ def test_the_fast_path_and_the_typer_command_have_the_same_options(command: str)
         param = options[option]
         assert CLI_PARAM_FIELD.get(str(param.name), param.name) == field, (command, option)
         if field in spec.get("numbers", {}):
-            bounds = (param.min, param.max)
+            bounds = _bounds(param)
             assert bounds == spec["numbers"][field], f"{command} {option}: typer's range {bounds}"
+
+
+def _bounds(param: Any) -> tuple[int | None, int | None]:
+    """An integer option's (min, max): on the parameter (typer 0.29) or on its click IntRange (0.28)."""
+    holder = param if hasattr(param, "min") else getattr(param, "type", None)
+    return getattr(holder, "min", None), getattr(holder, "max", None)
 
 
 def _dict_keys(node: ast.AST | None, assigned: dict[str, ast.AST]) -> set[str]:

@@ -11,7 +11,7 @@ import pytest
 from typer.testing import CliRunner
 
 from tapestryd.config import Settings
-from tapestryd.daemon import backup as backups
+from tapestryd.operations import backup as backups
 from tapestryd.operations.runtime import Runtime
 from tapestryd.filemodes import private_dir, private_file, too_open
 from tapestryd.paths import paths_for
