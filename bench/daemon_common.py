@@ -46,12 +46,17 @@ def session_line(session: str, uuid: str, text: str, ts: str = "") -> bytes:
 class Daemon:
     """tapestryd on ``home`` as a subprocess (logs to ``home/daemon.log``)."""
 
-    def __init__(self, home: Path) -> None:
+    def __init__(self, home: Path, tree: Path | None = None) -> None:
+        """Start it: the installed ``tapestryd`` script, or the package of checkout ``tree``."""
         self.home = home
         self.socket = paths_for(load_settings(home)).socket
         self.env = {**os.environ, "TAPESTRY_HOME": str(home)}
+        argv = [str(BIN / "tapestryd")]
+        if tree is not None:
+            self.env["PYTHONPATH"] = str(tree)
+            argv = [sys.executable, "-c", "from tapestryd.daemon.main import main; main()"]
         log = (home / "daemon.log").open("ab")
-        self.proc = subprocess.Popen([str(BIN / "tapestryd"), "--log-format", "json"], env=self.env,
+        self.proc = subprocess.Popen([*argv, "--log-format", "json"], env=self.env, cwd=tree,
                                      stdout=subprocess.DEVNULL, stderr=log)
         wait_for(self.ready, 60)
 
