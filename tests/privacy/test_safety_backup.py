@@ -152,7 +152,7 @@ def test_verify_reports_a_healthy_log(settings: Settings) -> None:
     _fill(settings, 12)
     report = run_here(settings, VerifyRequest()).to_json()
     assert report["ok"] and (report["events"], report["last_seq"]) == (12, 12)
-    assert [c["name"] for c in report["checks"]] == ["integrity", "seq", "payloads", "checkpoints", "archive"]
+    assert [c["name"] for c in report["checks"]] == ["integrity", "seq", "payloads", "checkpoints", "archive", "modes"]
 
 
 def test_verify_finds_bad_payloads_sequence_and_checkpoints(settings: Settings) -> None:
