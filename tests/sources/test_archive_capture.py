@@ -15,7 +15,8 @@ from typing import Iterator
 import pytest
 
 from tapestryd.config import Settings, load_settings
-from tapestryd.daemon.ops.safety_ops import verify_offline
+from tapestryd.operations.dispatch import run_here
+from tapestryd.operations.requests import VerifyRequest
 from tapestryd.events.store import EventStore
 from tapestryd.paths import paths_for
 from tapestryd.sources.archive import ArchiveStore, ArchiveHook, archive_for
@@ -261,13 +262,13 @@ def test_verify_reads_every_archived_block_back(settings: Settings, tailer: Tail
     """`verify` passes on an intact archive and names the version whose block no longer decompresses."""
     append(session, b"".join(record("s1", n) for n in range(900)))
     tailer.tail(str(session))
-    checks = {c["name"]: c for c in verify_offline(settings)["checks"]}
+    checks = {c["name"]: c for c in run_here(settings, VerifyRequest()).to_json()["checks"]}
     assert checks["archive"]["ok"] and checks["archive"]["problems"] == []
     conn = sqlite3.connect(paths_for(settings).archive_db)
     with conn:
         conn.execute("UPDATE blocks SET data = substr(data, 1, 40) WHERE start = ?", (BLOCK,))
     conn.close()
-    report = verify_offline(settings)
+    report = run_here(settings, VerifyRequest()).to_json()
     archive = next(c for c in report["checks"] if c["name"] == "archive")
     assert not report["ok"] and not archive["ok"]
     assert any(f"{session} (id 1, version 1): block at byte {BLOCK} does not decompress" in p

@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 from tapestryd.config import Settings
-from tapestryd.daemon.ops import OPS
-from tapestryd.daemon.runtime import Runtime
+from tapestryd.operations.runtime import Runtime
+from tapestryd.operations.testing import run_json
 from tapestryd.events.store import EventStore
 from tapestryd.events.types import Forgotten, NewEvent
 from tapestryd.paths import paths_for
@@ -61,7 +61,7 @@ def folder(home: Path) -> Path:
 
 
 def forget(rt: Runtime, **args: object) -> dict[str, object]:
-    return OPS["forget"].fn(rt, dict(args))  # type: ignore[no-any-return]
+    return run_json("forget", rt, args)
 
 
 def kept(settings: Settings, path: Path) -> bytes | None:
