@@ -59,10 +59,12 @@ def test_the_child_ends_when_the_daemon_is_killed(tmp_path: Path) -> None:
     """A daemon killed with SIGKILL mid-job leaves no summarizer process behind."""
     script = tmp_path / "killed_parent.py"
     script.write_text(KILLED_PARENT)
+    repo = Path(__file__).resolve().parents[2]  # the script runs from tmp_path: tapestryd need not be installed
     done = subprocess.run([sys.executable, str(script), str(Path(__file__).parent)], capture_output=True,
-                          text=True, timeout=60)
-    (child,) = [int(pid) for pid in done.stdout.split()]
-    wait_for(lambda: not _alive(child), timeout=15)
+                          text=True, timeout=60, env={**os.environ, "PYTHONPATH": str(repo)})
+    pids = [int(pid) for pid in done.stdout.split()]
+    assert len(pids) == 1, done.stderr[-2000:]
+    wait_for(lambda: not _alive(pids[0]), timeout=15)
 
 
 def _alive(pid: int) -> bool:
