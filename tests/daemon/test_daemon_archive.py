@@ -10,6 +10,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+from agent_sources import codex_message, codex_meta, configure, gemini_header, gemini_record
 from daemon_helpers import Daemon, session_line, wait_for
 from tapestryd.config import load_settings
 from tapestryd.paths import paths_for
@@ -142,3 +143,29 @@ def test_sigkill_inside_an_archive_transaction_keeps_the_archive_whole(tmp_path:
         assert final is not None and final.version == 1
         assert hashlib.sha256(b"".join(store.read(final.id))).digest() == hashlib.sha256(data).digest()
     assert sqlite3.connect(db).execute("SELECT COUNT(*) FROM files").fetchone()[0] == 1
+
+
+def test_codex_rollouts_are_archived_live_and_gemini_chats_are_not_by_default(home: Path) -> None:
+    """The defaults through the running daemon: a growing Codex rollout is archived (source codex),
+    a Gemini CLI chat tailed beside it is not."""
+    codex, gemini, _ = configure(home)
+    rollout = codex / "2026" / "03" / "04" / "rollout-2026-03-04T10-00-00-live.jsonl"
+    rollout.parent.mkdir(parents=True)
+    rollout.write_bytes(codex_meta("live-codex"))
+    chat = gemini / "a1b2" / "chats" / "session-2026-03-04T10-00-live.jsonl"
+    chat.write_bytes(gemini_header("live-gemini"))
+    daemon = Daemon(home)
+    try:
+        daemon.start()
+        for n in range(3):
+            with rollout.open("ab") as fh:
+                fh.write(codex_message(f"codex turn {n} about the kettle", minute=n))
+            with chat.open("ab") as fh:
+                fh.write(gemini_record(f"r{n}", f"gemini turn {n} about the kettle"))
+            wait_for(lambda: caught_up(home, rollout))
+        wait_for(lambda: daemon.event_count() == 6)
+    finally:
+        daemon.cleanup()
+    assert archived(home, rollout)[1] == rollout.read_bytes()
+    with ArchiveStore(paths_for(load_settings(home)).archive_db, readonly=True) as store:
+        assert [(f.path, f.source) for f in store.listing()] == [(str(rollout), "codex")]
