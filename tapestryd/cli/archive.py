@@ -13,7 +13,8 @@ from typing import Any, Optional
 
 import typer
 
-from tapestryd.cli.app import Format, app, emit, settings, warn
+from tapestryd.cli.app import Format, app, call, emit, settings, warn
+from tapestryd.operations.requests import ArchiveListRequest
 
 __all__ = ["archive_app"]
 
@@ -25,9 +26,7 @@ app.add_typer(archive_app, name="archive")
 @archive_app.command("list")
 def list_files(ctx: typer.Context, fmt: Format = typer.Option(Format.text, "-f", "--format")) -> None:
     """Archived files: id, version, original and stored size, last capture, path."""
-    from tapestryd.operations.archive import list_archive_offline
-
-    emit(list_archive_offline(settings(ctx)), fmt, _render_list)
+    emit(call(ctx, ArchiveListRequest, {}), fmt, _render_list)
 
 
 def _render_list(rows: list[dict[str, Any]]) -> str:

@@ -1,10 +1,12 @@
 """The raw archive from the outside: ``archive list``, ``archive extract``, its status, and forget.
 
-:func:`list_archive_offline` and :func:`extract_offline` are not socket operations:
-``tapestryctl`` runs them in its own process, reading ``archive.db`` read-only (beside a
-running daemon too, as WAL allows). :func:`archive_status` is the ``archive`` section of
-``status``; :func:`forget_in_archive` is what the ``forget`` operation runs after
-appending its Forgotten event (:mod:`tapestryd.sources.archive.forget`).
+:func:`list_archive` is the local operation ``archive_list`` of the table (run in the caller's
+process, reading ``archive.db`` read-only, beside a running daemon too as WAL allows);
+:func:`extract_offline` streams a version's bytes to ``tapestryctl archive extract`` (bytes,
+not JSON, so no operation). :func:`archive_status` is the ``archive`` section of ``status``;
+:func:`forget_in_archive` is what the ``forget`` operation runs after appending its Forgotten
+event (:mod:`tapestryd.sources.archive.forget`), :func:`preview_in_archive` its dry run, and
+:func:`archive_check` the ``archive`` check of ``verify``.
 """
 
 from __future__ import annotations
@@ -16,11 +18,14 @@ from typing import Any, Iterator
 from tapestryd.config import Settings
 from tapestryd.errors import StoreError, TapestryError
 from tapestryd.events.store import EventStore
-from tapestryd.paths import Paths, paths_for
 from tapestryd.events.types import Forgotten
+from tapestryd.operations.base import LocalDeps
+from tapestryd.operations.requests import ArchiveListRequest
+from tapestryd.operations.results import ArchiveListResult
+from tapestryd.paths import Paths, paths_for
 from tapestryd.sources.archive import ArchivedFile, ArchiveStore, follow_forgotten, preview_forgotten
 
-__all__ = ["archive_check", "archive_status", "extract_offline", "forget_in_archive", "list_archive_offline",
+__all__ = ["archive_check", "archive_status", "extract_offline", "forget_in_archive", "list_archive",
            "preview_in_archive"]
 
 _HELD = ("current", "replaced")  # states of versions that hold bytes
@@ -61,14 +66,13 @@ def _status(settings: Settings, paths: Paths) -> dict[str, Any]:
     return {**head, **totals, "disk_bytes": disk}
 
 
-def list_archive_offline(settings: Settings) -> list[dict[str, object]]:
-    """Every archived file version (tombstones left out), by path and version."""
-    store = _open(paths_for(settings))
+def list_archive(request: ArchiveListRequest, deps: LocalDeps) -> ArchiveListResult:
+    """Every archived file version (tombstones and files of sources that are off left out), by path and version."""
+    store = _open(paths_for(deps.settings))
     if store is None:
-        return []
+        return ArchiveListResult([])
     with store:
-        return [f.to_dict() for f in store.listing()]
-
+        return ArchiveListResult([f.to_dict() for f in store.listing()])
 
 def extract_offline(settings: Settings, ref: str, *, version: int | None = None) -> tuple[ArchivedFile, Iterator[bytes]]:
     """The archived version ``ref`` names and its bytes, block by block.

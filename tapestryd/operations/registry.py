@@ -50,6 +50,12 @@ def _quality() -> ModuleType:
     return quality
 
 
+def _archive() -> ModuleType:
+    from tapestryd.operations import archive
+
+    return archive
+
+
 def _safety() -> ModuleType:
     from tapestryd.operations import safety
 
@@ -92,6 +98,7 @@ OPERATIONS: dict[str, Operation[Any, Any]] = {op.name: op for op in (
     _op("compact", WRITE, rq.CompactRequest, rs.CompactResult, lambda: _safety().compact),
     _op("backup", WRITE, rq.BackupRequest, rs.BackupResult, lambda: _safety().backup),
     _op("backups", LOCAL, rq.BackupsRequest, rs.BackupsResult, lambda: _safety().list_backups),
+    _op("archive_list", LOCAL, rq.ArchiveListRequest, rs.ArchiveListResult, lambda: _archive().list_archive),
     _op("verify", LOCAL, rq.VerifyRequest, rs.VerifyResult, lambda: _safety().verify),
     _op("restore", LOCAL, rq.RestoreRequest, rs.RestoreResult, lambda: _safety().restore),
 )}

@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 __all__ = [
-    "BackupRequest", "BackupsRequest", "CatchUpRequest", "CloseDaysRequest", "CompactRequest", "ContextRequest",
+    "ArchiveListRequest", "BackupRequest", "BackupsRequest", "CatchUpRequest", "CloseDaysRequest", "CompactRequest", "ContextRequest",
     "ConversationsRequest", "DriftRequest", "EvalRequest", "ForgetRequest", "GenerateRequest",
     "HierarchyStatusRequest", "IngestRequest", "IterateRequest", "MessagesRequest", "NodeRequest", "PauseRequest",
     "PingRequest", "RebuildRequest", "RecallRequest", "ReloadRequest", "RepairRequest", "RestoreRequest",
@@ -282,6 +282,11 @@ class BackupRequest:
 @dataclass(frozen=True)
 class BackupsRequest:
     """Every backup of the home, oldest first (read in the caller's process)."""
+
+
+@dataclass(frozen=True)
+class ArchiveListRequest:
+    """Every version of every file in the raw archive, by path and version (read in the caller's process)."""
 
 
 @dataclass(frozen=True)

@@ -19,7 +19,7 @@ from dataclasses import dataclass, fields
 from typing import Any, Mapping, Self
 
 __all__ = [
-    "BackupResult", "BackupsResult", "CatchUpResult", "CloseDaysResult", "CompactResult", "ContextResult",
+    "ArchiveListResult", "BackupResult", "BackupsResult", "CatchUpResult", "CloseDaysResult", "CompactResult", "ContextResult",
     "ConversationsResult", "Document", "DriftResult", "EvalResult", "ForgetResult", "GenerateResult",
     "HierarchyStatusResult", "IngestResult", "IterateResult", "MessagesResult", "NodeResult", "PauseResult",
     "PingResult", "RebuildResult", "RecallResult", "Record", "ReloadResult", "RepairResult", "RestoreResult",
@@ -200,6 +200,10 @@ class BackupResult(Document):
 
 class BackupsResult(Document):
     """A list of backups, oldest first."""
+
+
+class ArchiveListResult(Document):
+    """Archived file versions: id, path, version, source, original and stored bytes, edited, state, captures."""
 
 
 class VerifyResult(Document):
