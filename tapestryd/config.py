@@ -93,7 +93,12 @@ class ScheduleSettings:
 
 @dataclass(frozen=True)
 class SummarizeSettings:
-    """The summarizer provider and its limits (seconds, tokens, calls; 0 means unlimited)."""
+    """The summarizer provider and its limits (seconds, tokens, calls; 0 means unlimited).
+
+    ``concurrency``: requests a remote provider keeps in flight for nodes that do not
+    depend on each other (1: one at a time). ``budget_tokens`` is read from
+    ``max_tokens_per_run`` (or its older name ``budget_tokens``).
+    """
 
     provider: str = "extractive"
     preset: str = ""
@@ -104,6 +109,7 @@ class SummarizeSettings:
     chunk_size_tokens: int = 20_000
     budget_calls: int = 0
     budget_tokens: int = 0
+    concurrency: int = 4
     api_key: str = field(default="", repr=False)
 
 
@@ -336,7 +342,8 @@ def _summarize(reader: _Reader, data_dir: Path) -> SummarizeSettings:
         max_retries=int(reader.num("summarize", "max_retries", 4)),
         chunk_size_tokens=int(reader.num("summarize", "chunk_size_tokens", 20_000)),
         budget_calls=int(reader.num("summarize", "budget_calls", 0)),
-        budget_tokens=int(reader.num("summarize", "budget_tokens", 0)),
+        budget_tokens=int(reader.num("summarize", "max_tokens_per_run", reader.num("summarize", "budget_tokens", 0))),
+        concurrency=int(reader.num("summarize", "concurrency", 4, low=1, high=64)),
         api_key=_api_key(data_dir),
     )
 

@@ -42,7 +42,8 @@ class FakeLLM:
     and every answer tells which prompt it came from. ``script`` replies are used first;
     ``fail_with`` makes every other call fail with that reply; calls from number
     ``slow_from`` on (1-based) are answered after ``slow_delay`` seconds. ``calls`` holds
-    one ``{"prompt", "hash", "model"}`` dict per request, appended when it arrives.
+    one ``{"prompt", "hash", "model"}`` dict per request, appended when it arrives;
+    ``most_in_flight`` the most requests it was answering at one time.
     """
 
     def __init__(self, *, script: Iterable[Reply] = (), fail_with: Reply | None = None,
@@ -53,6 +54,8 @@ class FakeLLM:
         self.slow_from = slow_from
         self.slow_delay = slow_delay
         self.lock = threading.Lock()
+        self.in_flight = 0
+        self.most_in_flight = 0
         self.server = _Server(("127.0.0.1", 0), self._handler())
         self.thread = threading.Thread(target=self.server.serve_forever, name="fake-llm", daemon=True)
 
@@ -86,12 +89,18 @@ class FakeLLM:
 
         class Handler(BaseHTTPRequestHandler):
             def do_POST(self) -> None:
-                reply = fake.answer(json.loads(self.rfile.read(int(self.headers["Content-Length"]))))
-                time.sleep(reply.delay)
+                with fake.lock:
+                    fake.in_flight += 1
+                    fake.most_in_flight = max(fake.most_in_flight, fake.in_flight)
                 try:
+                    reply = fake.answer(json.loads(self.rfile.read(int(self.headers["Content-Length"]))))
+                    time.sleep(reply.delay)
                     self.send(reply)
                 except (BrokenPipeError, ConnectionResetError):  # the client hung up: nobody to answer
                     pass
+                finally:
+                    with fake.lock:
+                        fake.in_flight -= 1
 
             def send(self, reply: Reply) -> None:
                 data = reply.body.encode()

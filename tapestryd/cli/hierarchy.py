@@ -114,7 +114,7 @@ def _render_run(result: dict[str, Any]) -> str:
              f"{usage.get('calls', 0)} provider calls, {usage.get('tokens_in', 0)} tokens in, "
              f"{usage.get('tokens_out', 0)} out"]
     if result.get("stopped"):
-        lines.append(f"stopped: {result['stopped']}")
+        lines.append(f"stopped: {result['stopped']}" + (f" ({result['reason']})" if result.get("reason") else ""))
     lines.extend(f"  failed {key}: {message}" for key, message in list(result.get("failed", {}).items())[:10])
     return "\n".join(lines)
 

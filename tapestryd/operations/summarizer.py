@@ -22,6 +22,14 @@ daemon the scheduled job reads through a read-only connection and commits throug
 writer thread, so slow provider calls never hold up ingest. One run at a time per
 process: :func:`exclusive` refuses a second one with :class:`SummarizerBusy`.
 
+A remote provider with ``concurrency`` above 1 gets that many calls in flight
+(:class:`_Window`): nodes are still taken in the bottom-up order, and a node waits only
+while a node it reads (a child or a context node, :func:`dependency_keys`) is in flight,
+so the conversation-days of one day (and different agents) run side by side while
+telescoping context still flows in time order. Each request is built, and each answer
+recorded, in the calling thread, after everything it reads is committed: the calls and
+summaries are those of a run with one call at a time.
+
 A Target's ``halted()`` is asked before every node; once it says yes (the daemon paused or
 stopping) the run ends with ``stopped='halted'`` after the node in hand, whose failure (a
 child process ended on purpose) is not recorded as the node's error.
@@ -32,6 +40,7 @@ from __future__ import annotations
 import sqlite3
 import threading
 import time
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Iterator
@@ -51,7 +60,7 @@ from tapestryd.projections.hierarchy_read import (
     has_dirty_child,
     todo_nodes,
 )
-from tapestryd.summarize.base import Budget, BudgetExhausted, Summarizer, Summary, Usage
+from tapestryd.summarize.base import Budget, BudgetExhausted, Summarizer, Summary, SummaryRequest, Usage
 
 __all__ = ["RunReport", "SummarizerBusy", "Target", "exclusive", "never", "summarize_dirty", "summarize_keys"]
 
@@ -115,7 +124,8 @@ class RunReport:
     """What one run did: nodes summarized (of which unchanged), failures by node, usage, why it stopped.
 
     ``stopped`` is ``""`` (ran out of work), ``budget``, ``time``, ``errors``, ``halted`` (the
-    daemon paused or is stopping) or ``interrupted``.
+    daemon paused or is stopping) or ``interrupted``; ``reason`` says it in words (the
+    budget spent: ``token budget of 5000 spent (5120 used)``).
     """
 
     summarized: int = 0
@@ -125,13 +135,14 @@ class RunReport:
     usage: Usage = field(default_factory=Usage)
     remaining: int = 0
     stopped: str = ""
+    reason: str = ""
     seconds: float = 0.0
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready: counts, failures, usage, remaining, stop reason and duration (s)."""
         return {"summarized": self.summarized, "unchanged": self.unchanged, "failed": dict(self.failed),
                 "usage": self.usage.to_dict(), "remaining": self.remaining, "stopped": self.stopped,
-                "seconds": round(self.seconds, 3)}
+                "reason": self.reason, "seconds": round(self.seconds, 3)}
 
 
 def summarize_dirty(target: Target, summarizer: Summarizer, *, until: str = "", agent: str = "",
@@ -158,6 +169,7 @@ def summarize_keys(target: Target, summarizer: Summarizer, keys: Iterable[str], 
     A node is skipped while any child is dirty. The caller orders ``keys`` bottom-up.
     """
     run = _Run(target, summarizer, mode, budget or Budget(), clock or SystemClock())
+    window = _Window(run, _concurrency(summarizer))
     started, todo = time.monotonic(), list(keys)
     try:
         for done, key in enumerate(todo):
@@ -167,7 +179,7 @@ def summarize_keys(target: Target, summarizer: Summarizer, keys: Iterable[str], 
             if target.halted():
                 run.report.stopped = "halted"
                 break
-            if not run.step(key, state, key in force):
+            if not window.step(key, state, key in force):
                 break
             if progress:
                 progress(done + 1, len(todo), key)
@@ -175,9 +187,61 @@ def summarize_keys(target: Target, summarizer: Summarizer, keys: Iterable[str], 
         run.report.stopped = "interrupted"
         raise
     finally:
+        window.close()
         run.flush()
         run.report.seconds = time.monotonic() - started
     return run.report
+
+
+def _concurrency(summarizer: Summarizer) -> int:
+    """Calls to keep in flight: the provider's ``concurrency`` for a remote one, else 1.
+
+    Read with a default because test doubles and local providers need not declare it.
+    """
+    return 1 if summarizer.local else max(1, int(getattr(summarizer, "concurrency", 1)))
+
+
+class _Window:
+    """Up to ``size`` provider calls in flight for one run; requests built and answers recorded in this thread."""
+
+    def __init__(self, run: _Run, size: int) -> None:
+        self.run, self.size = run, size
+        self.pool = ThreadPoolExecutor(size, thread_name_prefix="summarize") if size > 1 else None
+        self.flying: dict[Future[Summary], tuple[NodeRow, str]] = {}
+        self.stop = False
+
+    def step(self, key: str, state: str, forced: bool) -> bool:
+        """Start (or, with one call at a time, do) ``key`` once what it reads is settled; False to stop."""
+        if self.pool is None:
+            return self.run.step(key, state, forced)
+        node = get_node(self.run.conn, key)
+        if node is None:
+            return True
+        reads = dependency_keys(self.run.conn, node)
+        while self.flying and (len(self.flying) >= self.size or reads & {n.key for n, _ in self.flying.values()}):
+            self._settle()
+        if self.stop:
+            return False
+        prepared = self.run.prepare(key, state, forced)
+        if prepared is not None:
+            request, node, context_fp = prepared
+            self.flying[self.pool.submit(self.run.summarizer.summarize, request, self.run.budget)] = (node, context_fp)
+        return True
+
+    def _settle(self) -> None:
+        """Wait for at least one call and record every finished one, in the order they were started."""
+        done, _ = wait(list(self.flying), return_when=FIRST_COMPLETED)
+        for future in [f for f in self.flying if f in done]:
+            node, context_fp = self.flying.pop(future)
+            if not self.run.finish(node, context_fp, future):
+                self.stop = True
+
+    def close(self) -> None:
+        """Record the calls still in flight, then end the threads."""
+        while self.flying:
+            self._settle()
+        if self.pool is not None:
+            self.pool.shutdown(wait=True)
 
 
 class _Run:
@@ -193,23 +257,36 @@ class _Run:
 
     def step(self, key: str, state: str, forced: bool) -> bool:
         """Summarize ``key`` if it is due; False when the run must stop."""
+        prepared = self.prepare(key, state, forced)
+        if prepared is None:
+            return True
+        request, node, context_fp = prepared
+        future: Future[Summary] = Future()
+        try:
+            future.set_result(self.summarizer.summarize(request, self.budget))
+        except ProviderError as exc:
+            future.set_exception(exc)
+        return self.finish(node, context_fp, future)
+
+    def prepare(self, key: str, state: str, forced: bool) -> tuple[SummaryRequest, NodeRow, str] | None:
+        """The request for ``key`` (with its node and context fingerprint), or None when it is not due."""
         node = get_node(self.conn, key)
         if node is None:
-            return True
+            return None
         if self.pending_keys and self.pending_keys & dependency_keys(self.conn, node):
             self.flush()
             node = get_node(self.conn, key)
         if node is None or not (forced or node.state == state) or has_dirty_child(self.conn, key):
-            return True
-        return self._summarize(node)
+            return None
+        request, context_fp = build_request(self.conn, node, self.target.tz, with_context=self.mode == "context")
+        return request, node, context_fp
 
-    def _summarize(self, node: NodeRow) -> bool:
-        request, context_fp = build_request(self.conn, node, self.target.tz,
-                                            with_context=self.mode == "context")
+    def finish(self, node: NodeRow, context_fp: str, outcome: Future[Summary]) -> bool:
+        """Record a finished call's summary, or its failure; False when the run must stop."""
         try:
-            summary = self.summarizer.summarize(request, self.budget)
+            summary = outcome.result()
         except BudgetExhausted as exc:
-            self.report.stopped = "budget"
+            self.report.stopped, self.report.reason = "budget", exc.message
             log.info("summarizer.budget_spent", node=node.key, reason=exc.message)
             return False
         except ProviderError as exc:
@@ -226,7 +303,7 @@ class _Run:
         self.streak += 1
         log.warning("summarizer.node_failed", node=node.key, reason=exc.message)
         if self.streak >= _MAX_FAILURES_IN_A_ROW:
-            self.report.stopped = "errors"
+            self.report.stopped, self.report.reason = "errors", f"{self.streak} failures in a row"
             return False
         return True
 

@@ -95,6 +95,7 @@ def _run_line(run: dict[str, Any]) -> str:
     if "grade" in run:
         return f"{run.get('at', '?')}: grade {run['grade']}, {run.get('waiting', 0)} waiting"
     stopped = f", stopped: {run['stopped']}" if run.get("stopped") else ""
+    stopped += f" ({run['reason']})" if stopped and run.get("reason") else ""
     return (f"{run.get('at', '?')}: {run.get('summarized', 0)} summarized, {len(run.get('failed') or {})} failed, "
             f"{run.get('remaining', 0)} remaining{stopped}")
 

@@ -62,7 +62,7 @@ def make_summarizer(settings: SummarizeSettings, *, client: httpx.Client | None 
     return OpenAISummarizer(client or httpx.Client(), base_url=base_url, model=model, api_key=settings.api_key,
                             timeout=settings.timeout, max_retries=settings.max_retries,
                             chunk_size_tokens=settings.chunk_size_tokens, sleep=sleep, owns_client=client is None,
-                            halt=halt)
+                            halt=halt, concurrency=settings.concurrency)
 
 
 def _endpoint(settings: SummarizeSettings) -> tuple[str, str]:

@@ -8,6 +8,7 @@ nothing of the event log or the databases.
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass, field
 from typing import Protocol
 
@@ -104,12 +105,17 @@ class Summarizer(Protocol):
 
 
 class Budget:
-    """A per-run allowance of provider calls and tokens (0 means unlimited) and what was spent."""
+    """A per-run allowance of provider calls and tokens (0 means unlimited) and what was spent.
+
+    Safe to share between the threads of one run's calls in flight; each checks before its
+    call, so at most the calls already in flight can overrun the allowance.
+    """
 
     def __init__(self, calls: int = 0, tokens: int = 0) -> None:
         self.max_calls = calls
         self.max_tokens = tokens
         self.spent = Usage()
+        self._lock = threading.Lock()
 
     def check(self, tokens_needed: int = 0) -> None:
         """Raise BudgetExhausted if one more call of about ``tokens_needed`` tokens would overrun."""
@@ -121,4 +127,5 @@ class Budget:
 
     def spend(self, usage: Usage) -> None:
         """Record what a call cost."""
-        self.spent = self.spent + usage
+        with self._lock:
+            self.spent = self.spent + usage

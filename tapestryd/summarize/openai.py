@@ -58,7 +58,11 @@ REFUSED_WAIT = 0.5  # seconds before the one retry of a refused connection
 
 
 class OpenAISummarizer:
-    """Summaries from a chat-completions endpoint (see the module docstring); times in seconds."""
+    """Summaries from a chat-completions endpoint (see the module docstring); times in seconds.
+
+    ``concurrency`` is how many calls the summarizer manager may keep in flight at once
+    (``summarize`` is safe to call from several threads: httpx's client pools connections).
+    """
 
     name = "openai"
     prompt_version = PROMPT_VERSION
@@ -67,8 +71,9 @@ class OpenAISummarizer:
     def __init__(self, client: httpx.Client, *, base_url: str, model: str, api_key: str = "", timeout: float = 120.0,
                  max_retries: int = 4, chunk_size_tokens: int = 20_000, backoff: float = 1.0, max_wait: float = 300.0,
                  sleep: Callable[[float], None] | None = None, owns_client: bool = False,
-                 halt: threading.Event | None = None) -> None:
+                 halt: threading.Event | None = None, concurrency: int = 1) -> None:
         self.client = client
+        self.concurrency = concurrency
         self.url = base_url.rstrip("/") + "/chat/completions"
         self.model = model
         self.api_key = api_key

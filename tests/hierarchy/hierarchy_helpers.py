@@ -26,10 +26,10 @@ REQUEST = SummaryRequest("L0:chatgpt:2026-03-04:c", 0, "Wednesday 04 March 2026"
 
 
 def write_config(home: Path, *, timezone_name: str = "UTC", llm: FakeLLM | None = None, retries: int = 2,
-                 extra: str = "") -> Settings:
-    """Write the home's tapestry.toml (extractive, or the fake LLM) and load its settings."""
+                 extra: str = "", concurrency: int = 1) -> Settings:
+    """Write the home's tapestry.toml (extractive, or the fake LLM with ``concurrency`` calls in flight)."""
     summarize = (f'[summarize]\nprovider = "openai"\nbase_url = "{llm.url}"\nmodel = "fake-model"\n'
-                 f"max_retries = {retries}\ntimeout = 5\n" if llm else "")
+                 f"max_retries = {retries}\ntimeout = 5\nconcurrency = {concurrency}\n" if llm else "")
     (home / "tapestry.toml").write_text(
         f'[general]\ntimezone = "{timezone_name}"\n[sources]\nwatched_roots = ["{home / "claude"}"]\n'
         f"{summarize}{extra}")
