@@ -50,7 +50,7 @@ import structlog
 
 from tapestryd.clock import Clock, SystemClock
 from tapestryd.errors import DaemonError, ProviderError
-from tapestryd.events.types import NewEvent, NodeSummarized, event_id
+from tapestryd.events.types import NewEvent, NodeSummarized, event_id, format_utc
 from tapestryd.operations.runtime import Runtime
 from tapestryd.operations.summary_requests import build_request, dependency_keys
 from tapestryd.projections.hierarchy_keys import hash_parts
@@ -312,8 +312,11 @@ class _Run:
         body = NodeSummarized(node=node.key, level=node.level, fingerprint=node.fingerprint, provider=s.name,
                               model=s.model, prompt_version=s.prompt_version, title=summary.title, text=summary.text,
                               usage=summary.usage.to_dict(), mode=self.mode, context_fingerprint=context_fp)
+        # A summary a forget blanked (provider recorded, text gone) may come back word for word with
+        # the same fingerprint; the time keeps its event from being taken for the forgotten one.
+        again = format_utc(self.clock.now()) if node.provider and not node.summary else ""
         key = event_id(NodeSummarized.type, node.key, node.fingerprint, context_fp, s.name, s.model,
-                       s.prompt_version, self.mode, hash_parts(summary.title, summary.text))
+                       s.prompt_version, self.mode, hash_parts(summary.title, summary.text), *([again] if again else []))
         self.pending.append(NewEvent(key, body, self.clock.now(), agent=node.agent, source="summarizer"))
         self.pending_keys.add(node.key)
         self.report.summarized += 1
