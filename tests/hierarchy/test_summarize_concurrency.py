@@ -11,9 +11,9 @@ from hierarchy_helpers import append, history, write_config
 from test_summarizer_manager import CLOCK_AT
 
 from tapestryd.clock import FixedClock
-from tapestryd.daemon.dayclose import close_days
-from tapestryd.daemon.hierarchy_jobs import Host, summarize_job
-from tapestryd.daemon.summarizer import Target, summarize_dirty
+from tapestryd.operations.dayclose import close_days
+from tapestryd.operations.hierarchy_jobs import Host, summarize_job
+from tapestryd.operations.summarizer import Target, summarize_dirty
 from tapestryd.queries.reader import Reader
 from tapestryd.queries.tree import status_view
 from tapestryd.summarize import make_summarizer
