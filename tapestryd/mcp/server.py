@@ -4,7 +4,7 @@ Built on the official Python SDK's ``MCPServer`` (PyPI ``mcp``). stdout carries 
 protocol: the SDK points fd 1 at stderr while it serves, and every log line (the SDK's
 and tapestry's structlog) goes to stderr, warnings and up. Each call asks the running
 daemon over its socket and, when none runs, answers from the database read-only
-(:func:`tapestryd.operations.dispatch.call_json`, with the request type of the table of
+(:func:`tapestryd.operations.dispatch.call`, with the typed requests of the table of
 operations). A tool that fails returns a tool error (``isError``)
 with a message naming the bad argument; the server itself keeps running.
 """
@@ -66,12 +66,10 @@ def _compact(method: Any, text_of: Callable[[dict[str, Any]], str]) -> Any:
 
 def serve(settings: Settings) -> None:
     """Serve the tools over stdin/stdout until the client closes them."""
-    from tapestryd.operations.dispatch import call_json
-    from tapestryd.operations.registry import OPERATIONS
+    from tapestryd.operations.dispatch import call
 
     _logs_to_stderr()
-    build_server(lambda op, args: call_json(settings, OPERATIONS[op].request, args, timeout=TIMEOUT,
-                                            on_local=_say_local)).run("stdio")
+    build_server(lambda request: call(settings, request, timeout=TIMEOUT, on_local=_say_local).to_json()).run("stdio")
 
 
 def _say_local(op: str) -> None:

@@ -2,10 +2,12 @@
 of one operation.
 
 Each tool validates its typed arguments (pydantic, through the SDK: a bad argument is a
-tool error naming it), asks one operation through ``caller`` (the daemon's socket when it
-runs, else the database read-only: :func:`tapestryd.operations.dispatch.call_json`), and returns a
-compact, bounded answer: ``limit`` hits, or entries under ``max_tokens``. The docstring of
-each tool is its description, written for the AI that reads it.
+tool error naming it), builds the typed request of one operation of the table
+(:mod:`tapestryd.operations.requests`, so every field it sets is one the table knows), asks
+it through ``caller`` (the daemon's socket when it runs, else the database read-only:
+:func:`tapestryd.operations.dispatch.call`), and returns a compact, bounded answer:
+``limit`` hits, or entries under ``max_tokens``. The docstring of each tool is its
+description, written for the AI that reads it.
 """
 
 from __future__ import annotations
@@ -18,12 +20,20 @@ from pydantic import Field
 
 from tapestryd.errors import TapestryError
 from tapestryd.mcp.budget import fit_entries
+from tapestryd.operations.requests import (
+    ContextRequest,
+    MessagesRequest,
+    RecallRequest,
+    SearchRequest,
+    ShowRequest,
+    SimilarRequest,
+)
 from tapestryd.queries.tokens import estimate_tokens
 
 __all__ = ["Caller", "Tools"]
 
-Caller = Callable[[str, dict[str, Any]], Any]
-"""Runs one operation: ``caller(op, args)`` returns its JSON-ready result or raises TapestryError."""
+Caller = Callable[[Any], Any]
+"""Runs one operation: ``caller(request)`` returns its result's JSON or raises TapestryError."""
 
 Role = Literal["user", "assistant", "system", "tool"]
 Level = Literal["all", "messages", "summaries", "L0", "L1", "L2", "L3", "L4"]
@@ -39,10 +49,10 @@ class Tools:
     def __init__(self, caller: Caller) -> None:
         self._call = caller
 
-    def ask(self, op: str, args: dict[str, Any]) -> Any:
-        """Run ``op``; a TapestryError (a bad date, an unknown agent, …) becomes a tool error."""
+    def ask(self, request: Any) -> Any:
+        """Run ``request``; a TapestryError (a bad date, an unknown agent, …) becomes a tool error."""
         try:
-            return self._call(op, {k: v for k, v in args.items() if v is not None})
+            return self._call(request)
         except TapestryError as exc:
             raise ToolError(exc.message) from exc
 
@@ -63,8 +73,8 @@ class Tools:
         role and a short snippet with the matched words in [brackets]; a summary hit gives its `node` key
         and level instead of an id. The snippet is only a glimpse: pass the ids to `get_messages` (with
         before/after) to read the verbatim messages. A time phrase read from the query is echoed in `time`."""
-        result = self.ask("search", {"query": query, "agent": agent, "project": project, "role": role,
-                                     "since": since, "until": until, "limit": limit})
+        result = self.ask(SearchRequest(query=query, agent=agent or "", project=project or "", role=role or "",
+                                        since=since or "", until=until or "", limit=limit))
         answer: dict[str, Any] = {"query": query, "hits": [_hit(h) for h in result.get("hits", [])]}
         if result.get("time"):
             answer["time"] = {"phrase": result["time"].get("phrase"), "reading": result["time"].get("label")}
@@ -90,7 +100,7 @@ class Tools:
         `get_messages` or to search within. Use it for questions like 'what was I working on last
         week?' or 'what happened in March?'. When nothing is summarized yet, the period's conversations
         are listed instead."""
-        result = self.ask("recall", {"when": when, "agent": agent, "limit": 200, "days": days_per_node})
+        result = self.ask(RecallRequest(when=when, agent=agent or "", limit=200, days=days_per_node))
         nodes, left = fit_entries([_node(n) for n in result.get("nodes", [])], max_tokens, text_field="summary")
         answer: dict[str, Any] = {"when": when, "range": result.get("range", {}).get("label"), "nodes": nodes,
                                   "more_nodes": left + int(result.get("more") or 0) if nodes else 0}
@@ -122,10 +132,10 @@ class Tools:
         if (conversation is None) == (message_ids is None):
             raise ToolError("give exactly one of conversation or message_ids")
         if conversation is not None:
-            found = self.ask("show", {"conversation": conversation})
+            found = self.ask(ShowRequest(conversation=conversation))
             messages = [_message(m, found) for m in found.get("messages", [])]
         else:
-            found = self.ask("messages", {"ids": message_ids, "before": before, "after": after})
+            found = self.ask(MessagesRequest(ids=tuple(message_ids or ()), before=before, after=after))
             messages = [_message(m) for m in found.get("messages", [])]
         kept, left = fit_entries(messages, max_tokens, text_field="text")
         answer: dict[str, Any] = {"messages": kept, "more": left}
@@ -147,8 +157,8 @@ class Tools:
         and a short 'where we are now' block, fitted to `max_tokens`. Use it at the start of a task to
         learn what the user has been doing (pass the project directory to keep to that project), or
         with `date` to see the memory as of another day."""
-        result = self.ask("context", {"date": date, "project": project, "agent": agent, "max_tokens": max_tokens,
-                                      "format": "markdown"})
+        result = self.ask(ContextRequest(date=date or "", project=project or "", agent=agent or "",
+                                         max_tokens=max_tokens, format="markdown"))
         text = str(result.get("rendered", ""))
         return {"anchor": result.get("anchor"), "project": result.get("project") or None, "text": text,
                 "tokens": estimate_tokens(text), "notes": result.get("notes") or []}
@@ -165,7 +175,7 @@ class Tools:
         related earlier discussions of a topic, an error or a design; use `search` instead for exact
         words, names or a time range. Hits have the same shape as search hits, with a similarity
         `score` (0 to 1); read them in full with `get_messages`."""
-        result = self.ask("similar", {"query": text, "level": level, "top": limit})
+        result = self.ask(SimilarRequest(query=text, level=level, top=limit))
         return {"hits": [_hit(h) | {"score": round(float(h.get("score") or 0), 3)} for h in result.get("hits", [])]}
 
 
