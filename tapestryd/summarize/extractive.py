@@ -36,7 +36,7 @@ import numpy as np
 
 from tapestryd.summarize.base import Budget, Summary, SummaryRequest, Usage
 from tapestryd.summarize.levels import target_chars
-from tapestryd.summarize.relative_time import has_relative, resolve_relative
+from tapestryd.summarize.relative_time import has_relative, resolve_relative, without_resolved
 from tapestryd.summarize.sentences import Sentence, specificity, split_sentences
 from tapestryd.summarize.titles import choose_title
 from tapestryd.summarize.tokens import estimate_tokens
@@ -100,7 +100,8 @@ def _candidates(request: SummaryRequest) -> list[Sentence]:
             if day is None and has_relative(text):
                 continue  # "yesterday" in a week's input: its day is unknown, it cannot be placed
             shown = resolve_relative(text, day) if day is not None else text
-            out.append(Sentence(text, i, j, passage.role, shown if shown != text else ""))
+            said = without_resolved(text)
+            out.append(Sentence(said, i, j, passage.role, shown if shown != said else ""))
     return out
 
 

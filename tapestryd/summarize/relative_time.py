@@ -22,7 +22,7 @@ from __future__ import annotations
 import re
 from datetime import date, timedelta
 
-__all__ = ["has_relative", "resolve_relative"]
+__all__ = ["has_relative", "resolve_relative", "without_resolved"]
 
 _WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 _NUMBERS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
@@ -35,6 +35,21 @@ _EXPRESSION = re.compile(
     rf"|(?:\d{{1,2}}|{'|'.join(_NUMBERS)}) (?:day|week|month|year)s? ago)\b)", re.I)
 
 _OWNED = re.compile(r"\b(?:our|my|your|his|her|their|its|the|a|an|that|whose|every|each)\s+$", re.I)
+
+# What resolve_relative writes: "on Fri 5 May 2023", "in the week of 1 May 2023", "in June 2023", "in 2022".
+_RESOLVED = re.compile(
+    r"\s*\b(?:on|in|since|until|till|from|by|before|after|of|for)\s+(?:the (?:week|weekend) of )?"
+    r"(?:(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) )?\d{1,2} (?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) \d{4}\b",
+    re.I)
+
+
+def without_resolved(text: str) -> str:
+    """``text`` without the day phrases :func:`resolve_relative` writes, for ranking a sentence on what it says.
+
+    A resolved date is there for the reader; left in, its numbers would count as specifics
+    and favour every sentence that once said "yesterday".
+    """
+    return _RESOLVED.sub("", text)
 
 
 def has_relative(text: str) -> bool:
