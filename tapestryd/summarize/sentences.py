@@ -7,7 +7,7 @@ are mostly symbols are dropped; bold markers (``**``) are dropped, their words k
 left is split into sentences at ``.``/``!``/``?`` followed by a capital, a digit or a quote,
 and at line breaks; lines wholly in square brackets (attachment notes such as "[shared an
 image: ...]") are metadata, not something said, and are dropped too. So are headings and
-list stubs (a line with no closing punctuation and fewer than six words, or one ending in a
+list stubs (a markdown heading, a line with no closing punctuation and fewer than six words, or one ending in a
 colon that only announces what follows) and assistant scaffolding: "Certainly, I'll…",
 "Here is…", "Let me know if…", "I hope this helps", "Great question". A sentence longer
 than 360 characters is not a summary sentence and is passed over (never cut). Each sentence
@@ -47,6 +47,7 @@ _NOT_PROSE = re.compile(r"[\d_]|[^\w\s]")
 _WEIGHTS = {"number": 1.5, "ident": 1.0, "quoted": 1.0, "calendar": 1.5, "decision": 0.75, "name": 1.0}
 _MIN_WORDS, _MIN_CHARS, _MAX_CHARS = 4, 20, 360
 _STUB_WORDS = 6
+_HEADING = re.compile(r"^\s*#{1,6}\s")  # a markdown heading names a section; it states nothing
 _CLOSED = re.compile(r"[.!?…)\]\"'”’]$")
 _SCAFFOLDING = re.compile(
     r"^\W*(?:certainly|sure thing|of course|absolutely|great question|good question|here is|here's|here are|"
@@ -77,6 +78,8 @@ def split_sentences(text: str) -> list[str]:
     """The prose sentences of ``text``, in order, trimmed; code and short fragments dropped."""
     out: list[str] = []
     for line in _FENCE.sub("\n", text).splitlines():
+        if _HEADING.match(line):
+            continue
         line = _FURNITURE.sub("", _TAG.sub(" ", line)).replace("**", "").strip()
         if not line or _symbolic(line) or _BRACKETED.match(line) or _CODE.search(line):
             continue
