@@ -4,7 +4,8 @@ The one keyword ranking of search, the same with the daemon up or down (it reads
 ``projections.db``). Measured on the LoCoMo dev split (``bench/eval_retrieval.py``,
 message-level evidence recall@10 over categories 1–4, limit 20): FTS5 ``bm25()`` alone
 .531, with neighbouring turns .639, with the conversation's score too .689 (the steps are
-the fields below; 0 turns one off).
+the fields below; 0 turns one off); .645 since turns only lent to follow every candidate
+(see below: someone searching a word sees the messages holding it first).
 
 0. **Titles.** A conversation whose title holds every query term (a case-insensitive
    substring) is found by its title: its first turn joins the candidates with
@@ -31,8 +32,10 @@ the fields below; 0 turns one off).
    read from the first :data:`SCAN` characters of each message (only words that may stem to
    a query stem are stemmed: :func:`~tapestryd.projections.analysis.stem_starts`).
 
-Returned scores are negated (lower is better, as ``bm25()``), so callers keep one
-convention. Ties go to the lower message id.
+The candidates (steps 0 and 1) come first, by their combined score; turns that entered
+only by a neighbour's loan (step 2, holding none of the words) follow them, marked, so a
+neighbour never ranks above a message holding the words someone searched. Returned scores
+are negated (lower is better, as ``bm25()``), so callers keep one convention. Ties go to the lower message id.
 """
 
 from __future__ import annotations
@@ -80,9 +83,9 @@ class KeywordRanker:
 
     def rank(self, conn: sqlite3.Connection, terms: list[str], filters: MessageFilters,
              limit: int) -> tuple[list[tuple[int, float]], dict[int, str]]:
-        """``(message id, score)`` of the best ``limit`` messages for content words ``terms``, best first,
-        and why those among them that hold none of the words came: ``next_to_match`` (a
-        neighbouring turn) or ``title_match`` (their conversation's title holds the words).
+        """``(message id, score)`` of the best ``limit`` messages for content words ``terms``, best first
+        (every candidate before the turns only lent to), and why those among them that hold
+        none of the words came: ``next_to_match`` (a neighbouring turn) or ``title_match`` (their conversation's title holds the words).
 
         ``score`` is the negated combined score (lower is better). Every returned message
         passes ``filters``. Raises StoreError on a database error.
@@ -109,7 +112,8 @@ class KeywordRanker:
                     scores[turn] = scores.get(turn, 0.0) + amount
         if self.session:
             self._add_sessions(conn, scores, base, terms, filters)
-        order = sorted(scores, key=lambda i: (-scores[i], i))[:limit]
+        # a turn that came only by a neighbour's loan follows every candidate, however much it was lent
+        order = sorted(scores, key=lambda i: (i not in base, -scores[i], i))[:limit]
         marks = {i: "next_to_match" for i in order if i not in base} | {i: "title_match" for i in openings}
         return [(i, -scores[i]) for i in order], {i: mark for i, mark in marks.items() if i in scores and i in order}
 
