@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
-from datetime import datetime, timezone
+from datetime import date, datetime, timedelta, timezone
 from pathlib import Path
 from typing import Iterator
 
@@ -64,8 +65,15 @@ def test_the_fast_path_imports_only_the_standard_library(served: Daemon) -> None
 
 
 def test_the_fast_path_prints_what_the_full_cli_prints(served: Daemon) -> None:
-    """Same bytes whether the fast path or typer answers."""
-    for argv in (["context"], ["context", "-f", "json"], ["search", "lantern", "shed", "-f", "jsonl"],
+    """Same bytes whether the fast path or typer answers.
+
+    context is anchored on the day after the session's: on its own day it prints the current
+    minute, which may turn between the two runs.
+    """
+    first = json.loads((served.home / "claude-projects" / "-home-me-p" / "s.jsonl").read_text().splitlines()[0])
+    after = (date.fromisoformat(first["timestamp"][:10]) + timedelta(days=1)).isoformat()
+    for argv in (["context", "--date", after], ["context", "--date", after, "-f", "json"],
+                 ["search", "lantern", "shed", "-f", "jsonl"],
                  ["search", "lantern", "-n", "1"], ["similar", "lantern"], ["similar", "lantern", "-f", "json", "-n", "1"]):
         fast, full = ctl(*argv, home=served.home), ctl(*argv, home=served.home, env={"TAPESTRY_FAST": "0"})
         assert fast.returncode == full.returncode == 0, (argv, full.stderr[-2000:])
