@@ -231,10 +231,15 @@ class _Window:
     def _settle(self) -> None:
         """Wait for at least one call and record every finished one, in the order they were started."""
         done, _ = wait(list(self.flying), return_when=FIRST_COMPLETED)
-        for future in [f for f in self.flying if f in done]:
-            node, context_fp = self.flying.pop(future)
-            if not self.run.finish(node, context_fp, future):
-                self.stop = True
+        self.run.holding = True  # the answers that finished together are appended in one transaction
+        try:
+            for future in [f for f in self.flying if f in done]:
+                node, context_fp = self.flying.pop(future)
+                if not self.run.finish(node, context_fp, future):
+                    self.stop = True
+        finally:
+            self.run.holding = False
+            self.run.flush()
 
     def close(self) -> None:
         """Record the calls still in flight, then end the threads."""
@@ -254,6 +259,7 @@ class _Run:
         self.pending_keys: set[str] = set()
         self.report = RunReport()
         self.streak = 0
+        self.holding = False  # while True, a remote provider's answers wait for one flush (see _Window._settle)
 
     def step(self, key: str, state: str, forced: bool) -> bool:
         """Summarize ``key`` if it is due; False when the run must stop."""
@@ -323,7 +329,7 @@ class _Run:
         self.report.unchanged += (summary.title, summary.text) == (node.title, node.summary)
         self.report.succeeded.append(node.key)
         self.report.usage += summary.usage
-        if not s.local or len(self.pending) >= _BATCH:
+        if (not s.local and not self.holding) or len(self.pending) >= _BATCH:
             self.flush()
 
     def flush(self) -> None:
