@@ -21,7 +21,8 @@ Tables it owns (in ``projections.db``):
   kept: such a row's later parts are joined to its stored text, filtered one by one).
   A part whose ``meta.replaces`` is true is the whole message again (a source that rewrites
   a record when it is edited: Gemini CLI, OpenCode): its filtered text and skipped counts
-  replace the stored ones (the last version wins) and ``parts`` is emptied.
+  replace the stored ones (the last version wins) and ``parts`` becomes ``=<its seq>``: later
+  parts are joined after that version, not after the first part.
 * ``messages_fts``: an external-content FTS5 table over ``messages.text`` (porter stemmer
   over unicode61), kept in step by this projection (texts stored during a batch are
   indexed together, in id order, by :meth:`MessagesProjection.flush` before the runner
@@ -233,7 +234,8 @@ class MessagesProjection:
         row = conn.execute("SELECT id, text, skipped, ts, seq, parts FROM messages"
                            " WHERE conversation = ? AND message_key = ?", (msg.conversation, msg.message)).fetchone()
         if msg.meta.get("replaces"):
-            self._set_text(conn, row[0], row[1], outbound(msg.text), dict(msg.skipped), "")
+            self._verbatim[row[0]] = msg.text
+            self._set_text(conn, row[0], row[1], outbound(msg.text), dict(msg.skipped), f"={event.seq}")
         else:
             self._join_part(conn, row, event.seq, msg)
         self._stored[msg.conversation, msg.message] = (row[0], row[3], row[4])
@@ -264,7 +266,7 @@ class MessagesProjection:
         if parts is None or self._log is None:  # earlier parts unknown: join to the stored (filtered) text
             joined = join_parts((text, outbound(msg.text)))
         else:
-            verbatim = join_parts((self._earlier(msg_id, [first, *map(int, parts.split())]), msg.text))
+            verbatim = join_parts((self._earlier(msg_id, _part_seqs(first, parts)), msg.text))
             self._verbatim[msg_id] = verbatim
             joined = outbound(verbatim)
             parts = f"{parts} {seq}".lstrip()
@@ -295,6 +297,14 @@ class MessagesProjection:
     def _ensure_conversation(conn: sqlite3.Connection, event: StoredEvent, key: str) -> None:
         conn.execute("INSERT OR IGNORE INTO conversations (key, agent, source) VALUES (?, ?, ?)",
                      (key, event.agent, event.source))
+
+
+def _part_seqs(first: int, parts: str) -> list[int]:
+    """The log seqs whose texts make a message: its first part (or the version ``=N`` that replaced it), then ``parts``."""
+    seqs = parts.split()
+    if seqs and seqs[0].startswith("="):
+        return [int(seqs[0][1:]), *map(int, seqs[1:])]
+    return [first, *map(int, seqs)]
 
 
 def message_row(conn: sqlite3.Connection, msg: MessageRecorded) -> tuple[int, str, int] | None:

@@ -119,3 +119,25 @@ def test_a_reply_tailed_in_separate_appends_grows_and_rebuilds_identically(tmp_p
     incremental = dump(projector.conn)
     projector.rebuild()
     assert dump(projector.conn) == incremental
+
+
+def test_a_part_after_a_replacing_version_joins_that_version(tmp_path: Path, store: EventStore,
+                                                             projector: Projector) -> None:
+    """A source that rewrites a message (meta.replaces) and then adds a part: the old text does not come back,
+    in the batch or after it, and a rebuild agrees."""
+    from datetime import datetime, timezone
+
+    from tapestryd.events.types import MessageRecorded, NewEvent
+
+    def part(n: int, text: str, **meta: Any) -> NewEvent:
+        msg = MessageRecorded("gemini:s", "r1", "assistant", text, "2026-03-02T10:00:00.000000Z", meta=meta)
+        return NewEvent(f"e{n}", msg, datetime(2026, 3, 2, 10, tzinfo=timezone.utc), "gemini", f"s#{n}")
+
+    store.append([part(1, "Draft one."), part(2, "Final answer.", replaces=True)])
+    projector.catch_up()
+    store.append([part(3, "Appendix.")])
+    projector.catch_up()
+    assert reply_text(projector.conn, "r1") == "Final answer.\n\nAppendix."
+    incremental = dump(projector.conn)
+    projector.rebuild()
+    assert dump(projector.conn) == incremental
