@@ -38,15 +38,15 @@ def _flag_type(option: TyperOption, ctx: Any) -> Optional[str]:
     """What ``--help`` shows after an option: nothing for a flag, which takes no value.
 
     typer 0.29 shows ``<bool>`` there, which reads as ``--now true`` (then refused as an
-    extra argument); typer 0.28 (pinned: 0.29 needs pydantic, which tripled the CPU time of
-    every command) and the plain (non-rich) help already leave flags bare.
+    extra argument); typer 0.28 (pinned: 0.29 needs pydantic, which costs every command a
+    fifth more CPU) and the plain (non-rich) help already leave flags bare.
     """
-    return None if option.is_flag else _VALUE_TYPE(option, ctx)
+    return None if option.is_flag or _VALUE_TYPE is None else _VALUE_TYPE(option, ctx)
 
 
-_VALUE_TYPE = getattr(TyperOption, "display_type_rich", None)
+_VALUE_TYPE: Optional[Callable[[TyperOption, Any], Optional[str]]] = getattr(TyperOption, "display_type_rich", None)
 if _VALUE_TYPE is not None:
-    TyperOption.display_type_rich = _flag_type  # type: ignore[attr-defined]
+    setattr(TyperOption, "display_type_rich", _flag_type)
 
 
 class Format(str, Enum):
