@@ -158,6 +158,5 @@ def test_the_check_reads_what_front_ends_send() -> None:
                 seen.setdefault(str(call.args[at].value), set()).update(_dict_keys(call.args[at + 1], assigned))
             if name in CALLERS and len(call.args) > 2 and isinstance(call.args[1], ast.Name):
                 seen.setdefault(call.args[1].id, set()).update(_dict_keys(call.args[2], assigned))
-    assert {"exclude_session", "now_only", "format"} <= seen["context"]  # the hook's and MCP's
-    assert {"ids", "before", "after"} <= seen["messages"]
+    assert {"exclude_session", "now_only", "format"} <= seen["context"]  # the hook's
     assert {"query", "regex", "widen", "mode"} <= seen["SearchRequest"]
