@@ -47,6 +47,7 @@ EXTRACTIVE_VERSION = "x6"
 _WEAK = 0.3
 _POOL = 400
 _ROWS = 2000
+_FALLBACK_CHARS, _FALLBACK_WORDS = 200, 30
 _QUESTION = 0.5
 _ROLE_WEIGHT = {"user": 1.15}
 _FIRST_PERSON = re.compile(r"\b(?:I|I'm|I've|I'd|I'll|my|me|mine|we|we're|we've|our|us)\b")
@@ -202,6 +203,11 @@ def _term_weights(matrix: Any, chosen: list[int], terms: list[str]) -> dict[str,
 
 
 def _fallback(source: str) -> str:
-    """A segment without a sentence worth keeping: its first words, whole, or a note."""
-    words = source.split()
-    return " ".join(words[:30]) if words else "(no readable text)"
+    """A segment without a sentence worth keeping: its first short messages, whole, as one list sentence."""
+    pieces, used = [], 0
+    for line in filter(None, (" ".join(line.split()) for line in source.splitlines())):
+        if pieces and used + len(line) > _FALLBACK_CHARS:
+            break
+        pieces.append(" ".join(line.split()[:_FALLBACK_WORDS]).rstrip(".;,"))  # code or a wall of text: its opening
+        used += len(pieces[-1]) + 2
+    return "; ".join(pieces) + "." if pieces else "(no readable text)"

@@ -71,6 +71,8 @@ def _is_phrase(run: list[str], stop: frozenset[str]) -> bool:
     """Content words at both ends, joiners only inside, no other stop word, no lower-case verb-like form."""
     if any(_WEAK_END.search(w) and not w[0].isupper() for w in (run[0], run[-1])) or _PAST.search(" ".join(run)):
         return False
+    if any(q in w for w in run for q in "'’"):  # "I'll research", "don't": a clause, not a name
+        return False
     return (run[0].lower() not in stop and run[-1].lower() not in stop
             and all(w.lower() not in stop or w.lower() in _JOINERS for w in run[1:-1]))
 
