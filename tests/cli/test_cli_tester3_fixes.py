@@ -55,10 +55,14 @@ def error_of(result: Result) -> str:
 
 def iterate_failing(home: Path, failing: FakeLLM, monkeypatch: pytest.MonkeyPatch) -> Result:
     """``tapestryctl iterate`` on :func:`fill`'s conversations against ``failing`` (no retries,
-    0.1 s slices); asserts it exits 1 and returns its result."""
+    one call in flight, 0.1 s slices); asserts it exits 1 and returns its result.
+
+    One call in flight: with the default 4, a slice's first calls all fail at once and the
+    give-up after 3 in a row counts 4, so no failure would be left for a later slice.
+    """
     with (home / "tapestry.toml").open("a") as config:
         config.write(f'[summarize]\nprovider = "openai"\nbase_url = "{failing.url}"\nmodel = "m"\n'
-                     "max_retries = 0\ntimeout = 5\n")
+                     "max_retries = 0\ntimeout = 5\nconcurrency = 1\n")
     fill(home)
     monkeypatch.setattr("tapestryd.cli.hierarchy._SLICE_SECONDS", 0.1)
     result = run("iterate")
