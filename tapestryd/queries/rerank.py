@@ -3,9 +3,8 @@
 The one keyword ranking of search, the same with the daemon up or down (it reads only
 ``projections.db``). Measured on the LoCoMo dev split (``bench/eval_retrieval.py``,
 message-level evidence recall@10 over categories 1–4, limit 20): FTS5 ``bm25()`` alone
-.531, with neighbouring turns .639, with the conversation's score too .689 (the steps are
-the fields below; 0 turns one off); .645 since turns only lent to follow every candidate
-(see below: someone searching a word sees the messages holding it first).
+.531, with neighbouring turns .639, with the conversation's score too .694 (the steps are
+the fields below; 0 turns one off).
 
 0. **Titles.** A conversation whose title holds every query term (a case-insensitive
    substring) is found by its title: its first turn joins the candidates with
@@ -32,9 +31,9 @@ the fields below; 0 turns one off); .645 since turns only lent to follow every c
    read from the first :data:`SCAN` characters of each message (only words that may stem to
    a query stem are stemmed: :func:`~tapestryd.projections.analysis.stem_starts`).
 
-The candidates (steps 0 and 1) come first, by their combined score; turns that entered
-only by a neighbour's loan (step 2, holding none of the words) follow them, marked, so a
-neighbour never ranks above a message holding the words someone searched. Returned scores
+A turn that entered only by a neighbour's loan (step 2, holding none of the words) is
+marked and ranks at most just below the best candidate that lent to it, so someone who
+searched a word sees the message holding it before its neighbour. Returned scores
 are negated (lower is better, as ``bm25()``), so callers keep one convention. Ties go to the lower message id.
 """
 
@@ -84,7 +83,7 @@ class KeywordRanker:
     def rank(self, conn: sqlite3.Connection, terms: list[str], filters: MessageFilters,
              limit: int) -> tuple[list[tuple[int, float]], dict[int, str]]:
         """``(message id, score)`` of the best ``limit`` messages for content words ``terms``, best first
-        (every candidate before the turns only lent to), and why those among them that hold
+        (a turn only lent to just below its best lender at most), and why those among them that hold
         none of the words came: ``next_to_match`` (a neighbouring turn) or ``title_match`` (their conversation's title holds the words).
 
         ``score`` is the negated combined score (lower is better). Every returned message
@@ -103,17 +102,20 @@ class KeywordRanker:
         if self.neighbour:
             turns = turns_around(conn, best[: self.givers])
             lent: dict[int, float] = defaultdict(float)
+            lenders: dict[int, list[int]] = defaultdict(list)
             for giver, (_, around) in turns.items():
                 for turn in around:
                     lent[turn] += self.neighbour * base[giver]
+                    lenders[turn].append(giver)
             passing = conversations_of(conn, [i for i in lent if i not in base], filters)
             for turn, amount in lent.items():
                 if turn in base or turn in passing:
                     scores[turn] = scores.get(turn, 0.0) + amount
         if self.session:
             self._add_sessions(conn, scores, base, terms, filters)
-        # a turn that came only by a neighbour's loan follows every candidate, however much it was lent
-        order = sorted(scores, key=lambda i: (i not in base, -scores[i], i))[:limit]
+        if self.neighbour:
+            _below_lenders(scores, base, lenders)
+        order = sorted(scores, key=lambda i: (-scores[i], i))[:limit]
         marks = {i: "next_to_match" for i in order if i not in base} | {i: "title_match" for i in openings}
         return [(i, -scores[i]) for i in order], {i: mark for i, mark in marks.items() if i in scores and i in order}
 
@@ -165,3 +167,19 @@ class KeywordRanker:
 
 KEYWORD_RANKER = KeywordRanker()
 """The weights search uses unless a caller passes its own."""
+
+
+def _below_lenders(scores: dict[int, float], base: dict[int, float], lenders: dict[int, list[int]]) -> None:
+    """Cap each turn that came only by a loan just below its best lender, in place.
+
+    A reply next to a message holding the searched words is often the answer, so it may
+    rank high, but never above the message that brought it: someone who searched a word
+    sees that word's message first, its neighbour right after. ``scores`` are positive
+    (higher is better); ``lenders`` maps a lent turn to the candidates that lent to it.
+    """
+    for turn, givers in lenders.items():
+        if turn in base or turn not in scores:
+            continue
+        ceiling = max(scores[g] for g in givers)
+        if scores[turn] >= ceiling:
+            scores[turn] = math.nextafter(ceiling, -math.inf)

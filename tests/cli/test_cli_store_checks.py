@@ -20,10 +20,10 @@ def ctl(*args: str, home: Path) -> subprocess.CompletedProcess[str]:
 
 
 def matching_keys(hits: list[dict[str, object]]) -> list[object]:
-    """The message keys of the hits holding the searched words, checked to come before any turn
-    found only next to one (search may add those after, marked ``next_to_match``)."""
+    """The message keys of the hits holding the searched words, checked to lead the answer (a turn
+    found only next to one may follow its lender, marked ``next_to_match``)."""
     lent = [bool((h.get("extra") or {}).get("next_to_match")) for h in hits]  # type: ignore[attr-defined]
-    assert lent == sorted(lent), f"a neighbouring turn ranks above a match: {hits}"
+    assert hits and not lent[0], f"a neighbouring turn ranks above the match that lent to it: {hits}"
     return [h["message_key"] for h, was_lent in zip(hits, lent) if not was_lent]
 
 
