@@ -67,3 +67,26 @@ def test_line_and_paragraph_separators_inside_a_string_stay_text(tmp_path: Path,
     ingest(store, settings, session_file(tmp_path / "copy", data))
     assert texts(projector) == [text, "ok"]
     assert rows(projector.conn, "SELECT title FROM conversations") == [(text,)]
+
+
+AGENTS = Path(__file__).resolve().parents[1] / "fixtures" / "agents"
+
+
+@pytest.mark.parametrize("fixture", ["codex/rollout-2026-03-02T09-00-00-11111111-2222-4333-8444-555555555555.jsonl",
+                                     "gemini/session-2026-03-04T08-00-5e551000.jsonl"], ids=["codex", "gemini-cli"])
+def test_codex_and_gemini_files_with_cr_only_ends_import_as_with_lf(fixture: str, tmp_path: Path,
+                                                                    store: EventStore, settings: Settings,
+                                                                    projector: Projector) -> None:
+    """The same rollout or chat with its LF ends turned into lone CRs imports the same messages."""
+    source = AGENTS / fixture
+    lf = ingest(store, settings, source)["totals"]["messages_new"]
+    projector.catch_up()
+    before = rows(projector.conn, "SELECT COUNT(*) FROM messages")
+    cr = tmp_path / "cr" / source.name
+    cr.parent.mkdir()
+    cr.write_bytes(source.read_bytes().replace(b"\n", b"\r"))
+    receipt = ingest(store, settings, cr)
+    assert lf > 0 and receipt["totals"]["errors"] == 0
+    assert receipt["totals"]["messages_known"] == lf and receipt["totals"]["messages_new"] == 0
+    projector.catch_up()
+    assert rows(projector.conn, "SELECT COUNT(*) FROM messages") == before

@@ -58,6 +58,7 @@ from tapestryd.sources.parsers.claude_code_turns import (
     queued_prompt,
 )
 from tapestryd.sources.parsers.jsonstream import parse_iso, skips_for
+from tapestryd.sources.parsers.lines import split_lines
 
 __all__ = ["ClaudeCodeParser"]
 
@@ -68,7 +69,6 @@ _SNIFF_START = re.compile(rb'^\{\s*"(type"\s*:\s*"(user|assistant|summary|system
 _SNIFF_KEYS = (b'"sessionId"', b'"parentUuid"', b'"leafUuid"', b'"isSidechain"', b'"userType"')
 _EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
 _ENDS = (b"\n", b"\r")
-_LONE_CR = re.compile(rb"(?<=\r)(?!\n)")
 _FIRST_INSTANT = datetime.combine(STORABLE_FROM, time(), timezone.utc)
 _END_INSTANT = datetime.combine(STORABLE_UNTIL + timedelta(days=1), time(), timezone.utc)
 
@@ -107,7 +107,7 @@ class ClaudeCodeParser:
         """Every item of the whole file, in file order; locations are ``path:line N``."""
         state = _FileState(hint=PurePath(origin.path).stem)
         offset = 0
-        for number, raw in enumerate(_lines(stream), start=1):
+        for number, raw in enumerate(split_lines(stream), start=1):
             yield from self._line(offset, f"{origin.path}:line {number}", raw, origin, state)
             offset += len(raw)
         yield from self._flush_titles(origin, state, state.session or state.hint)
@@ -266,20 +266,6 @@ class ClaudeCodeParser:
             for offset, title, ts, kind in state.pending]
         state.pending.clear()
         return titles
-
-
-def _lines(stream: BinaryIO) -> Iterator[bytes]:
-    """The stream's lines with their ends, cut at ``\n``, ``\r\n`` and a lone ``\r``.
-
-    Iterating the stream cuts at ``\n`` in C; only a line holding another ``\r`` (never in
-    a file with ``\n`` or ``\r\n`` ends: JSON escapes it inside strings) is cut again.
-    """
-    for raw in stream:
-        cr = raw.find(b"\r")
-        if cr < 0 or cr == len(raw) - 2 and raw.endswith(b"\r\n"):
-            yield raw
-        else:
-            yield from (piece for piece in _LONE_CR.split(raw) if piece)
 
 
 def _event(rec: dict[str, Any], message: dict[str, Any], role: str, text: str, kinds: dict[str, int],

@@ -75,20 +75,19 @@ class GeminiParser:
 
     def parse(self, stream: BinaryIO, origin: Origin) -> Iterator[Item]:
         """Every item of a ``.jsonl`` chat (streamed) or of an older whole-object ``.json`` chat."""
-        state, offset = self.begin(origin), 0
-        first = stream.readline()
-        while first and not first.strip():
-            offset += len(first)
-            first = stream.readline()
-        if not first:
+        state, lines = self.begin(origin), iter_lines(stream)
+        head = next(lines, None)
+        if head is None:
             return
+        offset, first = head
         try:
             loads(first.decode("utf-8").lstrip("\ufeff"))
         except (ValueError, RecursionError):  # a pretty-printed whole object: read it as one line
-            yield from self.feed([(offset, first + stream.read() + b"\n")], origin, state)
+            whole = first + b"".join(raw for _, raw in lines)
+            yield from self.feed([(offset, whole + b"\n")], origin, state)
             return
-        yield from self.feed([(offset, first)], origin, state)
-        yield from self.feed(iter_lines(stream, offset + len(first)), origin, state)
+        yield from self.feed([head], origin, state)
+        yield from self.feed(lines, origin, state)
 
     def begin(self, origin: Origin) -> _State:
         """The state of a file read from byte 0 (a file in ``chats/<id>/`` may be the subagent of session ``id``)."""

@@ -11,11 +11,14 @@ holds no state for them), gives the same items.
 
 from __future__ import annotations
 
+import re
 from typing import Any, BinaryIO, Iterable, Iterator, Protocol
 
 from tapestryd.sources.parsers.base import Item, Origin
 
-__all__ = ["Line", "LineParser", "iter_lines", "json_error", "parse_whole"]
+__all__ = ["Line", "LineParser", "iter_lines", "json_error", "parse_whole", "split_lines"]
+
+_LONE_CR = re.compile(rb"(?<=\r)(?!\n)")
 
 Line = tuple[int, bytes]
 """``(byte offset of the line start, the line's bytes with its newline)``."""
@@ -45,9 +48,25 @@ def parse_whole(parser: LineParser, stream: BinaryIO, origin: Origin) -> Iterato
     yield from parser.feed(iter_lines(stream), origin, state)
 
 
-def iter_lines(stream: BinaryIO, offset: int = 0) -> Iterator[Line]:
-    """The non-blank lines of ``stream`` with their byte offsets, ``offset`` being the stream's position."""
+def split_lines(stream: BinaryIO) -> Iterator[bytes]:
+    """The stream's lines with their ends, cut at ``\n``, ``\r\n`` and a lone ``\r`` (old Mac style).
+
+    Iterating the stream cuts at ``\n`` in C; only a line holding another ``\r`` (never in
+    a file with ``\n`` or ``\r\n`` ends: JSON escapes it inside strings) is cut again.
+    U+2028 and U+2029 are not line ends.
+    """
     for raw in stream:
+        cr = raw.find(b"\r")
+        if cr < 0 or cr == len(raw) - 2 and raw.endswith(b"\r\n"):
+            yield raw
+        else:
+            yield from (piece for piece in _LONE_CR.split(raw) if piece)
+
+
+def iter_lines(stream: BinaryIO, offset: int = 0) -> Iterator[Line]:
+    """The non-blank lines of ``stream`` (ends as :func:`split_lines` cuts them) with their byte
+    offsets, ``offset`` being the stream's position."""
+    for raw in split_lines(stream):
         if raw.strip():
             yield offset, raw
         offset += len(raw)
