@@ -40,11 +40,16 @@ def request(sock_path: str | os.PathLike[str], op: str, args: dict[str, Any] | N
     connection.
     """
     rid = next(_ids)
+    try:
+        data = encode({"v": VERSION, "id": rid, "op": op, "args": args or {}})
+    except UnicodeEncodeError as exc:  # an argument from argv holding bytes that are not UTF-8
+        bad = exc.object[exc.start:exc.end].encode("utf-8", "surrogateescape")
+        raise DaemonError(f"an argument holds bytes that are not UTF-8 text ({bad!r})", code="bad_request") from None
     conn = None
     try:
         conn = _connect(os.fspath(sock_path), timeout)
         try:
-            conn.sendall(encode({"v": VERSION, "id": rid, "op": op, "args": args or {}}))
+            conn.sendall(data)
         except (BrokenPipeError, ConnectionResetError):
             pass  # refused before our request was read: the refusal ("busy") may be waiting
         line = _read_line(conn)

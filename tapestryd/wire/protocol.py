@@ -43,8 +43,8 @@ def decode_request(line: bytes) -> tuple[Any, str, dict[str, Any]]:
     """``(id, op, args)`` of a request line; raises ProtocolError with a code when invalid."""
     if len(line) > MAX_LINE:
         raise ProtocolError("too_large", f"request is larger than {MAX_LINE} bytes")
-    try:
-        data = json.loads(line)
+    try:  # strict UTF-8 first: json.loads(bytes) lets encoded surrogates (ED A0 80) through
+        data = json.loads(line.decode("utf-8"))
     except (ValueError, UnicodeDecodeError) as exc:
         raise ProtocolError("bad_json", f"request is not JSON: {exc}") from exc
     except RecursionError as exc:

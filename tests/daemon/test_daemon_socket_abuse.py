@@ -68,7 +68,8 @@ def test_a_lone_surrogate_and_deep_nesting_answer_bad_json(serve: Callable[[floa
         nested = _ask(conn, b'{"v": 1, "id": 2, "op": "search", "args": {"q": ' + b"[" * 50_000 + b"]" * 50_000 + b"}}")
         key = _ask(conn, b'{"v": 1, "id": 3, "op": "x", "args": {"\\udfff": 1}}')
         pair = _ask(conn, b'{"v": 1, "id": 4, "op": "search", "args": {"query": "\\ud83d\\ude00"}}')
-    assert [a["error"]["code"] for a in (lone, nested, key)] == ["bad_json"] * 3
+        raw = _ask(conn, b'{"v": 1, "id": 5, "op": "search", "args": {"query": "a\xed\xa0\x80b"}}')  # U+D800 as bytes
+    assert [a["error"]["code"] for a in (lone, nested, key, raw)] == ["bad_json"] * 4
     assert "surrogate" in lone["error"]["message"] and "nested" in nested["error"]["message"]
     assert pair["ok"] and pair["result"]["args"]["query"] == "\U0001f600"  # a real pair is text
 
@@ -151,3 +152,10 @@ def test_a_hook_query_answers_in_budget_while_200_clients_hammer(live: Daemon) -
         assert len(idle) == 130
     assert errors == [] and answered[0] == 1000
     assert max(latencies) < HOOK_TIMEOUT, latencies
+
+
+def test_a_client_argument_that_is_not_utf8_is_a_clear_error(tmp_path: Path) -> None:
+    """argv bytes that are not UTF-8 (Python's surrogateescape) stop the client with one message, before any socket."""
+    with pytest.raises(DaemonError) as caught:
+        request(tmp_path / "no.sock", "search", {"query": "ab\udcffcd"})
+    assert caught.value.code == "bad_request" and "not UTF-8" in str(caught.value) and "xff" in str(caught.value)
