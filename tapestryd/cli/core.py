@@ -214,7 +214,7 @@ def stats(ctx: typer.Context, fmt: Format = typer.Option(Format.text, "-f", "--f
 def export_log(ctx: typer.Context,
                since: int = typer.Option(0, "--since", min=0, max=2**63 - 1, help="Only events with seq greater than this."),
                redacted: bool = typer.Option(False, "--redacted", help="Strip <private> spans and replace secrets "
-                                             "([secret:<kind>]), as search, context and summaries do.")) -> None:
+                                             "(\\[secret:<kind>]), as search, context and summaries do.")) -> None:
     """Write the event log as JSONL on stdout, one event a line, in seq order.
 
     It is the raw log: secrets and <private> text are printed verbatim. Use --redacted to

@@ -123,7 +123,8 @@ def test_export_log_is_verbatim_and_redacted_filters_it(settings: Settings) -> N
     with Runtime.open(settings) as rt:
         record(rt, title("claude-code:leak", "deploy with ghp_" + "a1B2" * 9))
     runner = CliRunner()
-    assert "verbatim" in " ".join(runner.invoke(app, ["export-log", "--help"]).output.split())
+    help_text = " ".join(runner.invoke(app, ["export-log", "--help"], terminal_width=200).output.split())
+    assert "verbatim" in help_text and "([secret:<kind>])" in help_text  # not eaten as markup
     raw = runner.invoke(app, ["export-log"])
     assert raw.exit_code == 0 and all(h in _strings(raw.output) for h in hidden)
     redacted = runner.invoke(app, ["export-log", "--redacted"])
