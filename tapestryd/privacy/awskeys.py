@@ -11,6 +11,8 @@ paths and hashes. A 40-character run counts only when it passes every guard:
 * its character mix is that of a random key: an upper-case letter, a lower-case letter
   and a digit (a git SHA-1 is lower-case hex, so it never qualifies), at most four ``/``
   or ``+`` (a path has more), no run of nine lower-case letters (words, identifiers),
+  fewer than :data:`CAMEL_WORDS` capitalised words of five letters or more
+  (``HttpRequestHandlerFactoryProviderImpl2V3``; a random key holds about 0.4 on average),
   and at least :data:`MIN_ENTROPY` bits per character (random keys measure 4.5 to 5.2);
 * something says it is a key: within :data:`NEAR` characters an AWS access key id
   (``AKIA…``, ``ASIA…``) or the word ``secret``, ``aws`` or ``key``; or it is alone on its
@@ -40,6 +42,9 @@ _FORTY = b"x" * 40
 _KEY_ID = re.compile(r"(?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}")
 _WORD = re.compile(r"secret|aws|key", re.IGNORECASE)
 _LONG_WORD = re.compile(r"[a-z]{9}")
+_CAPITALISED = re.compile(r"[A-Z][a-z]{4,}")
+CAMEL_WORDS = 3
+"""Capitalised words of five letters or more that make a run a CamelCase identifier, not a key."""
 _EDGE = 16  # characters of quotes, blanks and commas a key alone on its line may have around it
 
 
@@ -64,7 +69,7 @@ def find_bare_aws_secrets(text: str) -> Iterator[tuple[int, int]]:
 def _random_looking(value: str) -> bool:
     return (any(c.isupper() for c in value) and any(c.islower() for c in value) and any(c.isdigit() for c in value)
             and value.count("/") + value.count("+") <= 4 and _LONG_WORD.search(value) is None
-            and shannon_entropy(value) >= MIN_ENTROPY)
+            and len(_CAPITALISED.findall(value)) < CAMEL_WORDS and shannon_entropy(value) >= MIN_ENTROPY)
 
 
 def _alone_on_line(text: str, start: int, end: int) -> bool:

@@ -104,6 +104,8 @@ def test_a_bare_aws_secret_key_is_redacted(text: str) -> None:
     f"aws data:image/png;base64,{BARE_AWS * 3}",  # a longer base64 blob
     f"in prose the run {BARE_AWS} means nothing without a word nearby saying what it is",
     "secret key 0123456789012345678901234567890123456789",  # digits only
+    "the key class is AbstractSingletonProxyFactoryBeanImpl123 here",  # CamelCase identifiers
+    "HttpRequestHandlerFactoryProviderImpl2V3",
 ])
 def test_forty_character_runs_that_are_not_keys_stay(text: str) -> None:
     """The guards: hex hashes, paths, identifiers, other lengths, blobs, runs without context."""
