@@ -93,3 +93,27 @@ def test_user_mistakes_are_one_line_errors(tmp_path: Path) -> None:
     assert missing.returncode == 1 and "no conversation matches" in missing.stderr
     gone = ctl("ingest", str(tmp_path / "nothing.json"), home=tmp_path)
     assert gone.returncode == 1 and "no such file" in gone.stderr and "Traceback" not in gone.stderr
+
+
+def test_export_log_redacted_filters_a_streamed_reply_as_one_message(tmp_path: Path) -> None:
+    """A private span and a secret's label/key pair cut across two records sharing message.id: --redacted
+    hides both as the joined message hides them; plain export-log still prints them verbatim."""
+    key = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"  # the AWS documentation's example secret access key
+    texts = ["Deploy with aws secret key: <private>the vault phrase is", f"zanzibarquux</private> {key} then run make."]
+    session = tmp_path / "0a1b2c3d-0000-4000-8000-0000000000e1.jsonl"
+    session.write_text("".join(json.dumps({
+        "parentUuid": None, "isSidechain": False, "cwd": "/home/sam/proj", "sessionId": session.stem,
+        "type": "assistant", "uuid": f"a{i}", "timestamp": f"2026-03-04T09:30:0{i}.000Z",
+        "message": {"id": "msg_S", "type": "message", "role": "assistant", "model": "claude-sonnet-4-5",
+                    "content": [{"type": "text", "text": text}]}}) + "\n" for i, text in enumerate(texts)))
+    home = tmp_path / "h"
+    ingested = ctl("ingest", str(session), home=home)
+    assert ingested.returncode == 0, ingested.stderr
+    raw = [json.loads(x)["payload"] for x in ctl("export-log", home=home).stdout.splitlines()]
+    assert [p["text"] for p in raw if "text" in p] == texts
+    redacted = ctl("export-log", "--redacted", home=home)
+    assert redacted.returncode == 0, redacted.stderr
+    parts = [p["text"] for p in (json.loads(x)["payload"] for x in redacted.stdout.splitlines()) if "text" in p]
+    assert len(parts) == 2 and "Deploy with aws secret key:" in parts[0] and "then run make." in parts[1]
+    assert "[secret:aws-secret-key]" in redacted.stdout
+    assert "zanzibarquux" not in redacted.stdout and "vault phrase" not in redacted.stdout and key not in redacted.stdout
