@@ -20,13 +20,14 @@ import os
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, BinaryIO, Callable, Iterable, Iterator, Mapping
+from typing import TYPE_CHECKING, BinaryIO, Callable, Iterable, Mapping
 
 import structlog
 
 from tapestryd.events.store import EventStore, SourceOffset
 from tapestryd.events.types import NewEvent
 from tapestryd.sources.parsers.base import Problem, Skip
+from tapestryd.sources.parsers.lines import block_lines, last_line_end
 from tapestryd.sources.screen import Screen
 from tapestryd.sources.tailformats import TailFormats
 
@@ -66,29 +67,20 @@ def read_complete_lines(fh: BinaryIO, start: int, limit: int = CHUNK) -> tuple[l
     """Complete lines from byte ``start``: ``([(offset, line with its newline), ...], end)``.
 
     Reads about ``limit`` bytes (more when one line is longer); ``end`` is the offset
-    just past the last newline read, ``start`` when no complete line is there yet. Blank
-    lines are passed over.
+    just past the last line end read (``\n``, ``\r\n`` or a lone ``\r``), ``start`` when no
+    complete line is there yet. Blank lines are passed over.
     """
     fh.seek(start)
     data = bytearray(fh.read(limit))
-    cut = data.rfind(b"\n")
+    cut = last_line_end(data)
     while cut < 0:
         more = fh.read(limit)
         if not more:
             return [], start
         searched = len(data)
         data.extend(more)
-        cut = data.rfind(b"\n", searched)
-    return list(_split(bytes(data[:cut + 1]), start)), start + cut + 1
-
-
-def _split(block: bytes, base: int) -> Iterator[Line]:
-    pos = 0
-    while pos < len(block):
-        end = block.index(b"\n", pos) + 1
-        if block[pos:end].strip():
-            yield base + pos, block[pos:end]
-        pos = end
+        cut = last_line_end(data, searched)
+    return list(block_lines(bytes(data[:cut + 1]), start)), start + cut + 1
 
 
 def scan_sessions(roots: Iterable[Path]) -> dict[str, tuple[int, int]]:
@@ -136,10 +128,10 @@ class _Batch:
 
 
 def _line_ends_at(fh: BinaryIO, offset: int) -> bool:
-    """Whether the byte before ``offset`` is a newline (always true at offset 0)."""
+    """Whether the byte before ``offset`` ends a line, ``\n`` or ``\r`` (always true at offset 0)."""
     if offset == 0:
         return True
-    return os.pread(fh.fileno(), 1, offset - 1) == b"\n"
+    return os.pread(fh.fileno(), 1, offset - 1) in (b"\n", b"\r")
 
 
 class Tailer:

@@ -21,7 +21,7 @@ from tapestryd.sources.parsers.base import Item, Origin
 from tapestryd.sources.parsers.claude_code import ClaudeCodeParser
 from tapestryd.sources.parsers.codex import CodexParser
 from tapestryd.sources.parsers.gemini import GeminiParser
-from tapestryd.sources.parsers.lines import Line, LineParser
+from tapestryd.sources.parsers.lines import Line, LineParser, block_lines, last_line_end
 from tapestryd.sources.parsers.subagents import mark_subagents
 
 __all__ = ["SNIFF_LIMIT", "TailFormats"]
@@ -102,11 +102,6 @@ def _prefix(fh: BinaryIO, end: int, chunk: int = 4 << 20) -> Iterator[Line]:
             return
         data, base = carry + block, offset - len(carry)
         offset += len(block)
-        cut = data.rfind(b"\n") + 1
-        pos = 0
-        while pos < cut:
-            stop = data.index(b"\n", pos) + 1
-            if data[pos:stop].strip():
-                yield base + pos, data[pos:stop]
-            pos = stop
+        cut = last_line_end(data) + 1
+        yield from block_lines(data[:cut], base)
         carry = data[cut:]

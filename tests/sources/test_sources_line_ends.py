@@ -90,3 +90,19 @@ def test_codex_and_gemini_files_with_cr_only_ends_import_as_with_lf(fixture: str
     assert receipt["totals"]["messages_known"] == lf and receipt["totals"]["messages_new"] == 0
     projector.catch_up()
     assert rows(projector.conn, "SELECT COUNT(*) FROM messages") == before
+
+
+@pytest.mark.parametrize("end", [b"\r", b"\r\n"], ids=["cr", "crlf"])
+def test_a_growing_file_with_cr_ends_is_tailed(end: bytes, tmp_path: Path, store: EventStore,
+                                               projector: Projector) -> None:
+    """The tailer cuts lines at a lone CR too (before: a CR-only file was never captured live, no error);
+    a CRLF whose LF arrives in a later append is read once."""
+    lines = records("Hello", "Hi there", "Bye")
+    path = session_file(tmp_path, lines[0] + end + lines[1] + b"\r")
+    tailer = Tailer(store, agent="claude-code")
+    tailer.tail(str(path))
+    with path.open("ab") as fh:
+        fh.write(end[1:] + lines[2] + end)
+    tailer.tail(str(path))
+    Tailer(store, agent="claude-code").tail(str(path))  # a restarted daemon: nothing more
+    assert texts(projector) == ["Hello", "Hi there", "Bye"]

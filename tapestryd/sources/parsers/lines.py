@@ -11,12 +11,14 @@ holds no state for them), gives the same items.
 
 from __future__ import annotations
 
+import io
 import re
 from typing import Any, BinaryIO, Iterable, Iterator, Protocol
 
 from tapestryd.sources.parsers.base import Item, Origin
 
-__all__ = ["Line", "LineParser", "iter_lines", "json_error", "parse_whole", "split_lines"]
+__all__ = ["Line", "LineParser", "block_lines", "iter_lines", "json_error", "last_line_end", "parse_whole",
+           "split_lines"]
 
 _LONE_CR = re.compile(rb"(?<=\r)(?!\n)")
 
@@ -61,6 +63,21 @@ def split_lines(stream: BinaryIO) -> Iterator[bytes]:
             yield raw
         else:
             yield from (piece for piece in _LONE_CR.split(raw) if piece)
+
+
+def last_line_end(data: bytes | bytearray, start: int = 0) -> int:
+    """The index of the last line end (``\n`` or ``\r``) in ``data[start:]``, -1 when there is none.
+
+    A ``\r`` at the very end counts: were it the first half of a ``\r\n`` still being
+    written, the ``\n`` that follows reads as a blank line, which every reader passes over.
+    """
+    return max(data.rfind(b"\n", start), data.rfind(b"\r", start))
+
+
+def block_lines(block: bytes, base: int) -> Iterator[Line]:
+    """The non-blank lines of ``block`` (which ends at a line end) with their offsets, ``base`` being the block's."""
+    for offset, raw in iter_lines(io.BytesIO(block), base):
+        yield offset, raw
 
 
 def iter_lines(stream: BinaryIO, offset: int = 0) -> Iterator[Line]:
