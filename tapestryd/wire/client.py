@@ -43,8 +43,8 @@ def request(sock_path: str | os.PathLike[str], op: str, args: dict[str, Any] | N
     try:
         data = encode({"v": VERSION, "id": rid, "op": op, "args": args or {}})
     except UnicodeEncodeError as exc:  # an argument from argv holding bytes that are not UTF-8
-        bad = exc.object[exc.start:exc.end].encode("utf-8", "surrogateescape")
-        raise DaemonError(f"an argument holds bytes that are not UTF-8 text ({bad!r})", code="bad_request") from None
+        bad = exc.object[exc.start:exc.end]
+        raise DaemonError(f"an argument holds bytes that are not UTF-8 text ({bad!a})", code="bad_request") from None
     conn = None
     try:
         conn = _connect(os.fspath(sock_path), timeout)

@@ -158,4 +158,6 @@ def test_a_client_argument_that_is_not_utf8_is_a_clear_error(tmp_path: Path) -> 
     """argv bytes that are not UTF-8 (Python's surrogateescape) stop the client with one message, before any socket."""
     with pytest.raises(DaemonError) as caught:
         request(tmp_path / "no.sock", "search", {"query": "ab\udcffcd"})
-    assert caught.value.code == "bad_request" and "not UTF-8" in str(caught.value) and "xff" in str(caught.value)
+    assert caught.value.code == "bad_request" and "not UTF-8" in str(caught.value) and "udcff" in str(caught.value)
+    with pytest.raises(DaemonError):  # a lone surrogate from elsewhere (not argv) is refused the same way
+        request(tmp_path / "no.sock", "search", {"query": "\ud800"})

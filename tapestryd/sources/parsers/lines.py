@@ -76,8 +76,7 @@ def last_line_end(data: bytes | bytearray, start: int = 0) -> int:
 
 def block_lines(block: bytes, base: int) -> Iterator[Line]:
     """The non-blank lines of ``block`` (which ends at a line end) with their offsets, ``base`` being the block's."""
-    for offset, raw in iter_lines(io.BytesIO(block), base):
-        yield offset, raw
+    return iter_lines(io.BytesIO(block), base)
 
 
 def iter_lines(stream: BinaryIO, offset: int = 0) -> Iterator[Line]:
