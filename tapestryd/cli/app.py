@@ -86,7 +86,8 @@ def settings(ctx: typer.Context) -> Settings:
         ctx.find_root().obj = obj
         for line in obj["settings"].warnings:
             warn(f"warning: {line}")
-    return obj["settings"]  # type: ignore[no-any-return]
+    loaded: Settings = obj["settings"]
+    return loaded
 
 
 def _check_home(home: Optional[str]) -> None:

@@ -42,11 +42,14 @@ def _render_list(rows: list[dict[str, Any]]) -> str:
 
 
 def _size(count: int) -> str:
-    for unit in ("B", "KiB", "MiB"):
-        if count < 1024:
-            return f"{count} {unit}" if unit == "B" else f"{count:.1f} {unit}"
-        count /= 1024  # type: ignore[assignment]
-    return f"{count:.1f} GiB"
+    if count < 1024:
+        return f"{count} B"
+    scaled = count / 1024
+    for unit in ("KiB", "MiB"):
+        if scaled < 1024:
+            return f"{scaled:.1f} {unit}"
+        scaled /= 1024
+    return f"{scaled:.1f} GiB"
 
 
 @archive_app.command()

@@ -16,8 +16,8 @@ import threading
 from datetime import datetime
 from typing import Protocol
 
-from apscheduler.schedulers.base import BaseScheduler  # type: ignore[import-untyped]
-from apscheduler.triggers.interval import IntervalTrigger  # type: ignore[import-untyped]
+from apscheduler.schedulers.base import BaseScheduler
+from apscheduler.triggers.interval import IntervalTrigger
 
 from tapestryd.clock import SystemClock
 from tapestryd.config import Settings
@@ -90,7 +90,7 @@ def backup_nightly(service: Service) -> None:
     except StoreError as exc:
         service.state.record_error("backup", exc.message)
         return
-    service.state.record_job("backup", {"path": result["backup"]["path"], "pruned": len(result["pruned"])})  # type: ignore[index]
+    service.state.record_job("backup", {"path": result["backup"]["path"], "pruned": len(result["pruned"])})
 
 
 def summarize_hierarchy(service: Service) -> None:

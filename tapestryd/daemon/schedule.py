@@ -7,9 +7,9 @@ themselves, and a run missed by less than an hour (the machine slept) still happ
 
 from __future__ import annotations
 
-from apscheduler.executors.pool import ThreadPoolExecutor  # type: ignore[import-untyped]
-from apscheduler.schedulers.background import BackgroundScheduler  # type: ignore[import-untyped]
-from apscheduler.triggers.cron import CronTrigger  # type: ignore[import-untyped]
+from apscheduler.executors.pool import ThreadPoolExecutor
+from apscheduler.schedulers.background import BackgroundScheduler
+from apscheduler.triggers.cron import CronTrigger
 
 from tapestryd.config import Settings
 

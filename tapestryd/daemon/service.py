@@ -41,7 +41,7 @@ from datetime import datetime
 from typing import Any, Iterator
 
 import structlog
-from apscheduler.schedulers.background import BackgroundScheduler  # type: ignore[import-untyped]
+from apscheduler.schedulers.background import BackgroundScheduler
 
 from tapestryd import __version__
 from tapestryd.clock import Clock, SystemClock

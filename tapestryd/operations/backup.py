@@ -22,7 +22,7 @@ import sqlite3
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta, timezone
 from pathlib import Path
-from typing import Callable
+from typing import Callable, TypedDict
 from zoneinfo import ZoneInfo
 
 import structlog
@@ -30,7 +30,8 @@ import structlog
 from tapestryd.errors import StoreError, TapestryError
 from tapestryd.filemodes import private_dir
 
-__all__ = ["BackupInfo", "backup_log", "check_backup", "list_backups", "prune_backups", "restore_log", "rotate"]
+__all__ = ["BackupInfo", "Rotation", "backup_log", "check_backup", "list_backups", "prune_backups", "restore_log",
+           "rotate"]
 
 log = structlog.get_logger(__name__)
 
@@ -149,8 +150,16 @@ def _newest_per(backups: list[BackupInfo], bucket_of: Callable[[date], date], tz
     return {newest[k].path for k in sorted(newest, reverse=True)[:count]}
 
 
+class Rotation(TypedDict):
+    """What :func:`rotate` did: the backup written (:meth:`BackupInfo.to_dict`), the paths pruned, the count kept."""
+
+    backup: dict[str, object]
+    pruned: list[str]
+    kept: int
+
+
 def rotate(events_db: Path, folder: Path, *, tz: ZoneInfo, first_day_of_week: int = 0,
-           now: datetime | None = None) -> dict[str, object]:
+           now: datetime | None = None) -> Rotation:
     """One backup then pruning (the nightly job and ``tapestryctl backup``).
 
     Returns ``{"backup": BackupInfo dict, "pruned": [paths], "kept": n}``; raises StoreError

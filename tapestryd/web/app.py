@@ -84,11 +84,11 @@ def _importer(settings: Settings) -> Any:
         inbox = paths_for(settings).inbox
         args = {"paths": [str(staged.path)], "agent": agent or None, "parser": parser or "auto"}
         try:
-            receipt = call_op(settings, IngestRequest, args, timeout=3600.0)
+            receipt: dict[str, Any] = call_op(settings, IngestRequest, args, timeout=3600.0)
         except TapestryError as exc:
             file_away(staged.path, inbox, exc.message, datetime.now(timezone.utc))
             raise
         file_away(staged.path, inbox, receipt_failure(receipt), datetime.now(timezone.utc))
-        return receipt  # type: ignore[no-any-return]
+        return receipt
 
     return run

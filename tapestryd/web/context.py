@@ -38,7 +38,8 @@ class WebState:
 
 def state() -> WebState:
     """The current app's :class:`WebState`."""
-    return current_app.extensions["tapestry"]  # type: ignore[no-any-return]
+    found: WebState = current_app.extensions["tapestry"]
+    return found
 
 
 def reader() -> Reader | None:
@@ -48,7 +49,8 @@ def reader() -> Reader | None:
             g.reader = Reader.open(state().settings)
         except StoreError:
             g.reader = None
-    return g.reader  # type: ignore[no-any-return]
+    opened: Reader | None = g.reader
+    return opened
 
 
 def data_agents() -> list[str]:
@@ -56,7 +58,8 @@ def data_agents() -> list[str]:
     if "data_agents" not in g:
         opened = reader()
         g.data_agents = agents_with_data(opened) if opened else []
-    return g.data_agents  # type: ignore[no-any-return]
+    agents: list[str] = g.data_agents
+    return agents
 
 
 def close_reader(exc: BaseException | None) -> None:

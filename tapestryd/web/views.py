@@ -13,6 +13,7 @@ from typing import Any
 from urllib.parse import urlencode
 
 from flask import Blueprint, Response, abort, current_app, redirect, render_template, request, url_for
+from werkzeug.wrappers import Response as Redirect
 
 from tapestryd.clock import SUPPORTED_FROM, SUPPORTED_UNTIL
 from tapestryd.config import PARSERS
@@ -105,14 +106,14 @@ def _nav(endpoint: str, **values: Any) -> str:
 
 
 @pages.route("/")
-def index() -> Response:
+def index() -> Redirect:
     """The current local month."""
     today = state().today()
-    return redirect(_nav("pages.month", ym=f"{today:%Y-%m}"))  # type: ignore[return-value]
+    return redirect(_nav("pages.month", ym=f"{today:%Y-%m}"))
 
 
 @pages.route("/go")
-def go() -> Response:
+def go() -> Redirect:
     """The date picker's target: the month of ``date`` (YYYY-MM-DD) or ``month`` (YYYY-MM), day open."""
     picked = request.args.get("date", "")
     try:
@@ -122,7 +123,7 @@ def go() -> Response:
     ym = f"{day:%Y-%m}" if day else request.args.get("month", "")
     if not _MONTH.match(ym):
         abort(400, f"not a month: {ym!r}")
-    return redirect(_nav("pages.month", ym=ym, _query={"day": day.isoformat() if day else ""}))  # type: ignore[return-value]
+    return redirect(_nav("pages.month", ym=ym, _query={"day": day.isoformat() if day else ""}))
 
 
 @pages.route("/month/<ym>")
