@@ -42,8 +42,9 @@ import zlib
 from contextlib import ExitStack
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
+from functools import partial
 from pathlib import Path, PurePosixPath
-from typing import Any, BinaryIO, Callable, Iterator, Sequence
+from typing import Any, Callable, IO, Iterator, Sequence
 
 from tapestryd.config import Settings
 from tapestryd.errors import ArchiveError, ParseError, UnknownFormatError
@@ -79,7 +80,7 @@ class _Source:
 
     display: str
     size: int
-    open: Callable[[], BinaryIO]
+    open: Callable[[], IO[bytes]]
     explicit: bool
 
 
@@ -254,7 +255,7 @@ def _archive_sources(path: Path, stack: ExitStack, group: _Group, limits: ZipLim
     except ArchiveError as exc:
         group.unreadable.append(_failed(str(path), exc.message))
         return None
-    return [_Source(archive.display(m), m.file_size, lambda m=m: archive.open(m),  # type: ignore[misc]
+    return [_Source(archive.display(m), m.file_size, partial(archive.open, m),
                     export_named(archive.display(m))) for m in archive.members]
 
 
@@ -359,7 +360,7 @@ class _Meter:
         self.reported = -self.STEP
         self.name = ""
 
-    def wrap(self, raw: BinaryIO, name: str) -> BinaryIO:
+    def wrap(self, raw: IO[bytes], name: str) -> IO[bytes]:
         """A buffered stream over ``raw`` that counts what is read."""
         self.name = name
         self._report()
@@ -383,7 +384,7 @@ class _Meter:
 class _CountingRaw(io.RawIOBase):
     """A raw stream that reads from another and tells a meter how many bytes passed."""
 
-    def __init__(self, raw: BinaryIO, meter: _Meter) -> None:
+    def __init__(self, raw: IO[bytes], meter: _Meter) -> None:
         super().__init__()
         self.raw = raw
         self.meter = meter

@@ -26,7 +26,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
-from typing import BinaryIO, Callable, Iterable
+from typing import Callable, IO, Iterable
 
 from tapestryd.config import PrivacySettings
 from tapestryd.events.store import EventStore
@@ -39,7 +39,7 @@ _MARKER_WORDS = (b"instructions-to-episodic-memory", b"tapestry:ignore")  # lowe
 _OVERLAP = 64  # bytes kept between chunks so a marker cut by a chunk edge is still seen
 
 
-def holds_marker(open_stream: Callable[[], BinaryIO], chunk: int = 1 << 20) -> bool:
+def holds_marker(open_stream: Callable[[], IO[bytes]], chunk: int = 1 << 20) -> bool:
     """Whether the raw bytes hold a marker's words in any ASCII case (JSON escapes of ``<`` and ``>`` included).
 
     Each chunk is lowercased and searched with plain ``in`` (about ten times faster than
@@ -98,7 +98,7 @@ class Screen:
         """The batch as it may be stored (see the module docstring)."""
         self.learn(batch)
         if self.exclusions.projects:
-            self._excluded.update(new.event.conversation for new in batch if self._in_excluded_project(new))
+            self._excluded.update(_conversation(new) for new in batch if self._in_excluded_project(new))
         self._not_forgotten.clear()
         out = Screened([])
         marked_now: dict[str, NewEvent] = {}

@@ -20,7 +20,7 @@ import os
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, BinaryIO, Callable, Iterable, Mapping
+from typing import TYPE_CHECKING, Callable, IO, Iterable, Mapping
 
 import structlog
 
@@ -63,7 +63,7 @@ class TailReport:
     offset: int = 0
 
 
-def read_complete_lines(fh: BinaryIO, start: int, limit: int = CHUNK) -> tuple[list[Line], int]:
+def read_complete_lines(fh: IO[bytes], start: int, limit: int = CHUNK) -> tuple[list[Line], int]:
     """Complete lines from byte ``start``: ``([(offset, line with its newline), ...], end)``.
 
     Reads about ``limit`` bytes (more when one line is longer); ``end`` is the offset
@@ -127,7 +127,7 @@ class _Batch:
         self.size += size
 
 
-def _line_ends_at(fh: BinaryIO, offset: int) -> bool:
+def _line_ends_at(fh: IO[bytes], offset: int) -> bool:
     """Whether the byte before ``offset`` ends a line, ``\n`` or ``\r`` (always true at offset 0)."""
     if offset == 0:
         return True
@@ -209,7 +209,7 @@ class Tailer:
                                    "it is retried on the next pass")
         return report
 
-    def _start(self, path: str, fh: BinaryIO, info: os.stat_result, report: TailReport) -> int:
+    def _start(self, path: str, fh: IO[bytes], info: os.stat_result, report: TailReport) -> int:
         """Where to read from: the stored offset, or 0 when the file is not the one read before.
 
         Not the same file: another inode, fewer bytes than were read, or (truncated, then
@@ -224,7 +224,7 @@ class Tailer:
             return 0
         return stored.offset
 
-    def _step(self, fh: BinaryIO, info: os.stat_result, report: TailReport, batch: _Batch) -> bool:
+    def _step(self, fh: IO[bytes], info: os.stat_result, report: TailReport, batch: _Batch) -> bool:
         """Read and parse one chunk into ``batch``; False when nothing more is complete."""
         lines, end = read_complete_lines(fh, report.offset, self.chunk)
         size = max(os.fstat(fh.fileno()).st_size, end)
@@ -254,7 +254,7 @@ class Tailer:
             report.known += sum(1 for s in seqs if s is None)
         batch.events, batch.offsets, batch.spans, batch.size = [], [], [], 0
 
-    def _parse(self, fh: BinaryIO, info: os.stat_result, lines: list[Line], report: TailReport) -> list[NewEvent]:
+    def _parse(self, fh: IO[bytes], info: os.stat_result, lines: list[Line], report: TailReport) -> list[NewEvent]:
         events: list[NewEvent] = []
         for item in self.formats.items(fh, report.path, info.st_ino, report.offset, lines):
             if isinstance(item, NewEvent):

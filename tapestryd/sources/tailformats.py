@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any, BinaryIO, Iterator, Mapping
+from typing import Any, IO, Iterator, Mapping
 
 from tapestryd.sources.parsers.base import Item, Origin
 from tapestryd.sources.parsers.claude_code import ClaudeCodeParser
@@ -45,7 +45,7 @@ class TailFormats:
         self._names: dict[str, str] = {}
         self._states: dict[str, tuple[int, int, Any]] = {}
 
-    def parser_of(self, fh: BinaryIO, path: str) -> str:
+    def parser_of(self, fh: IO[bytes], path: str) -> str:
         """The parser name of the file open as ``fh`` (remembered once its first record is there)."""
         if path in self._names:
             return self._names[path]
@@ -56,7 +56,7 @@ class TailFormats:
         self._names[path] = name
         return name
 
-    def items(self, fh: BinaryIO, path: str, inode: int, start: int, lines: list[Line]) -> Iterator[Item]:
+    def items(self, fh: IO[bytes], path: str, inode: int, start: int, lines: list[Line]) -> Iterator[Item]:
         """Items of ``lines`` (complete lines read from byte ``start`` of the file at ``inode``)."""
         name = self.parser_of(fh, path)
         origin = Origin(path=path, sha256="", agent=self.agents.get(name, name))
@@ -69,7 +69,7 @@ class TailFormats:
         end = lines[-1][0] + len(lines[-1][1]) if lines else start
         self._states[path] = (inode, end, state)
 
-    def _state(self, parser: LineParser, fh: BinaryIO, path: str, inode: int, start: int, origin: Origin) -> Any:
+    def _state(self, parser: LineParser, fh: IO[bytes], path: str, inode: int, start: int, origin: Origin) -> Any:
         held = self._states.get(path)
         if held is not None and held[:2] == (inode, start):
             return held[2]
@@ -79,7 +79,7 @@ class TailFormats:
         return state
 
 
-def _head(fh: BinaryIO) -> bytes:
+def _head(fh: IO[bytes]) -> bytes:
     """The first ``_HEAD`` bytes after leading blank space (``b""`` when there are none within SNIFF_LIMIT)."""
     fd, offset = fh.fileno(), 0
     while offset < SNIFF_LIMIT:
@@ -93,7 +93,7 @@ def _head(fh: BinaryIO) -> bytes:
     return b""
 
 
-def _prefix(fh: BinaryIO, end: int, chunk: int = 4 << 20) -> Iterator[Line]:
+def _prefix(fh: IO[bytes], end: int, chunk: int = 4 << 20) -> Iterator[Line]:
     """The non-blank lines of bytes ``[0, end)``, which end with a newline (the tailer's stored offset)."""
     fd, offset, carry = fh.fileno(), 0, b""
     while offset < end:

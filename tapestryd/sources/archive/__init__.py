@@ -27,7 +27,7 @@ Storage (:mod:`~tapestryd.sources.archive.store`), capture and rotation
 
 from __future__ import annotations
 
-from typing import BinaryIO, Iterable, Mapping
+from typing import IO, Iterable, Mapping
 
 import structlog
 
@@ -55,7 +55,7 @@ class ArchiveHook:
     def __init__(self, archive: Archive, sources: Iterable[str]) -> None:
         self.archive, self.sources = archive, frozenset(sources)
 
-    def capture(self, path: str, fh: BinaryIO, source: str) -> int:
+    def capture(self, path: str, fh: IO[bytes], source: str) -> int:
         """Archive the new bytes of the open file ``fh`` at ``path`` when ``source`` (its parser) is kept;
         bytes read (0 when not kept, or on failure)."""
         try:

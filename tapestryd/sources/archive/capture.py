@@ -32,7 +32,7 @@ from __future__ import annotations
 import os
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import BinaryIO, Collection, Mapping
+from typing import Collection, IO, Mapping
 
 import structlog
 
@@ -107,7 +107,7 @@ class Archive:
         if self.store.latest(path) is None:
             self.store.start_version(path, source, 0, _now(), state="off")
 
-    def capture(self, source: str, path: str, fh: BinaryIO) -> int:
+    def capture(self, source: str, path: str, fh: IO[bytes]) -> int:
         """Archive what the open file ``fh`` (at ``path``, of tailed source ``source``) gained; bytes read.
 
         Raises StoreError when the archive cannot be written (nothing of the failed step is

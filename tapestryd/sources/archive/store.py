@@ -35,7 +35,7 @@ import sqlite3
 import zlib
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterator
+from typing import Any, Iterator
 
 from tapestryd.db import connect, migrate, transaction, translate_errors
 from tapestryd.filemodes import private_dir
@@ -75,10 +75,10 @@ class ArchivedFile:
                 "state": self.state, "first_capture": self.first_capture, "last_capture": self.last_capture}
 
 
-def _file(row: tuple[object, ...]) -> ArchivedFile:
+def _file(row: tuple[Any, ...]) -> ArchivedFile:
     (fid, path, version, source, inode, consumed, head, tail, size, stored, edited, state, first, last) = row
-    return ArchivedFile(int(fid), str(path), int(version), str(source), int(inode), int(consumed),  # type: ignore[call-overload]
-                        bytes(head), bytes(tail), int(size), int(stored), bool(edited), str(state), str(first),  # type: ignore[call-overload,arg-type]
+    return ArchivedFile(int(fid), str(path), int(version), str(source), int(inode), int(consumed),
+                        bytes(head), bytes(tail), int(size), int(stored), bool(edited), str(state), str(first),
                         str(last))
 
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 import zipfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import BinaryIO
+from typing import IO
 
 from tapestryd.errors import ArchiveError
 
@@ -79,13 +79,13 @@ class Archive:
         """How a member is named in receipts and event sources: ``archive.zip!/name``."""
         return f"{self.path}!/{member.filename}"
 
-    def open(self, member: zipfile.ZipInfo) -> BinaryIO:
+    def open(self, member: zipfile.ZipInfo) -> IO[bytes]:
         """A stream of the member's bytes; raises ArchiveError if it is encrypted or unreadable."""
         if member.flag_bits & 0x1:
             raise ArchiveError(f"member {member.filename!r} is encrypted (password-protected); "
                                f"tapestry reads only ZIPs without a password", str(self.path))
         try:
-            return self.zip.open(member)  # type: ignore[return-value]
+            return self.zip.open(member)
         except (zipfile.BadZipFile, RuntimeError, NotImplementedError, OSError) as exc:
             raise ArchiveError(f"cannot read member {member.filename!r} ({exc})", str(self.path)) from exc
 

@@ -13,7 +13,7 @@ read in bounded memory. What a parser yields:
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import BinaryIO, Iterator, Protocol, Union
+from typing import IO, Iterator, Protocol, Union
 
 from tapestryd.events.types import NewEvent
 
@@ -64,5 +64,5 @@ class Parser(Protocol):
     def sniff(self, head: bytes) -> bool:
         """Whether ``head`` (the first few KB) looks like this parser's format."""
 
-    def parse(self, stream: BinaryIO, origin: Origin) -> Iterator[Item]:
+    def parse(self, stream: IO[bytes], origin: Origin) -> Iterator[Item]:
         """Yield the events, skips and problems of the whole stream, in file order."""

@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import re
 from datetime import datetime, time, timedelta, timezone
-from typing import Any, BinaryIO, Iterator, NamedTuple
+from typing import Any, IO, Iterator, NamedTuple
 
 from tapestryd.clock import STORABLE_FROM, STORABLE_UNTIL
 from tapestryd.events.types import ConversationTitled, MessageRecorded, NewEvent, event_id, format_utc
@@ -61,7 +61,7 @@ class ChatGPTParser:
         return head.lstrip(b"\xef\xbb\xbf \t\r\n")[:1] in (b"[", b"{") and sum(
             1 for marker in _SNIFF if marker.search(head)) >= 2
 
-    def parse(self, stream: BinaryIO, origin: Origin) -> Iterator[Item]:
+    def parse(self, stream: IO[bytes], origin: Origin) -> Iterator[Item]:
         """Items of every conversation in file order; Problems name ``path#conversation``."""
         return each_conversation(stream, origin, _conversation)
 

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import re
 from datetime import datetime
-from typing import Any, BinaryIO, Iterator
+from typing import Any, IO, Iterator
 
 from tapestryd.clock import UnsupportedDateError, check_storable
 from tapestryd.events.thinking import split_thinking
@@ -59,7 +59,7 @@ class ClaudeAIParser:
         hits = [bool(marker.search(head)) for marker in _SNIFF]
         return hits[0] or (hits[1] and sum(hits) >= 3)
 
-    def parse(self, stream: BinaryIO, origin: Origin) -> Iterator[Item]:
+    def parse(self, stream: IO[bytes], origin: Origin) -> Iterator[Item]:
         """Items of every conversation in file order; Problems name ``path#uuid/message``."""
         return each_conversation(stream, origin, _conversation)
 

@@ -44,7 +44,7 @@ import re
 from dataclasses import dataclass, field
 from datetime import datetime, time, timedelta, timezone
 from pathlib import PurePath
-from typing import Any, BinaryIO, Iterable, Iterator
+from typing import Any, IO, Iterable, Iterator
 
 from tapestryd.clock import STORABLE_FROM, STORABLE_UNTIL, UnsupportedDateError, check_storable
 from tapestryd.events.codec import loads
@@ -103,7 +103,7 @@ class ClaudeCodeParser:
             return False
         return bool(_SNIFF_START.match(first)) or any(key in first for key in _SNIFF_KEYS)
 
-    def parse(self, stream: BinaryIO, origin: Origin) -> Iterator[Item]:
+    def parse(self, stream: IO[bytes], origin: Origin) -> Iterator[Item]:
         """Every item of the whole file, in file order; locations are ``path:line N``."""
         state = _FileState(hint=PurePath(origin.path).stem)
         offset = 0

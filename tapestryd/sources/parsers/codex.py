@@ -36,7 +36,7 @@ import re
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import PurePath
-from typing import Any, BinaryIO, Iterable, Iterator
+from typing import Any, IO, Iterable, Iterator
 
 from tapestryd.clock import UnsupportedDateError, check_storable
 from tapestryd.events.codec import loads
@@ -81,7 +81,7 @@ class CodexParser:
         first = head.lstrip(b"\xef\xbb\xbf \t\r\n").split(b"\n", 1)[0]
         return first.startswith(b"{") and b'"payload"' in first and bool(_SNIFF.search(first))
 
-    def parse(self, stream: BinaryIO, origin: Origin) -> Iterator[Item]:
+    def parse(self, stream: IO[bytes], origin: Origin) -> Iterator[Item]:
         """Every item of the whole file, in file order."""
         return parse_whole(self, stream, origin)
 

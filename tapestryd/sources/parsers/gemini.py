@@ -30,7 +30,7 @@ import re
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import PurePath
-from typing import Any, BinaryIO, Iterable, Iterator
+from typing import Any, IO, Iterable, Iterator
 
 from tapestryd.clock import UnsupportedDateError, check_storable
 from tapestryd.events.codec import loads
@@ -73,7 +73,7 @@ class GeminiParser:
         body = head.lstrip(b"\xef\xbb\xbf \t\r\n")
         return body.startswith(b"{") and len(set(_SNIFF.findall(body))) == 2
 
-    def parse(self, stream: BinaryIO, origin: Origin) -> Iterator[Item]:
+    def parse(self, stream: IO[bytes], origin: Origin) -> Iterator[Item]:
         """Every item of a ``.jsonl`` chat (streamed) or of an older whole-object ``.json`` chat."""
         state, lines = self.begin(origin), iter_lines(stream)
         head = next(lines, None)

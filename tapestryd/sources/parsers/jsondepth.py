@@ -24,7 +24,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from itertools import accumulate
-from typing import BinaryIO
+from typing import IO
 
 import ijson
 
@@ -46,7 +46,7 @@ class DepthGuard:
     level 1).
     """
 
-    raw: BinaryIO
+    raw: IO[bytes]
     limit: int
     depth: int = 0
     in_string: bool = False

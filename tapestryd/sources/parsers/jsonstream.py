@@ -22,7 +22,7 @@ import codecs
 import re
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
-from typing import Any, BinaryIO, Callable, Iterator, Union
+from typing import Any, Callable, IO, Iterator, Union
 
 import ijson
 
@@ -55,7 +55,7 @@ class _Utf8Guard:
     needed replacing, naming its byte offset.
     """
 
-    raw: BinaryIO
+    raw: IO[bytes]
     head: bytes = b""
     offset: int = 0
     problems: list[str] = field(default_factory=list)
@@ -94,7 +94,7 @@ def _complete(data: bytes) -> int:
     return len(data)
 
 
-def iter_conversations(stream: BinaryIO, path: str) -> Iterator[Union[Conversation, Problem]]:
+def iter_conversations(stream: IO[bytes], path: str) -> Iterator[Union[Conversation, Problem]]:
     """Each conversation of a JSON export in file order, or Problems for what breaks.
 
     A broken or truncated file yields the conversations before the break, then one
@@ -117,7 +117,7 @@ def iter_conversations(stream: BinaryIO, path: str) -> Iterator[Union[Conversati
     yield from _drain(guard, path)
 
 
-def each_conversation(stream: BinaryIO, origin: Origin,
+def each_conversation(stream: IO[bytes], origin: Origin,
                       convert: Callable[[dict[str, Any], str, Origin], Iterator[Item]]) -> Iterator[Item]:
     """Items of every conversation object in file order: ``convert(conversation, where, origin)``.
 
@@ -149,7 +149,8 @@ def _items(stream: Any, prefix: str) -> Iterator[Any]:
     Built by ijson's ``items`` (in C with the yajl2_c backend) behind a :class:`DepthGuard`.
     Raises ijson.JSONError for broken JSON and for nesting deeper than MAX_DEPTH.
     """
-    return ijson.items(DepthGuard(stream, MAX_DEPTH), prefix, use_float=True)
+    values: Iterator[Any] = ijson.items(DepthGuard(stream, MAX_DEPTH), prefix, use_float=True)
+    return values
 
 
 def _first_byte(guard: _Utf8Guard) -> bytes | None:

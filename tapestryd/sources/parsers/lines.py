@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import io
 import re
-from typing import Any, BinaryIO, Iterable, Iterator, Protocol
+from typing import Any, IO, Iterable, Iterator, Protocol
 
 from tapestryd.sources.parsers.base import Item, Origin
 
@@ -34,7 +34,7 @@ class LineParser(Protocol):
     def sniff(self, head: bytes) -> bool:
         """Whether ``head`` (the first few KB) looks like this parser's format."""
 
-    def parse(self, stream: BinaryIO, origin: Origin) -> Iterator[Item]:
+    def parse(self, stream: IO[bytes], origin: Origin) -> Iterator[Item]:
         """Every item of the whole stream, in file order."""
 
     def begin(self, origin: Origin) -> Any:
@@ -44,13 +44,13 @@ class LineParser(Protocol):
         """The items of the next complete ``lines`` (in file order), updating ``state``."""
 
 
-def parse_whole(parser: LineParser, stream: BinaryIO, origin: Origin) -> Iterator[Item]:
+def parse_whole(parser: LineParser, stream: IO[bytes], origin: Origin) -> Iterator[Item]:
     """:meth:`LineParser.feed` over every line of ``stream`` from a fresh state; blank lines are passed over."""
     state = parser.begin(origin)
     yield from parser.feed(iter_lines(stream), origin, state)
 
 
-def split_lines(stream: BinaryIO) -> Iterator[bytes]:
+def split_lines(stream: IO[bytes]) -> Iterator[bytes]:
     """The stream's lines with their ends, cut at ``\n``, ``\r\n`` and a lone ``\r`` (old Mac style).
 
     Iterating the stream cuts at ``\n`` in C; only a line holding another ``\r`` (never in
@@ -79,7 +79,7 @@ def block_lines(block: bytes, base: int) -> Iterator[Line]:
     return iter_lines(io.BytesIO(block), base)
 
 
-def iter_lines(stream: BinaryIO, offset: int = 0) -> Iterator[Line]:
+def iter_lines(stream: IO[bytes], offset: int = 0) -> Iterator[Line]:
     """The non-blank lines of ``stream`` (ends as :func:`split_lines` cuts them) with their byte
     offsets, ``offset`` being the stream's position."""
     for raw in split_lines(stream):

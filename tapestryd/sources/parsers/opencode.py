@@ -35,7 +35,7 @@ import tempfile
 from contextlib import closing
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
-from typing import Any, BinaryIO, Iterator
+from typing import Any, IO, Iterator
 
 from tapestryd.events.types import ConversationTitled, MessageRecorded, NewEvent, event_id, format_utc
 from tapestryd.sources.parsers.base import Item, Origin, Problem, Skip
@@ -63,7 +63,7 @@ class OpenCodeParser:
         """Whether ``head`` starts a SQLite database (the tables are checked when it is read)."""
         return head.startswith(SQLITE_MAGIC)
 
-    def parse(self, stream: BinaryIO, origin: Origin) -> Iterator[Item]:
+    def parse(self, stream: IO[bytes], origin: Origin) -> Iterator[Item]:
         """Every item of the database behind ``stream`` (a file on disk, or a copy of a ZIP member)."""
         name = getattr(stream, "name", None)
         if isinstance(name, str) and os.path.isfile(name):
