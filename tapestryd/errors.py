@@ -32,6 +32,7 @@ __all__ = [
     "ParseError",
     "UnknownFormatError",
     "ArchiveError",
+    "SyncError",
     "DaemonError",
     "DaemonNotRunning",
     "ProviderError",
@@ -108,3 +109,10 @@ class ProviderError(TapestryError):
     def __init__(self, message: str, *, retryable: bool = False) -> None:
         super().__init__(message)
         self.retryable = retryable
+
+
+class SyncError(TapestryError):
+    """Sync with the hub failed: no key, a bad key, or the hub unreachable, slow or refusing.
+
+    Local capture, search and summaries never depend on it; the next sync round retries.
+    """
