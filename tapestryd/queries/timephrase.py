@@ -362,9 +362,9 @@ def _find_range(text: str, now: datetime, tz: ZoneInfo, fdow: int) -> tuple[Time
         for i, join in enumerate(words[1:_RANGE_WORDS + 1], start=1):
             if join.group().lower() in joins:
                 lo_text = " ".join(w.group() for w in words[:i])
-                found = _range_to(text, match.start(), lo_text, words[i + 1:], match.end(), now, tz, fdow)
-                if found is not None:
-                    return found
+                ranged = _range_to(text, match.start(), lo_text, words[i + 1:], match.end(), now, tz, fdow)
+                if ranged is not None:
+                    return ranged
     return _find_bare_to(text, now, tz, fdow)
 
 
