@@ -40,6 +40,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+from dataclasses import dataclass
 from datetime import date
 from typing import Sequence
 
@@ -67,7 +68,7 @@ class HierarchyProjection:
     """
 
     name = "hierarchy"
-    types = (MessageRecorded.type, DayClosed.type, NodeSummarized.type, Forgotten.type)
+    types: tuple[str, ...] = (MessageRecorded.type, DayClosed.type, NodeSummarized.type, Forgotten.type)
 
     def __init__(self, timezone: str, first_day_of_week: int, messages: MessagesProjection | None = None) -> None:
         from zoneinfo import ZoneInfo
@@ -221,13 +222,13 @@ _COUNTS = ("message_count = message_count + ?, source_chars = source_chars + ?, 
 
 class _Counts:
     """Message counts not yet written, held per L0: ``leaves`` maps an L0 key to its new digest,
-    its state as read before these counts, its chain (L0 → L4) and ``[messages, chars, first_ts,
-    last_ts]`` to add to every node of the chain."""
+    its state as read before these counts, its chain (L0 → L4) and the :class:`_Sums` to add to
+    every node of the chain."""
 
     __slots__ = ("leaves",)
 
     def __init__(self) -> None:
-        self.leaves: dict[str, tuple[str, str, tuple[NodeId, ...], list[int | str]]] = {}
+        self.leaves: dict[str, tuple[str, str, tuple[NodeId, ...], _Sums]] = {}
 
     def held(self, leaf: str) -> tuple[str, str] | None:
         """``(digest, state)`` of L0 ``leaf`` when counts are held for it (its row is behind), else None."""
@@ -238,11 +239,11 @@ class _Counts:
         """Add one message (``new``: 1 when it was filed now, 0 for a later part) under ``chain``'s L0."""
         held = self.leaves.get(chain[0].key)
         if held is None:
-            self.leaves[chain[0].key] = (digest, state, chain, [new, chars, ts, ts])
+            self.leaves[chain[0].key] = (digest, state, chain, _Sums(new, chars, ts, ts))
             return
         sums = held[3]
         self.leaves[chain[0].key] = (digest, state, chain, sums)
-        _fold(sums, new, chars, ts, ts)
+        sums.fold(new, chars, ts, ts)
 
     def write(self, conn: sqlite3.Connection) -> None:
         """Write every held count (an L0's digest and fingerprint with them), one row per node, and forget them.
@@ -252,26 +253,40 @@ class _Counts:
         """
         if not self.leaves:
             return
-        above: dict[str, list[int | str]] = {}
+        above: dict[str, _Sums] = {}
         for _, _, chain, sums in self.leaves.values():
             for node in chain[1:]:
                 held = above.get(node.key)
                 if held is None:
-                    above[node.key] = list(sums)
+                    above[node.key] = _Sums(*sums.row())
                 else:
-                    _fold(held, *sums)  # type: ignore[arg-type]
+                    held.fold(*sums.row())
         conn.executemany(f"UPDATE nodes SET digest = ?, fingerprint = ?, {_COUNTS} WHERE key = ?",
-                         [(digest, l0_fingerprint(digest), *sums, key)
+                         [(digest, l0_fingerprint(digest), *sums.row(), key)
                           for key, (digest, _, _, sums) in self.leaves.items()])
-        conn.executemany(f"UPDATE nodes SET {_COUNTS} WHERE key = ?", [(*sums, key) for key, sums in above.items()])
+        conn.executemany(f"UPDATE nodes SET {_COUNTS} WHERE key = ?", [(*sums.row(), key) for key, sums in above.items()])
         self.leaves.clear()
 
 
-def _fold(sums: list[int | str], new: int, chars: int, first: str, last: str) -> None:
-    """Add ``new`` messages and ``chars`` characters to ``sums`` and widen its time span to ``first``..``last``."""
-    sums[0] += new  # type: ignore[operator]
-    sums[1] += chars  # type: ignore[operator]
-    sums[2], sums[3] = min(sums[2], first), max(sums[3], last)  # type: ignore[type-var]
+@dataclass(slots=True)
+class _Sums:
+    """What to add to a node's row: ``messages`` and ``chars`` (characters) to add, and the span
+    ``first``..``last`` (ISO UTC timestamps) to widen its own to."""
+
+    messages: int
+    chars: int
+    first: str
+    last: str
+
+    def fold(self, messages: int, chars: int, first: str, last: str) -> None:
+        """Add ``messages`` and ``chars`` and widen the span to ``first``..``last``."""
+        self.messages += messages
+        self.chars += chars
+        self.first, self.last = min(self.first, first), max(self.last, last)
+
+    def row(self) -> tuple[int, int, str, str]:
+        """The four values in the order of :data:`_COUNTS`' parameters."""
+        return self.messages, self.chars, self.first, self.last
 
 
 def _usage_json(usage: dict[str, int]) -> str:

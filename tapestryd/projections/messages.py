@@ -94,7 +94,7 @@ class MessagesProjection:
     """Conversations and messages with full-text search (see the module docstring)."""
 
     name = "messages"
-    types = (MessageRecorded.type, ConversationTitled.type, Forgotten.type)
+    types: tuple[str, ...] = (MessageRecorded.type, ConversationTitled.type, Forgotten.type)
 
     def __init__(self) -> None:
         self._unindexed: dict[int, str] = {}  # message id → its text, stored but not yet in messages_fts
@@ -309,8 +309,10 @@ def _part_seqs(first: int, parts: str) -> list[int]:
 
 def message_row(conn: sqlite3.Connection, msg: MessageRecorded) -> tuple[int, str, int] | None:
     """``(id, ts, seq)`` of ``msg``'s stored message row read from ``messages``, None when it is not stored."""
-    return conn.execute("SELECT id, ts, seq FROM messages WHERE conversation = ? AND message_key = ?",
-                        (msg.conversation, msg.message)).fetchone()
+    row: tuple[int, str, int] | None = conn.execute(
+        "SELECT id, ts, seq FROM messages WHERE conversation = ? AND message_key = ?",
+        (msg.conversation, msg.message)).fetchone()
+    return row
 
 
 def _set_title(conn: sqlite3.Connection, titled: ConversationTitled) -> None:

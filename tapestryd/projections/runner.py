@@ -24,7 +24,7 @@ import sqlite3
 import sys
 import time
 from pathlib import Path
-from typing import Any, Callable, Protocol, Sequence, TypeVar
+from typing import Any, Callable, Protocol, Sequence, TypeVar, runtime_checkable
 
 import structlog
 
@@ -68,6 +68,7 @@ class Projection(Protocol):
         """Apply one event, inside the runner's transaction."""
 
 
+@runtime_checkable
 class BufferedProjection(Projection, Protocol):
     """A projection that holds some writes of a batch in memory (the messages projection's FTS rows)."""
 
@@ -78,6 +79,7 @@ class BufferedProjection(Projection, Protocol):
         """Drop what it holds; the runner calls it when the batch's transaction rolled back."""
 
 
+@runtime_checkable
 class BatchProjection(Projection, Protocol):
     """A projection that applies a batch of events in one call, with the rows ``apply`` would give."""
 
@@ -200,7 +202,7 @@ class Projector:
         return min((marks.get(p.name, 0) for p in self.projections), default=0)
 
     def _buffered(self) -> list[BufferedProjection]:
-        return [p for p in self.projections if hasattr(p, "flush")]  # type: ignore[misc]
+        return [p for p in self.projections if isinstance(p, BufferedProjection)]
 
     def _read(self, after: int, batch: int) -> list[StoredEvent]:
         return list(itertools.islice(self.store.read(after=after, batch=batch), batch))
@@ -209,10 +211,10 @@ class Projector:
         """Apply the batch (see the module docstring for the two paths), flush, write checkpoints."""
         batched = self._batched()
         if batched is not None and all(p.batch_safe(self.conn, events) for p in batched):
-            for projection in batched:
-                mine = _wanted(projection, marks, events)
+            for each in batched:
+                mine = _wanted(each, marks, events)
                 if mine:
-                    projection.apply_batch(self.conn, mine)
+                    each.apply_batch(self.conn, mine)
         else:
             self._apply_one_by_one(marks, events)
         for buffered in self._buffered():
@@ -236,9 +238,8 @@ class Projector:
 
     def _batched(self) -> list[BatchProjection] | None:
         """The projections as batch projections, or None when one of them is not."""
-        if all(hasattr(p, "apply_batch") and hasattr(p, "batch_safe") for p in self.projections):
-            return self.projections  # type: ignore[return-value]
-        return None
+        batched = [p for p in self.projections if isinstance(p, BatchProjection)]
+        return batched if len(batched) == len(self.projections) else None
 
     def rebuild(self) -> int:
         """Clear every projection, reset checkpoints to 0 and replay the whole log."""

@@ -37,7 +37,7 @@ class SimilarityFeed:
     """
 
     name = "similarity"
-    types = (MessageRecorded.type, NodeSummarized.type, Forgotten.type)
+    types: tuple[str, ...] = (MessageRecorded.type, NodeSummarized.type, Forgotten.type)
 
     def __init__(self, messages: MessagesProjection | None = None) -> None:
         self.messages = messages
