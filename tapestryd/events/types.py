@@ -10,10 +10,11 @@ and the source (file path + byte offset, or export sha256 + conversation/message
 
 from __future__ import annotations
 
+import builtins
 import hashlib
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
-from typing import Any, ClassVar
+from typing import Any, ClassVar, TypeVar
 
 __all__ = [
     "ConversationTitled",
@@ -69,6 +70,9 @@ class Event:
 
     type: ClassVar[str] = ""
     schema: ClassVar[int] = 1
+
+
+E = TypeVar("E", bound=Event)
 
 
 @dataclass(frozen=True)
@@ -228,3 +232,9 @@ class StoredEvent:
     def type(self) -> str:
         """The event's type name."""
         return self.event.type if not isinstance(self.event, UnknownEvent) else self.event.name
+
+    def payload(self, kind: builtins.type[E]) -> E:
+        """The event as a ``kind`` (one read with ``types=[kind.type]``); raises TypeError when it is another."""
+        if not isinstance(self.event, kind):
+            raise TypeError(f"event {self.seq} is a {self.type} event, not {kind.type}")
+        return self.event

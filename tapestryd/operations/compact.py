@@ -82,7 +82,7 @@ def plan_compaction(runtime: Runtime) -> CompactionPlan:
     forgets = list(runtime.store.read(types=[Forgotten.type]))
     plan = CompactionPlan()
     if forgets:
-        gone = _plan_messages(runtime, [ForgetRule.of(f.event) for f in forgets], plan)  # type: ignore[arg-type]
+        gone = _plan_messages(runtime, [ForgetRule.of(f.payload(Forgotten)) for f in forgets], plan)
         settings = runtime.settings
         lost = lost_leaves(gone, forgets, settings.timezone, settings.first_day_of_week)
         events = runtime.store.read(types=[NodeSummarized.type, Forgotten.type])

@@ -17,6 +17,7 @@ Forgotten event blanks the same nodes.
 from __future__ import annotations
 
 import dataclasses
+import re
 from collections import defaultdict
 from collections.abc import Iterable
 from zoneinfo import ZoneInfo
@@ -50,10 +51,11 @@ def lost_leaves(messages: Iterable[StoredEvent], forgets: list[StoredEvent], tim
     later Forgotten event whose rule covers it (text judged as the projection stores it; a
     message already a tombstone goes with the first later rule its time and conversation fit).
     """
-    tz, lost = ZoneInfo(timezone), defaultdict(set)  # type: ZoneInfo, defaultdict[int, set[str]]
+    tz, lost = ZoneInfo(timezone), defaultdict[int, set[str]](set)
     for event in messages:
-        msg: MessageRecorded = event.event  # type: ignore[assignment]
-        forget = next((f for f in forgets if f.seq > event.seq and _covers(ForgetRule.of(f.event), msg)), None)  # type: ignore[arg-type]
+        msg = event.payload(MessageRecorded)
+        forget = next((f for f in forgets if f.seq > event.seq and _covers(ForgetRule.of(f.payload(Forgotten)), msg)),
+                      None)
         if forget is None:
             continue
         try:
@@ -105,7 +107,7 @@ def _in_scope(rule: Forgotten, node: str) -> bool:
 
 def _matched(rule: Forgotten, current: dict[str, tuple[str, str]], first_day_of_week: int) -> set[str]:
     """Nodes whose current title or summary the rule's pattern matches, with their ancestors."""
-    pattern, found = compiled(rule.match), set()  # type: ignore[var-annotated]
+    pattern, found = compiled(rule.match), set[str]()
     for node, (title, text) in current.items():
         if _in_scope(rule, node) and (pattern.search(title) or pattern.search(text)):
             found |= _with_ancestors(node, first_day_of_week)
@@ -129,16 +131,20 @@ def _tag_matching_versions(rule: Forgotten, seq: int, pending: dict[str, list[St
     for node, versions in pending.items():
         if pattern is None or not _in_scope(rule, node):
             continue
-        hits = [v for v in versions if pattern.search(v.event.title) or pattern.search(v.event.text)]  # type: ignore[attr-defined]
+        hits = [v for v in versions if _mentions(pattern, v.payload(NodeSummarized))]
         tagged.update((v.seq, (v, seq)) for v in hits)
         versions[:] = [v for v in versions if v not in hits]
+
+
+def _mentions(pattern: re.Pattern[str], done: NodeSummarized) -> bool:
+    return pattern.search(done.title) is not None or pattern.search(done.text) is not None
 
 
 def _tombstones(tagged: Iterable[tuple[StoredEvent, int]]) -> list[tuple[StoredEvent, NodeSummarized]]:
     variants: dict[str, dict[tuple[str, str], int]] = defaultdict(dict)
     out = []
     for event, forget_seq in sorted(tagged, key=lambda pair: pair[0].seq):
-        done: NodeSummarized = event.event  # type: ignore[assignment]
+        done = event.payload(NodeSummarized)
         seen = variants[done.node]
         variant = seen.setdefault((done.title, done.text), len(seen))
         out.append((event, dataclasses.replace(done, title="", text=tombstone_text(forget_seq, variant))))
