@@ -116,8 +116,8 @@ def _extract(candidates: list[Sentence], limit: int, request: SummaryRequest) ->
 
 
 def _vectorize(texts: Sequence[str]) -> tuple[Any, list[str], np.ndarray]:
-    from sklearn import config_context  # type: ignore[import-untyped]
-    from sklearn.feature_extraction.text import TfidfVectorizer  # type: ignore[import-untyped]
+    from sklearn import config_context
+    from sklearn.feature_extraction.text import TfidfVectorizer
 
     vectorizer = TfidfVectorizer(stop_words="english", sublinear_tf=True)
     try:
@@ -204,7 +204,8 @@ def _term_weights(matrix: Any, chosen: list[int], terms: list[str]) -> dict[str,
 
 def _fallback(source: str) -> str:
     """A segment without a sentence worth keeping: its first short messages, whole, as one list sentence."""
-    pieces, used = [], 0
+    pieces: list[str] = []
+    used = 0
     for line in filter(None, (" ".join(line.split()) for line in source.splitlines())):
         if pieces and used + len(line) > _FALLBACK_CHARS:
             break

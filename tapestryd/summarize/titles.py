@@ -51,7 +51,7 @@ def _weight(text: str, weights: dict[str, float]) -> float:
 
 
 def _best_phrase(text: str, weights: dict[str, float]) -> str:
-    from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS  # type: ignore[import-untyped]
+    from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
 
     best, best_score = "", 0.0
     for piece in _BREAK.split(_SPEAKER.sub(". ", text)):
