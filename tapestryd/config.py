@@ -11,7 +11,8 @@ Where things live:
 Environment variables: ``TAPESTRY_HOME``, ``TAPESTRY_SOCKET`` (socket path),
 ``TAPESTRY_API_KEY`` (provider key; never stored), ``TAPESTRY_DISABLE`` (``1`` makes the
 daemon and hooks do nothing), ``CLAUDE_CONFIG_DIR`` (Claude Code's own home), ``CODEX_HOME``
-(Codex CLI's, default ``~/.codex``), ``GEMINI_CLI_HOME`` (Gemini CLI's, default ``~``), ``XDG_DATA_HOME`` (where OpenCode keeps its database).
+(Codex CLI's, default ``~/.codex``), ``GEMINI_CLI_HOME`` (Gemini CLI's, default ``~``),
+``XDG_DATA_HOME`` (where OpenCode keeps its database).
 
 Every setting and its default is listed once in ``config/tapestry.example.toml``.
 """

@@ -91,8 +91,9 @@ def _disk_full(exc: DiskFullError, paths: List[Path]) -> str:
         free = shutil.disk_usage(Path(exc.database).parent).free
     except OSError:
         free = 0
-    return (f"disk full: {exc.database} cannot grow ({free / 1e6:.1f} MB free on its file system); this import needs about "
-            f"{IMPORT_SPACE_FACTOR * reading / 1e6:,.0f} MB free ({IMPORT_SPACE_FACTOR} times the "
+    return (f"disk full: {exc.database} cannot grow ({free / 1e6:.1f} MB free on its file system); "
+            f"this import needs about {IMPORT_SPACE_FACTOR * reading / 1e6:,.0f} MB free "
+            f"({IMPORT_SPACE_FACTOR} times the "
             f"{reading / 1e6:,.1f} MB it reads). What was imported is kept: free space and run the same command again")
 
 
@@ -212,7 +213,8 @@ def stats(ctx: typer.Context, fmt: Format = typer.Option(Format.text, "-f", "--f
 
 @app.command("export-log")
 def export_log(ctx: typer.Context,
-               since: int = typer.Option(0, "--since", min=0, max=2**63 - 1, help="Only events with seq greater than this."),
+               since: int = typer.Option(0, "--since", min=0, max=2**63 - 1,
+                                         help="Only events with seq greater than this."),
                redacted: bool = typer.Option(False, "--redacted", help="Strip <private> spans and replace secrets "
                                              "(\\[secret:<kind>]), as search, context and summaries do.")) -> None:
     """Write the event log as JSONL on stdout, one event a line, in seq order.

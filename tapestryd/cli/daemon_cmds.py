@@ -68,7 +68,8 @@ def reload(ctx: typer.Context) -> None:
 @app.command()
 def logs(ctx: typer.Context,
          lines: int = typer.Option(20, "--lines", "-n", help="Also print the last N lines of the log (0: none)."),
-         platform: Optional[str] = typer.Option(None, "--platform", help="systemd or launchd (default: this OS).")) -> None:
+         platform: Optional[str] = typer.Option(None, "--platform",
+                                                help="systemd or launchd (default: this OS).")) -> None:
     """Say where the daemon's logs go, and print their last lines."""
     from tapestryd.daemon.install import LOG_FILE, log_destinations, service_kind
 
@@ -94,7 +95,8 @@ def _show_tail(kind: str, log_file: Path, lines: int) -> None:
 
 @app.command("install-service")
 def install_service(ctx: typer.Context,
-                    dry_run: bool = typer.Option(False, "--dry-run", help="Print the unit and commands; write nothing."),
+                    dry_run: bool = typer.Option(False, "--dry-run",
+                                                 help="Print the unit and commands; write nothing."),
                     platform: Optional[str] = typer.Option(None, "--platform",
                                                            help="systemd or launchd (default: this OS).")) -> None:
     """Write the systemd user unit (Linux) or launchd agent (macOS) and print how to enable it."""

@@ -60,8 +60,8 @@ def _steps(sample: Path) -> list[list[str]]:
 
 
 @app.command()
-def demo(home: Optional[Path] = typer.Option(None, "--home",
-                                             help="Keep the demo home here (default: a new temporary folder).")) -> None:
+def demo(home: Optional[Path] = typer.Option(
+        None, "--home", help="Keep the demo home here (default: a new temporary folder).")) -> None:
     """Import the embedded sample history, summarize it and query it: no API key, no network."""
     target = (home or Path(tempfile.mkdtemp(prefix="tapestry-demo-"))).resolve()
     _refuse_real_home(target)

@@ -71,7 +71,8 @@ def _slices(ctx: typer.Context, args: dict[str, Any], label: str) -> dict[str, A
     )
 
     total: dict[str, Any] = {"summarized": 0, "unchanged": 0, "failed": {}, "days_closed": 0, "remaining": 0,
-                             "stopped": "", "failed_in_a_row": 0, "usage": {"calls": 0, "tokens_in": 0, "tokens_out": 0}}
+                             "stopped": "", "failed_in_a_row": 0,
+                             "usage": {"calls": 0, "tokens_in": 0, "tokens_out": 0}}
     with Progress("[progress.description]{task.description}", BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                   TimeRemainingColumn(), transient=True, disable=not sys.stderr.isatty()) as bar:
         task = bar.add_task(label, total=None)

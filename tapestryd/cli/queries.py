@@ -77,8 +77,9 @@ def similar(ctx: typer.Context,
 def recall(ctx: typer.Context,
            when: list[str] = typer.Argument(..., help="A date or period (2026-03-04, 2026-03, 2026, 2026-03-30w), "
                                             "a phrase (yesterday, 'last week', 'July 2025'), A..B or 'A to B', "
-                                            "A.. (up to now) or ..B. 'last 3 months' / 'past 10 days' run from that day N "
-                                            "units back up to today; 'last week' is the previous calendar week."),
+                                            "A.. (up to now) or ..B. 'last 3 months' / 'past 10 days' run from "
+                                            "that day N units back up to today; 'last week' is the previous "
+                                            "calendar week."),
            agent: Optional[str] = typer.Option(None, "--agent"),
            limit: int = typer.Option(50, "--limit", "-n", min=1, max=10_000,
                                      help="Most nodes (or conversations) shown; the last line counts the rest."),

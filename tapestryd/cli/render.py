@@ -16,7 +16,8 @@ def printable(text: str) -> str:
     """``text`` safe for a terminal: control characters (but newline and tab) and bidirectional
     overrides shown as escapes (``\\x1b``, ``\\u202e``), so a stored message can never move the
     cursor, recolour the screen or reorder what is shown around it."""
-    return _UNSAFE.sub(lambda m: f"\\x{ord(m.group()):02x}" if ord(m.group()) < 0x100 else f"\\u{ord(m.group()):04x}", text)
+    return _UNSAFE.sub(lambda m: f"\\x{ord(m.group()):02x}" if ord(m.group()) < 0x100 else f"\\u{ord(m.group()):04x}",
+                       text)
 
 
 ECHO_CHARS = 80
@@ -46,8 +47,8 @@ def render_hits(result: dict[str, Any]) -> str:
                 "  (its conversation's title matches)" if h.get("extra", {}).get("title_match") else "")
         if h.get("extra", {}).get("quoted_by"):
             near += f"  (quoted by {', '.join(h['extra']['quoted_by'])})"
-        head_line = (f"{h['local_time']}  {h['agent']}  {who}  {h.get('title') or h['conversation'] or h.get('key', '')}"
-                     f"{near}")
+        name = h.get("title") or h["conversation"] or h.get("key", "")
+        head_line = f"{h['local_time']}  {h['agent']}  {who}  {name}{near}"
         where = h.get("key") or h["conversation"]
         blocks.append(f"{head_line}\n  {where}\n  {' '.join(str(h['snippet']).split())}")
     if result.get("conversations"):
@@ -69,7 +70,8 @@ def render_conversations(rows: list[dict[str, Any]]) -> str:
     if not rows:
         return "no conversations"
     return "\n".join(
-        f"{(r['last_ts'] or '')[:16]}  {r['agent']:<12} {r['message_count']:>5}  {r['title'] or '(untitled)'}  [{r['key']}]"
+        f"{(r['last_ts'] or '')[:16]}  {r['agent']:<12} {r['message_count']:>5}  "
+        f"{r['title'] or '(untitled)'}  [{r['key']}]"
         for r in rows
     )
 

@@ -114,8 +114,8 @@ def forget(ctx: typer.Context,
                                                 "(2024-06-14), month (2024-06), year (2024), ISO time, or a phrase "
                                                 "('yesterday', 'last 3 months': before the start of what it names)."),
            match: Optional[str] = typer.Option(
-               None, "--match", help="Messages whose text matches this Python regex, case-insensitive like `search --regex`"
-                                 " ((?-i:...) for an exact case; the pattern is kept in the log)."),
+               None, "--match", help="Messages whose text matches this Python regex, case-insensitive like "
+                                 "`search --regex` ((?-i:...) for an exact case; the pattern is kept in the log)."),
            reason: str = typer.Option("", "--reason", help="A note kept with the Forgotten event."),
            dry_run: bool = typer.Option(False, "--dry-run", help="Only say what would be forgotten."),
            fmt: Format = typer.Option(Format.text, "-f", "--format")) -> None:
@@ -155,7 +155,8 @@ def _forget_outcome(result: dict[str, Any]) -> str:
 @app.command()
 def compact(ctx: typer.Context,
             dry_run: bool = typer.Option(False, "--dry-run", help="Only count what would be rewritten."),
-            confirm: bool = typer.Option(False, "--confirm", help="Delete the pre-compact backup and scrub the others."),
+            confirm: bool = typer.Option(False, "--confirm",
+                                         help="Delete the pre-compact backup and scrub the others."),
             fmt: Format = typer.Option(Format.text, "-f", "--format")) -> None:
     """Rewrite the log without the text of forgotten messages (keeps a backup until --confirm)."""
     if dry_run and confirm:

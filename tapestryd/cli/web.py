@@ -17,8 +17,11 @@ __all__: list[str] = []
 def calendar(ctx: typer.Context,
              port: Optional[int] = typer.Option(None, "--port", min=0, max=65535,
                                                help="Port to serve on (default: web.port in tapestry.toml, 5008)."),
-             host: Optional[str] = typer.Option(None, "--host", help="Address to bind (default: web.host, 127.0.0.1; anything else is warned about)."),
-             browser: bool = typer.Option(False, "--browser", help="Open the calendar in the default web browser.")) -> None:
+             host: Optional[str] = typer.Option(None, "--host",
+                                                help="Address to bind (default: web.host, 127.0.0.1; "
+                                                     "anything else is warned about)."),
+             browser: bool = typer.Option(False, "--browser",
+                                          help="Open the calendar in the default web browser.")) -> None:
     """Serve the calendar (month grid, day panel, search, upload) until Ctrl-C.
 
     When the daemon runs and already serves it (web.enabled = true), print its address instead.

@@ -88,7 +88,8 @@ def _systemd(argv: list[str], variables: dict[str, str], env: Mapping[str, str],
     )
     commands = ("systemctl --user daemon-reload", f"systemctl --user enable --now {UNIT}",
                 "loginctl enable-linger \"$USER\"   # optional: keep it running while you are logged out")
-    return ServicePlan("systemd", config / "systemd" / "user" / UNIT, content, commands, log_destinations("systemd", logs_dir))
+    return ServicePlan("systemd", config / "systemd" / "user" / UNIT, content, commands,
+                       log_destinations("systemd", logs_dir))
 
 
 def _systemd_quote(arg: str) -> str:
@@ -103,7 +104,8 @@ def _launchd(argv: list[str], variables: dict[str, str], env: Mapping[str, str],
     home = Path(env.get("HOME", "~")).expanduser()
     content = _template(f"{LABEL}.plist").substitute(
         program_arguments="\n".join(f"    <string>{escape(a)}</string>" for a in argv),
-        environment="\n".join(f"    <key>{escape(k)}</key>\n    <string>{escape(v)}</string>" for k, v in variables.items()),
+        environment="\n".join(f"    <key>{escape(k)}</key>\n    <string>{escape(v)}</string>"
+                              for k, v in variables.items()),
         log_path=escape(str(logs_dir / LOG_FILE)),
     )
     target = home / "Library" / "LaunchAgents" / f"{LABEL}.plist"

@@ -108,7 +108,8 @@ def configure_logging(*, fmt: str = "auto", level: str = "info", secrets: Iterab
         _redactor,
         strip_ansi,
     ]
-    renderer = structlog.dev.ConsoleRenderer(colors=False) if chosen == "console" else structlog.processors.JSONRenderer()
+    renderer = (structlog.dev.ConsoleRenderer(colors=False) if chosen == "console"
+                else structlog.processors.JSONRenderer())
     structlog.configure(
         processors=[*shared, structlog.stdlib.ProcessorFormatter.wrap_for_formatter],
         logger_factory=structlog.stdlib.LoggerFactory(),

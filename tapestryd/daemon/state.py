@@ -36,7 +36,8 @@ class DaemonState:
         self.paused = False
         self.files = 0
         self.last_sweep = ""
-        self.tail: dict[str, Any] = {"passes": 0, "lines": 0, "new": 0, "known": 0, "problems": 0, "restarts": 0, "last_at": ""}
+        self.tail: dict[str, Any] = {"passes": 0, "lines": 0, "new": 0, "known": 0, "problems": 0, "restarts": 0,
+                                     "last_at": ""}
         self.inbox: dict[str, Any] = {"imported": 0, "failed": 0, "last": None}
         self.jobs: dict[str, dict[str, Any]] = {}
         self.errors: deque[dict[str, str]] = deque(maxlen=MAX_ERRORS)

@@ -59,7 +59,9 @@ def redact_at_rest(new: NewEvent) -> NewEvent:
     event = new.event
     if isinstance(event, MessageRecorded):
         cleaned = redact(event.text)
-        return new if cleaned == event.text else dataclasses.replace(new, event=dataclasses.replace(event, text=cleaned))
+        if cleaned == event.text:
+            return new
+        return dataclasses.replace(new, event=dataclasses.replace(event, text=cleaned))
     if isinstance(event, ConversationTitled):
         title = redact(event.title)
         return new if title == event.title else dataclasses.replace(new, event=dataclasses.replace(event, title=title))

@@ -252,7 +252,8 @@ def find_secrets(text: str) -> list[Finding]:
         hi = bisect.bisect_left(taken, found.end, key=_start)
         if lo < hi:
             first = min(taken[lo:hi], key=lambda f: f.rank)
-            found = Finding(first.kind, min(found.start, taken[lo].start), max(found.end, taken[hi - 1].end), first.rank)
+            found = Finding(first.kind, min(found.start, taken[lo].start), max(found.end, taken[hi - 1].end),
+                            first.rank)
         taken[lo:hi] = [found]
     return taken
 

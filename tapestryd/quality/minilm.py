@@ -69,7 +69,8 @@ class MiniLMEncoder:
 
     def _embed(self, ids: np.ndarray) -> np.ndarray:
         w = self.weights
-        summed = (w["embeddings.word_embeddings.weight"][ids] + w["embeddings.position_embeddings.weight"][:ids.shape[1]]
+        summed = (w["embeddings.word_embeddings.weight"][ids]
+                  + w["embeddings.position_embeddings.weight"][:ids.shape[1]]
                   + w["embeddings.token_type_embeddings.weight"][0])
         return self._norm(summed, "embeddings.LayerNorm")
 

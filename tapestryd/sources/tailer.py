@@ -144,7 +144,8 @@ class Tailer:
     catch-up over thousands of files then costs a few commits, not one per file), each
     file's offset always in the transaction of its events. ``archive`` (the raw archive's
     hook) captures each file's new bytes as it is opened, before its lines are parsed, when
-    the archive keeps the file's format (:mod:`tapestryd.sources.archive`). Only the daemon's writer thread calls it. Raises StoreError when the log cannot be written (the offsets then
+    the archive keeps the file's format (:mod:`tapestryd.sources.archive`). Only the daemon's
+    writer thread calls it. Raises StoreError when the log cannot be written (the offsets then
     stay where they were, so the bytes are read again later).
     """
 

@@ -23,7 +23,8 @@ import structlog
 
 from tapestryd.errors import TapestryError
 
-__all__ = ["ALLOWED_SUFFIXES", "Staged", "UploadJobs", "UploadTooLarge", "as_uploaded", "file_away", "receipt_failure", "stage_upload", "upload_name"]
+__all__ = ["ALLOWED_SUFFIXES", "Staged", "UploadJobs", "UploadTooLarge", "as_uploaded", "file_away", "receipt_failure",
+           "stage_upload", "upload_name"]
 
 log = structlog.get_logger(__name__)
 

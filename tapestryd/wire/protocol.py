@@ -55,7 +55,8 @@ def decode_request(line: bytes) -> tuple[Any, str, dict[str, Any]]:
         raise ProtocolError("bad_request", "request must be a JSON object")
     rid = data.get("id")
     if data.get("v", VERSION) != VERSION:
-        raise ProtocolError("unsupported_version", f"protocol version {data.get('v')!r} unsupported; use {VERSION}", rid)
+        raise ProtocolError("unsupported_version", f"protocol version {data.get('v')!r} unsupported; use {VERSION}",
+                            rid)
     op, args = data.get("op"), data.get("args", {})
     if not isinstance(op, str) or not isinstance(args, dict):
         raise ProtocolError("bad_request", "request needs a string 'op' and an object 'args'", rid)

@@ -321,8 +321,8 @@ class ArchiveStore:
         Returns how many versions held bytes.
         """
         with transaction(self.conn):
-            dropped = self.conn.execute("SELECT COUNT(*) FROM files WHERE path = ? AND state IN ('current', 'replaced')",
-                                        (path,)).fetchone()[0]
+            dropped = self.conn.execute(
+                "SELECT COUNT(*) FROM files WHERE path = ? AND state IN ('current', 'replaced')", (path,)).fetchone()[0]
             newest = self.conn.execute("SELECT MAX(version) FROM files WHERE path = ?", (path,)).fetchone()[0]
             self.conn.execute("DELETE FROM files WHERE path = ?", (path,))
             self.conn.execute("INSERT INTO files (path, version, source, inode, consumed, head, tail, size, stored, "
