@@ -10,7 +10,9 @@ call after a warm-up, in milliseconds, the best of three runs per query (and the
 The same words are also asked of FTS5 bare, ``SELECT rowid, bm25(messages_fts) FROM
 messages_fts WHERE messages_fts MATCH ? ORDER BY bm25(messages_fts) LIMIT 20``, with every
 word required (``bare``) and with any word (``bare_any``, the candidates search reranks),
-filters left out; the ratio of search's median to bare's is printed (issue 13: within 3×).
+filters left out; the ratio of search's median to bare's is printed (issue 13: within 3×). CPU time
+(``time.process_time``, the best of the same runs) is printed beside wall time: on a loaded
+machine it moves less.
 
 With ``--compare`` each query is also ranked exactly (every match scored by BM25, no
 window; see :mod:`tapestryd.queries.ftsrank`) and the top 10 compared with the bounded
@@ -121,37 +123,42 @@ def measure(home: Path, count: int, repeat: int = 3) -> dict[str, Any]:
         search_messages(reader, q, SearchFilters(**f))
     bare = {name: _bare(reader.conn, [fts_expression(q, any_term=any_term) for q, _ in plan], repeat)
             for name, any_term in (("bare_", False), ("bare_any_", True))}
-    best, first, hits = [], [], 0
+    best, first, cpu, hits = [], [], [], 0
     by_words: dict[int, list[float]] = {}
     for q, f in plan:
-        runs = []
+        runs, cpus = [], []
         for _ in range(repeat):
-            t = time.perf_counter()
+            t, c = time.perf_counter(), time.process_time()
             found = search_messages(reader, q, SearchFilters(**f))
             runs.append((time.perf_counter() - t) * 1000)
+            cpus.append((time.process_time() - c) * 1000)
         hits += bool(found)
         best.append(min(runs))
         first.append(runs[0])
+        cpu.append(min(cpus))
         by_words.setdefault(len(q.split()), []).append(min(runs))
     reader.close()
-    return {"queries": count, "with_hits": hits, **_stats("", best), **_stats("first_", first),
-            **{k: v for name, ms in bare.items() for k, v in _stats(name, ms).items()},
+    return {"queries": count, "with_hits": hits, **_stats("", best), **_stats("first_", first), **_stats("cpu_", cpu),
+            **{k: v for name, (ms, _) in bare.items() for k, v in _stats(name, ms).items()},
+            **{k: v for name, (_, ms) in bare.items() for k, v in _stats(f"cpu_{name}", ms).items()},
             "median_ms_by_words": {n: _stats("", v)["median_ms"] for n, v in sorted(by_words.items())},
             "p95_ms_by_words": {n: _stats("", v)["p95_ms"] for n, v in sorted(by_words.items())}}
 
 
-def _bare(conn: Any, expressions: list[str], repeat: int) -> list[float]:
-    """Milliseconds of a bare ``MATCH … ORDER BY bm25() LIMIT 20`` per expression, the best of ``repeat``."""
+def _bare(conn: Any, expressions: list[str], repeat: int) -> tuple[list[float], list[float]]:
+    """Milliseconds of a bare ``MATCH … ORDER BY bm25() LIMIT 20`` per expression, wall and CPU, the best of ``repeat``."""
     sql = "SELECT rowid, bm25(messages_fts) FROM messages_fts WHERE messages_fts MATCH ? ORDER BY bm25(messages_fts) LIMIT 20"
-    out = []
+    wall, cpu = [], []
     for expr in expressions:
-        runs = []
+        runs, cpus = [], []
         for _ in range(repeat):
-            t = time.perf_counter()
+            t, c = time.perf_counter(), time.process_time()
             conn.execute(sql, (expr,)).fetchall()
             runs.append((time.perf_counter() - t) * 1000)
-        out.append(min(runs))
-    return out
+            cpus.append((time.process_time() - c) * 1000)
+        wall.append(min(runs))
+        cpu.append(min(cpus))
+    return wall, cpu
 
 
 def agreement(home: Path, count: int, top: int = 10) -> dict[str, Any]:
@@ -212,13 +219,15 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=[100_000, 1_000_000])
     parser.add_argument("--queries", type=int, default=300)
+    parser.add_argument("--out", type=Path, default=OUT,
+                        help="where the homes (search-<N>/) are cached and search.json written (default bench/out)")
     parser.add_argument("--compare", action="store_true",
                         help="also rank every match (exact BM25) and report top-10 agreement and its latency")
     args = parser.parse_args()
     quiet()
     results = []
     for size in args.sizes:
-        home = OUT / f"search-{size}"
+        home = args.out / f"search-{size}"
         built = None if (home / "projections.db").exists() else build(home, size)
         result = {"messages": size, "build_s": built, **measure(home, args.queries)}
         print(f"{size:>9} messages: median {result['median_ms']:6.1f} ms  p95 {result['p95_ms']:6.1f} ms"
@@ -231,6 +240,9 @@ def main() -> None:
               f" {result['bare_any_p95_ms']:.1f}; search median / bare median"
               f" {result['median_ms'] / result['bare_median_ms']:.2f}x (any word:"
               f" {result['median_ms'] / result['bare_any_median_ms']:.2f}x)", flush=True)
+        print(f"{'':>9} CPU time: search median {result['cpu_median_ms']:.1f} ms p95 {result['cpu_p95_ms']:.1f}; bare"
+              f" every word median {result['cpu_bare_median_ms']:.1f} ms p95 {result['cpu_bare_p95_ms']:.1f}; search /"
+              f" bare {result['cpu_median_ms'] / result['cpu_bare_median_ms']:.2f}x", flush=True)
         if args.compare:
             result["agreement"] = agreed = agreement(home, args.queries)
             words = ", ".join(f"{n} words {a['same_order']:.0%}/{a['mean_overlap']:.0%}"
@@ -244,8 +256,8 @@ def main() -> None:
                   f" exact; exact ranking median {agreed['exact_median_ms']:.1f} ms, p95"
                   f" {agreed['exact_p95_ms']:.1f} ms", flush=True)
         results.append(result)
-    OUT.mkdir(exist_ok=True)
-    (OUT / "search.json").write_text(json.dumps({"results": results}, indent=2))
+    args.out.mkdir(parents=True, exist_ok=True)
+    (args.out / "search.json").write_text(json.dumps({"results": results}, indent=2))
 
 
 def _rounded(values: dict[int, float]) -> dict[int, float]:

@@ -15,6 +15,7 @@ so matching them adds cost (long posting lists) and no ranking signal.
 
 from __future__ import annotations
 
+import functools
 import re
 import threading
 import unicodedata
@@ -80,6 +81,18 @@ class Analyzer:
         """The content stems of a query, without recording a length."""
         return self.stems([w for w in TOKEN.findall(text.lower()) if w not in STOPWORDS])
 
+    def stems_held(self, texts: list[str], wanted: set[str]) -> list[set[str]]:
+        """For each of ``texts``, the stems of ``wanted`` among its words, in order.
+
+        Only words that may stem to one of ``wanted`` (:func:`stem_starts`) are stemmed, each
+        distinct word once across all texts.
+        """
+        could = stem_starts(wanted)
+        found = [set(could.findall(low if low.isascii() else fold(low))) for low in (t.lower() for t in texts)]
+        words = list(set().union(*found))
+        stem_of = dict(zip(words, self.stems(words)))
+        return [wanted.intersection(stem_of[w] for w in held) for held in found]
+
     def _stemmer(self) -> Any:
         stemmer = getattr(self._local, "stemmer", None)
         if stemmer is None:
@@ -97,7 +110,24 @@ def stem_starts(stems: set[str]) -> re.Pattern[str]:
     → "ei"). So a word starts with the first three letters of its stem, any i read as i or y.
     Stemming only these words, not every word of a long text, is what keeps finding the
     query's stems in a few hundred messages cheap. (Checked against the stems of the shared
-    corpus by the tests.)
+    corpus by the tests.) Compiled once per set of stems (the last 64 kept).
     """
-    starts = sorted({re.escape(stem[:3]).replace("i", "[iy]") for stem in stems if stem})
-    return re.compile(rf"(?<![^\W_])(?:{'|'.join(starts) or '(?!)'})[^\W_]*")
+    return _stem_starts(frozenset(stem for stem in stems if stem))
+
+
+@functools.lru_cache(maxsize=64)
+def _stem_starts(stems: frozenset[str]) -> re.Pattern[str]:
+    # Each start is a literal followed by the check that no word character precedes it: a
+    # pattern opening with literals lets re skip to the positions holding their first letters,
+    # which scans a text about three times faster than a look-behind opening the pattern.
+    starts = sorted({variant for stem in stems for variant in _i_or_y(stem[:3])})
+    alternatives = [f"{re.escape(start)}(?<![^\\W_]{'.' * len(start)})" for start in starts]
+    return re.compile(f"(?:{'|'.join(alternatives) or '(?!)'})[^\\W_]*")
+
+
+def _i_or_y(start: str) -> list[str]:
+    """``start`` with each i read as i or y: every spelling a word beginning so may have."""
+    spellings = [""]
+    for char in start:
+        spellings = [s + c for s in spellings for c in ("iy" if char == "i" else char)]
+    return spellings

@@ -323,8 +323,11 @@ def titled_openings(conn: sqlite3.Connection, terms: list[str], filters: Message
     where, params = message_where(filters)
     likes = " AND ".join(r"title LIKE ? ESCAPE '\'" for _ in terms)
     patterns = ["%" + t.replace("\\", "\\\\").replace("%", r"\%").replace("_", r"\_") + "%" for t in terms]
+    # Scanning the table and sorting the few titles that match reads each row once; walking the
+    # last_ts index instead reads the whole table a row at a time out of order whenever few titles match.
     sql = (f"SELECT (SELECT m.id FROM messages m WHERE m.conversation = c.key{where} ORDER BY m.ts, m.id LIMIT 1)"
-           f" FROM (SELECT key, last_ts FROM conversations WHERE {likes} ORDER BY last_ts DESC LIMIT ?) c")
+           f" FROM (SELECT key, last_ts FROM conversations NOT INDEXED WHERE {likes}"
+           " ORDER BY last_ts DESC, rowid DESC LIMIT ?) c")
     with translate_errors(conn):
         found = [int(i) for (i,) in conn.execute(sql, (*params, *patterns, 4 * limit)) if i is not None]
     return found[:limit]

@@ -44,7 +44,7 @@ import sqlite3
 from collections import defaultdict
 from dataclasses import dataclass
 
-from tapestryd.projections.analysis import Analyzer, fold, stem_starts
+from tapestryd.projections.analysis import Analyzer
 
 from tapestryd.queries.ftsrank import (MessageFilters, any_expression, conversations_of, document_frequencies,
                                        every_expression, ranked_ids, texts_of, titled_openings, turns_around)
@@ -99,20 +99,20 @@ class KeywordRanker:
         base.update({i: self.title * top for i in openings})
         scores = dict(base)
         best = sorted(base, key=lambda i: (-base[i], i))
+        lent: dict[int, float] = defaultdict(float)
+        lenders: dict[int, list[int]] = defaultdict(list)
         if self.neighbour:
-            turns = turns_around(conn, best[: self.givers])
-            lent: dict[int, float] = defaultdict(float)
-            lenders: dict[int, list[int]] = defaultdict(list)
-            for giver, (_, around) in turns.items():
+            for giver, (_, around) in turns_around(conn, best[: self.givers]).items():
                 for turn in around:
                     lent[turn] += self.neighbour * base[giver]
                     lenders[turn].append(giver)
-            passing = conversations_of(conn, [i for i in lent if i not in base], filters)
-            for turn, amount in lent.items():
-                if turn in base or turn in passing:
-                    scores[turn] = scores.get(turn, 0.0) + amount
+        # Every candidate passes the filters; a lent turn counts only if it does too.
+        conversation = conversations_of(conn, [*base, *(i for i in lent if i not in base)], filters)
+        for turn, amount in lent.items():
+            if turn in conversation:
+                scores[turn] = scores.get(turn, 0.0) + amount
         if self.session:
-            self._add_sessions(conn, scores, base, terms, filters)
+            self._add_sessions(conn, scores, base, terms, {i: conversation[i] for i in scores if i in conversation})
         if self.neighbour:
             _below_lenders(scores, base, lenders)
         order = sorted(scores, key=lambda i: (-scores[i], i))[:limit]
@@ -141,22 +141,23 @@ class KeywordRanker:
         return base
 
     def _add_sessions(self, conn: sqlite3.Connection, scores: dict[int, float], base: dict[int, float],
-                      terms: list[str], filters: MessageFilters) -> None:
-        """Add each message's share of its conversation's score (step 3) to ``scores``, in place."""
+                      terms: list[str], conversation: dict[int, str]) -> None:
+        """Add each message's share of its conversation's score (step 3) to ``scores``, in place.
+
+        ``conversation`` maps each scored message to its conversation's key.
+        """
         wanted = sorted(set(_ANALYZER.terms(" ".join(terms))))
-        conversation = conversations_of(conn, list(scores), filters)
         if not wanted or not conversation:
             return
-        texts, could = texts_of(conn, list(conversation), SCAN), stem_starts(set(wanted))
+        texts = texts_of(conn, list(conversation), SCAN)
         held: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
-        for i, conv in conversation.items():
-            low = texts.get(i, "").lower()
-            words = list(set(could.findall(low if low.isascii() else fold(low))))
-            for stem in set(_ANALYZER.stems(words)).intersection(wanted):
+        stems = _ANALYZER.stems_held([texts.get(i, "") for i in conversation], set(wanted))
+        for conv, found in zip(conversation.values(), stems):
+            for stem in found:
                 held[conv][stem] += 1
         frequencies, total = document_frequencies(conn, wanted)
         idf = {t: math.log(1 + (total - frequencies.get(t, 0) + 0.5) / (frequencies.get(t, 0) + 0.5)) for t in wanted}
-        totals = {conv: sum(idf[t] * n * (SESSION_K1 + 1) / (n + SESSION_K1) for t, n in counts.items())
+        totals = {conv: sum(idf[t] * n * (SESSION_K1 + 1) / (n + SESSION_K1) for t, n in sorted(counts.items()))
                   for conv, counts in held.items()}
         if not totals or max(totals.values()) <= 0:
             return

@@ -30,7 +30,7 @@ from collections import defaultdict
 from typing import Any
 
 from tapestryd.db import translate_errors
-from tapestryd.projections.analysis import Analyzer, fold, stem_starts
+from tapestryd.projections.analysis import Analyzer
 from tapestryd.queries.reader import Reader
 from tapestryd.queries.search import RRF_K
 
@@ -87,13 +87,8 @@ def _stems_held(reader: Reader, pool: list[tuple[Hit, float]], wanted: set[str])
     sql = f"SELECT id, substr(text, 1, ?) FROM messages WHERE id IN ({','.join('?' * len(ids))})"
     with translate_errors(reader.conn):
         rows = reader.conn.execute(sql, (SCAN, *ids)).fetchall()
-    could = stem_starts(wanted)
-    held = {}
-    for mid, text in rows:
-        low = str(text).lower()
-        words = list(set(could.findall(low if low.isascii() else fold(low))))
-        held[int(mid)] = wanted.intersection(_ANALYZER.stems(words))
-    return held
+    held = _ANALYZER.stems_held([str(text) for _, text in rows], wanted)
+    return {int(mid): stems for (mid, _), stems in zip(rows, held)}
 
 
 def _titles(reader: Reader, conversations: list[str]) -> dict[str, str]:

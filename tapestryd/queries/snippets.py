@@ -10,7 +10,7 @@ so a word is marked exactly when FTS5 would have matched it.
 
 from __future__ import annotations
 
-from tapestryd.projections.analysis import TOKEN, Analyzer
+from tapestryd.projections.analysis import TOKEN, Analyzer, stem_starts
 
 __all__ = ["TOKENS", "query_stems", "snippet"]
 
@@ -32,8 +32,7 @@ def snippet(text: str, stems: set[str], *, tokens: int = TOKENS, scan: int = 400
     spans = [(m.start(), m.end()) for m in TOKEN.finditer(text, 0, scan)]
     if not spans:
         return " ".join(text.split())[:200]
-    words = _ANALYZER.stems([text[a:b].lower() for a, b in spans])
-    hits = [w in stems for w in words]
+    hits = _hits(text, spans, stems, scan)
     first = _best_window(hits, tokens)
     last = min(len(spans), first + tokens) - 1
     out, at = [], spans[first][0]
@@ -45,6 +44,22 @@ def snippet(text: str, stems: set[str], *, tokens: int = TOKENS, scan: int = 400
     more = last < len(spans) - 1 or len(text) > scan
     tail = "" if more else text[spans[last][1]:]  # closing punctuation after the text's last word
     return " ".join((("…" if first else "") + "".join(out) + tail + ("…" if more else "")).split())
+
+
+def _hits(text: str, spans: list[tuple[int, int]], stems: set[str], scan: int) -> list[bool]:
+    """Whether each token of ``spans`` stems to one of ``stems``.
+
+    In ASCII text (lower-casing keeps every offset) only the tokens that may stem to one of
+    ``stems`` are stemmed (:func:`~tapestryd.projections.analysis.stem_starts`), found by one
+    scan of the text; other text has each token stemmed.
+    """
+    head = text[:scan]
+    if not head.isascii():
+        return [w in stems for w in _ANALYZER.stems([text[a:b].lower() for a, b in spans])]
+    found = [(m.start(), m.group()) for m in stem_starts(stems).finditer(head.lower())]
+    stemmed = _ANALYZER.stems([word for _, word in found])
+    matched = {start for (start, _), stem in zip(found, stemmed) if stem in stems}
+    return [a in matched for a, _ in spans]
 
 
 def _best_window(hits: list[bool], size: int) -> int:
