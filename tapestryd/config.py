@@ -9,7 +9,9 @@ Where things live:
   otherwise.
 
 Environment variables: ``TAPESTRY_HOME``, ``TAPESTRY_SOCKET`` (socket path),
-``TAPESTRY_API_KEY`` (provider key; never stored), ``TAPESTRY_DISABLE`` (``1`` makes the
+``TAPESTRY_API_KEY`` (provider key; never stored), ``TAPESTRY_SYNC_URL`` and
+``TAPESTRY_SYNC_PASSWORD`` (the sync hub's URL or password; never in the TOML; both keys
+are also read from ``<data>/.env``), ``TAPESTRY_DISABLE`` (``1`` makes the
 daemon and hooks do nothing), ``CLAUDE_CONFIG_DIR`` (Claude Code's own home), ``CODEX_HOME``
 (Codex CLI's, default ``~/.codex``), ``GEMINI_CLI_HOME`` (Gemini CLI's, default ``~``),
 ``XDG_DATA_HOME`` (where OpenCode keeps its database).
@@ -22,10 +24,12 @@ from __future__ import annotations
 import dataclasses
 import difflib
 import os
+import socket
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Mapping
+from urllib.parse import quote, urlsplit, urlunsplit
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from tapestryd.errors import ConfigError
@@ -39,10 +43,12 @@ __all__ = [
     "Settings",
     "SourceSettings",
     "SummarizeSettings",
+    "SyncSettings",
     "WebSettings",
     "PARSERS",
     "WEEKDAYS",
     "default_config_file",
+    "default_machine",
     "load_settings",
     "resolve_home",
 ]
@@ -133,6 +139,40 @@ class PrivacySettings:
     redact_at_rest: bool = False
 
 
+def default_machine() -> str:
+    """This machine's name when ``[sync] machine`` is not set: its host name (``socket.gethostname``)."""
+    return socket.gethostname() or "localhost"
+
+
+@dataclass(frozen=True)
+class SyncSettings:
+    """Sync with a PostgreSQL hub: this machine's name, the hub's URL and the seconds between rounds.
+
+    ``machine`` is recorded as the origin of every event captured here (default: the host
+    name). ``url`` is the whole URL, password included (from ``TAPESTRY_SYNC_URL`` or
+    ``TAPESTRY_SYNC_PASSWORD``, never from the TOML); ``""`` means no sync. Print
+    :attr:`safe_url`, never ``url``.
+    """
+
+    machine: str = field(default_factory=default_machine)
+    url: str = field(default="", repr=False)
+    interval: float = 60.0
+
+    @property
+    def enabled(self) -> bool:
+        """Whether a hub is configured."""
+        return bool(self.url)
+
+    @property
+    def safe_url(self) -> str:
+        """``url`` with its password replaced by ``***`` (fit for logs and status)."""
+        parts = urlsplit(self.url)
+        if parts.password is None:
+            return self.url
+        host = parts.netloc.rpartition("@")[2]
+        return urlunsplit(parts._replace(netloc=f"{parts.username or ''}:***@{host}"))
+
+
 ARCHIVE_DEFAULTS = {"claude-code": True, "codex": True, "gemini": False}
 """Tailed file sources the raw archive knows → whether it keeps their transcripts by default.
 
@@ -172,6 +212,7 @@ class Settings:
     web: WebSettings = WebSettings()
     privacy: PrivacySettings = PrivacySettings()
     archive: ArchiveSettings = ArchiveSettings()
+    sync: SyncSettings = SyncSettings()
     socket_override: Path | None = None
     disabled: bool = False
     warnings: tuple[str, ...] = ()
@@ -282,6 +323,7 @@ def _read_toml(path: Path) -> dict[str, Any]:
 def _build(reader: _Reader, root: Path | None, path: Path) -> Settings:
     raw = reader.raw
     data_dir = reader.path("paths", "data_dir") or _default_data_dir(root)
+    secrets = _Secrets(data_dir)
     return Settings(
         home=root,
         config_file=path,
@@ -296,7 +338,7 @@ def _build(reader: _Reader, root: Path | None, path: Path) -> Settings:
             backup_time=_hhmm(reader.text("schedule", "backup_time", "04:00"), path),
             repair_budget_calls=int(reader.num("schedule", "repair_budget_calls", 200)),
         ),
-        summarize=_summarize(reader, data_dir),
+        summarize=_summarize(reader, secrets),
         web=WebSettings(
             enabled=reader.bool("web", "enabled", True),
             host=reader.text("web", "host", "127.0.0.1"),
@@ -310,6 +352,7 @@ def _build(reader: _Reader, root: Path | None, path: Path) -> Settings:
         ),
         archive=ArchiveSettings(tuple(name for name, on in ARCHIVE_DEFAULTS.items()
                                       if reader.bool("archive", name, on))),
+        sync=_sync(reader, secrets),
         socket_override=Path(os.environ["TAPESTRY_SOCKET"]) if os.environ.get("TAPESTRY_SOCKET") else None,
         disabled=os.environ.get("TAPESTRY_DISABLE", "") not in ("", "0", "false"),
     )
@@ -333,7 +376,7 @@ def _sources(reader: _Reader, data_dir: Path) -> SourceSettings:
     )
 
 
-def _summarize(reader: _Reader, data_dir: Path) -> SummarizeSettings:
+def _summarize(reader: _Reader, secrets: _Secrets) -> SummarizeSettings:
     return SummarizeSettings(
         provider=reader.text("summarize", "provider", "extractive"),
         preset=reader.text("summarize", "preset", ""),
@@ -345,17 +388,72 @@ def _summarize(reader: _Reader, data_dir: Path) -> SummarizeSettings:
         budget_calls=int(reader.num("summarize", "budget_calls", 0)),
         budget_tokens=int(reader.num("summarize", "max_tokens_per_run", reader.num("summarize", "budget_tokens", 0))),
         concurrency=int(reader.num("summarize", "concurrency", 4, low=1, high=64)),
-        api_key=_api_key(data_dir),
+        api_key=secrets.get("TAPESTRY_API_KEY"),
     )
 
 
-def _api_key(data_dir: Path) -> str:
-    """TAPESTRY_API_KEY from the environment, else from ``<data>/.env`` (never from the TOML)."""
-    if os.environ.get("TAPESTRY_API_KEY"):
-        return os.environ["TAPESTRY_API_KEY"]
-    from tapestryd.dotenv import read_dotenv
+@dataclass
+class _Secrets:
+    """Keys that never go in the TOML: from the environment, else from ``<data>/.env`` (read once, when asked)."""
 
-    return read_dotenv(data_dir / ".env").get("TAPESTRY_API_KEY", "")
+    data_dir: Path
+    _dotenv: dict[str, str] | None = None
+
+    def get(self, name: str) -> str:
+        """The value of ``name`` (``""`` when neither place sets it)."""
+        if os.environ.get(name):
+            return os.environ[name]
+        if self._dotenv is None:
+            from tapestryd.dotenv import read_dotenv
+
+            self._dotenv = read_dotenv(self.data_dir / ".env")
+        return self._dotenv.get(name, "")
+
+
+SYNC_SCHEMES = ("postgresql", "postgres")
+"""URL schemes of a sync hub (a driver may follow: ``postgresql+psycopg://``)."""
+
+
+def _sync(reader: _Reader, secrets: _Secrets) -> SyncSettings:
+    """``[sync]``: machine, url (no password: that comes from TAPESTRY_SYNC_URL or TAPESTRY_SYNC_PASSWORD) and interval."""
+    machine = reader.text("sync", "machine", "").strip() or default_machine()
+    if len(machine) > 200 or not machine.isprintable():
+        raise ConfigError(f"{reader.file}: sync.machine = {machine!r}; expected a printable name of at most 200"
+                          " characters")
+    url = reader.text("sync", "url", "")
+    _check_sync_url(url, f"{reader.file}: sync.url")
+    if urlsplit(url).password is not None:
+        raise ConfigError(f"{reader.file}: sync.url holds a password; put it in TAPESTRY_SYNC_PASSWORD (or the whole"
+                          f" URL in TAPESTRY_SYNC_URL), in the environment or {secrets.data_dir / '.env'}")
+    if secrets.get("TAPESTRY_SYNC_URL"):
+        url = secrets.get("TAPESTRY_SYNC_URL")
+        _check_sync_url(url, "TAPESTRY_SYNC_URL")
+    elif url and secrets.get("TAPESTRY_SYNC_PASSWORD"):
+        url = _with_password(url, secrets.get("TAPESTRY_SYNC_PASSWORD"), f"{reader.file}: sync.url")
+    return SyncSettings(machine=machine, url=url, interval=reader.num("sync", "interval", 60.0, low=1.0))
+
+
+def _check_sync_url(url: str, where: str) -> None:
+    """ConfigError naming ``where`` (never the URL: it may hold a password) unless ``url`` is empty or a
+    PostgreSQL URL."""
+    if not url:
+        return
+    try:
+        parts = urlsplit(url)
+        parts.port  # noqa: B018 -- parsing the port is what raises ValueError for a bad one
+    except ValueError as exc:
+        raise ConfigError(f"{where}: not a URL ({exc})") from exc
+    if parts.scheme.partition("+")[0] not in SYNC_SCHEMES:
+        raise ConfigError(f"{where}: expected a postgresql:// URL, got scheme {parts.scheme!r}")
+
+
+def _with_password(url: str, password: str, where: str) -> str:
+    """``url`` with ``password`` (percent-encoded) after its user name; ConfigError when it names no user."""
+    parts = urlsplit(url)
+    if not parts.username:
+        raise ConfigError(f"{where}: TAPESTRY_SYNC_PASSWORD is set but the URL names no user (postgresql://USER@host/db)")
+    host = parts.netloc.rpartition("@")[2]
+    return urlunsplit(parts._replace(netloc=f"{parts.username}:{quote(password, safe='')}@{host}"))
 
 
 def _agents(raw: Any, path: Path) -> tuple[AgentSettings, ...]:

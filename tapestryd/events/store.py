@@ -6,24 +6,35 @@
   what makes every import idempotent.
 * A batch is appended in one transaction, together with the source offsets (file path →
   byte offset, inode, size) of the bytes it was read from, so a crash can neither lose nor
-  repeat a line.
+  repeat a line, and with named checkpoints (``sync_checkpoints``: how far sync copied,
+  say), so what was copied and how far it got commit together.
+* ``origin`` names the machine that captured each event: the store's ``machine`` unless
+  the event says otherwise (one copied from another machine's log keeps its own).
 * :meth:`EventStore.read` streams events after a seq in order, in bounded batches.
 """
 
 from __future__ import annotations
 
+import socket
 import sqlite3
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Iterable, Iterator, Sequence
+from types import MappingProxyType
+from typing import Iterable, Iterator, Mapping, Sequence
 
-from tapestryd.db import connect, migrate, transaction, translate_errors
+from tapestryd.db import Migration, connect, migrate, transaction, translate_errors
 from tapestryd.errors import StoreError
 from tapestryd.events.codec import decode, encode
 from tapestryd.events.types import ConversationTitled, MessageRecorded, NewEvent, StoredEvent, format_utc
 
-__all__ = ["AppendResult", "EventStore", "SourceOffset"]
+__all__ = ["AppendResult", "EventStore", "SourceOffset", "default_machine"]
+
+
+def default_machine() -> str:
+    """This machine's name when ``[sync] machine`` is not set: its host name."""
+    return socket.gethostname() or "localhost"
+
 
 
 @dataclass(frozen=True)
@@ -80,10 +91,32 @@ def _create_source_offsets(conn: sqlite3.Connection) -> None:
     )
 
 
-MIGRATIONS = [_create_events, _create_source_offsets]
+def _add_origin(machine: str) -> Migration:
+    """The migration adding ``events.origin``; the rows already stored were captured by ``machine``."""
+    def _add_origin(conn: sqlite3.Connection) -> None:
+        conn.execute("ALTER TABLE events ADD COLUMN origin TEXT NOT NULL DEFAULT ''")
+        conn.execute("UPDATE events SET origin = ?", (machine,))
+    return _add_origin
 
-_INSERT = ("INSERT OR IGNORE INTO events (event_id, type, schema, occurred_at, recorded_at, agent, source, payload)"
-           " VALUES (?, ?, ?, ?, ?, ?, ?, ?)")
+
+def _create_sync_checkpoints(conn: sqlite3.Connection) -> None:
+    conn.execute(
+        """CREATE TABLE sync_checkpoints (
+            name TEXT PRIMARY KEY,
+            position INTEGER NOT NULL,
+            updated_at TEXT NOT NULL)"""
+    )
+
+
+def migrations(machine: str) -> list[Migration]:
+    """The event log's named migrations in order; ``machine`` names the origin of events stored before
+    ``_add_origin``."""
+    return [_create_events, _create_source_offsets, _add_origin(machine), _create_sync_checkpoints]
+
+
+_INSERT = ("INSERT OR IGNORE INTO events (event_id, type, schema, occurred_at, recorded_at, agent, source, payload,"
+           " origin) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)")
+_NO_CHECKPOINTS: Mapping[str, int] = MappingProxyType({})
 CACHE_KIB = 64 << 10
 """Page cache of a writing store, in KiB (SQLite's default is 2 MiB). The ``event_id`` index
 takes random keys, so a batch dirties leaf pages all over it; with the index cached,
@@ -93,9 +126,12 @@ _ID_CHUNK = 500
 """Event ids per ``IN (...)`` lookup (SQLite allows 32,766 variables; smaller chunks plan as fast)."""
 
 
-def _row(new: NewEvent, recorded: str) -> tuple[object, ...]:
+def _row(new: NewEvent, recorded: str, machine: str) -> tuple[object, ...]:
     type_name, schema, payload = encode(new.event)
-    return (new.event_id, type_name, schema, format_utc(new.occurred_at), recorded, new.agent, new.source, payload)
+    if new.recorded_at is not None:
+        recorded = format_utc(new.recorded_at)
+    return (new.event_id, type_name, schema, format_utc(new.occurred_at), recorded, new.agent, new.source, payload,
+            new.origin or machine)
 
 
 _COLUMNS = "seq, event_id, type, schema, occurred_at, recorded_at, agent, source, payload"
@@ -104,18 +140,35 @@ _COLUMNS = "seq, event_id, type, schema, occurred_at, recorded_at, agent, source
 class EventStore:
     """The event log in one SQLite file.
 
-    Raises StoreError when the file cannot be opened or written (disk full, read-only).
-    A read-only store (``readonly=True``) never creates or migrates the file.
+    ``machine`` is this machine's name (``[sync] machine``; default :func:`default_machine`):
+    the origin of an event appended without one, and of the events a log stored before it
+    recorded origins (the ``_add_origin`` migration). Raises StoreError when the file cannot
+    be opened or written (disk full, read-only). A read-only store (``readonly=True``) never
+    creates or migrates the file; reading a log not migrated yet, it answers as the
+    migration would (origin ``machine``, no checkpoints).
     """
 
-    def __init__(self, path: Path, *, readonly: bool = False) -> None:
+    def __init__(self, path: Path, *, readonly: bool = False, machine: str | None = None) -> None:
         self.path = path
         self.readonly = readonly
+        self.machine = machine or default_machine()
         self.conn = connect(path, readonly=readonly, durable=True)
+        self._origin, self._has_checkpoints = "origin", True  # the origin column's SQL; see _read_old_schema
         if not readonly:
-            migrate(self.conn, MIGRATIONS)
+            migrate(self.conn, migrations(self.machine))
             with translate_errors(self.conn):
                 self.conn.execute(f"PRAGMA cache_size = -{CACHE_KIB}")
+        else:
+            self._read_old_schema()
+
+    def _read_old_schema(self) -> None:
+        """Answer for a log older than ``origin`` and ``sync_checkpoints`` as their migrations would."""
+        with translate_errors(self.conn):
+            columns = {row[1] for row in self.conn.execute("PRAGMA table_info(events)")}
+            tables = {row[0] for row in self.conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        if columns and "origin" not in columns:
+            self._origin = "'{}'".format(self.machine.replace("'", "''"))
+        self._has_checkpoints = "sync_checkpoints" in tables
 
     def close(self) -> None:
         """Close the connection (idempotent)."""
@@ -127,18 +180,24 @@ class EventStore:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    def append(self, events: Sequence[NewEvent], offsets: Iterable[SourceOffset] = ()) -> AppendResult:
-        """Append a batch and record source offsets, all in one transaction.
+    def append(self, events: Sequence[NewEvent], offsets: Iterable[SourceOffset] = (),
+               checkpoints: Mapping[str, int] = _NO_CHECKPOINTS) -> AppendResult:
+        """Append a batch and record source offsets and checkpoints, all in one transaction.
 
         Events whose event_id is already stored, or came earlier in the batch, are skipped
-        (their seq is None). Raises StoreError (nothing of the batch is stored) when the
-        write fails.
+        (their seq is None): the same message imported on two machines is stored once. An
+        event keeps its ``origin`` and ``recorded_at`` when it has them (one copied from
+        another log), else gets this store's machine and the time now. ``checkpoints``
+        (name → position, an integer) replace the stored positions of those names. Raises
+        StoreError (nothing of the batch is stored) when the write fails.
         """
         recorded = format_utc(datetime.now(timezone.utc))
         with transaction(self.conn):
             seqs = self._insert_many(events, recorded)
             for off in offsets:
                 self._save_offset(off, recorded)
+            for name, position in checkpoints.items():
+                self._save_checkpoint(name, position, recorded)
         return AppendResult(seqs)
 
     def _insert_many(self, events: Sequence[NewEvent], recorded: str) -> tuple[int | None, ...]:
@@ -154,7 +213,8 @@ class EventStore:
             if new.event_id not in known:
                 known.add(new.event_id)
                 fresh[i] = True
-        rows = [_row(new, recorded) for new, is_new in zip(events, fresh) if is_new]
+        machine = self.machine
+        rows = [_row(new, recorded, machine) for new, is_new in zip(events, fresh) if is_new]
         base = self._sequence()
         before = self.conn.total_changes
         with translate_errors(self.conn):
@@ -190,6 +250,30 @@ class EventStore:
             (off.path, off.offset, off.inode, off.size, recorded),
         )
 
+    def _save_checkpoint(self, name: str, position: int, recorded: str) -> None:
+        with translate_errors(self.conn):
+            self.conn.execute(
+                "INSERT INTO sync_checkpoints VALUES (?, ?, ?) ON CONFLICT(name) DO UPDATE SET"
+                " position = excluded.position, updated_at = excluded.updated_at",
+                (name, int(position), recorded),
+            )
+
+    def checkpoint(self, name: str) -> int:
+        """The position stored under checkpoint ``name`` (0 when it was never saved)."""
+        if not self._has_checkpoints:
+            return 0
+        with translate_errors(self.conn):
+            row = self.conn.execute("SELECT position FROM sync_checkpoints WHERE name = ?", (name,)).fetchone()
+        return int(row[0]) if row else 0
+
+    def checkpoints(self) -> dict[str, tuple[int, str]]:
+        """Every stored checkpoint: name → (position, when it was saved as ISO UTC text)."""
+        if not self._has_checkpoints:
+            return {}
+        with translate_errors(self.conn):
+            rows = self.conn.execute("SELECT name, position, updated_at FROM sync_checkpoints").fetchall()
+        return {str(r[0]): (int(r[1]), str(r[2])) for r in rows}
+
     def save_offsets(self, offsets: Iterable[SourceOffset]) -> None:
         """Record offsets alone (a file whose new bytes held no events)."""
         self.append((), offsets)
@@ -212,15 +296,17 @@ class EventStore:
         with translate_errors(self.conn):
             return int(self.conn.execute("SELECT COALESCE(MAX(seq), 0) FROM events").fetchone()[0])
 
-    def count(self) -> int:
-        """How many events the log holds."""
+    def count(self, *, after: int = 0, origin: str | None = None) -> int:
+        """How many events the log holds after seq ``after`` (captured on ``origin`` only, when given)."""
+        where, params = self._filter((), None, origin)
         with translate_errors(self.conn):
-            return int(self.conn.execute("SELECT COUNT(*) FROM events").fetchone()[0])
+            return int(self.conn.execute(f"SELECT COUNT(*) FROM events WHERE seq > ?{where}",
+                                         (after, *params)).fetchone()[0])
 
     def find(self, event_id: str) -> StoredEvent | None:
         """The stored event of this idempotency key, None when it is not in the log."""
         with translate_errors(self.conn):
-            row = self.conn.execute(f"SELECT {_COLUMNS} FROM events WHERE event_id = ?", (event_id,)).fetchone()
+            row = self.conn.execute(f"SELECT {self._columns} FROM events WHERE event_id = ?", (event_id,)).fetchone()
         return self._decode(row) if row is not None else None
 
     def contains(self, event_id: str) -> bool:
@@ -240,17 +326,17 @@ class EventStore:
         return {str(row[0]) for row in rows}
 
     def read(self, after: int = 0, *, types: Sequence[str] = (), batch: int = 2000,
-             until: int | None = None) -> Iterator[StoredEvent]:
+             until: int | None = None, origin: str | None = None) -> Iterator[StoredEvent]:
         """Stream events with ``after < seq <= until`` in seq order, ``batch`` rows per query.
 
-        ``types`` keeps only those type names. Raises StoreError naming the seq of a row
-        whose payload does not decode.
+        ``types`` keeps only those type names, ``origin`` only the events captured on that
+        machine. Raises StoreError naming the seq of a row whose payload does not decode.
         """
-        where, params = self._filter(types, until)
+        where, params = self._filter(types, until, origin)
         while True:
             with translate_errors(self.conn):
                 rows = self.conn.execute(
-                    f"SELECT {_COLUMNS} FROM events WHERE seq > ?{where} ORDER BY seq LIMIT ?",
+                    f"SELECT {self._columns} FROM events WHERE seq > ?{where} ORDER BY seq LIMIT ?",
                     (after, *params, batch),
                 ).fetchall()
             yield from (self._decode(row) for row in rows)
@@ -268,11 +354,10 @@ class EventStore:
             for start in range(0, len(seqs), _ID_CHUNK):
                 chunk = list(seqs[start:start + _ID_CHUNK])
                 found.extend(self.conn.execute(
-                    f"SELECT {_COLUMNS} FROM events WHERE seq IN ({','.join('?' * len(chunk))})", chunk))
+                    f"SELECT {self._columns} FROM events WHERE seq IN ({','.join('?' * len(chunk))})", chunk))
         return [self._decode(row) for row in sorted(found, key=lambda row: int(row[0]))]  # type: ignore[call-overload]
 
-    @staticmethod
-    def _filter(types: Sequence[str], until: int | None) -> tuple[str, list[object]]:
+    def _filter(self, types: Sequence[str], until: int | None, origin: str | None) -> tuple[str, list[object]]:
         where, params = "", []  # type: tuple[str, list[object]]
         if types:
             where += f" AND type IN ({', '.join('?' * len(types))})"
@@ -280,13 +365,20 @@ class EventStore:
         if until is not None:
             where += " AND seq <= ?"
             params.append(until)
+        if origin is not None:
+            where += f" AND {self._origin} = ?"
+            params.append(origin)
         return where, params
 
+    @property
+    def _columns(self) -> str:
+        return f"{_COLUMNS}, {self._origin}"
+
     def _decode(self, row: tuple[object, ...]) -> StoredEvent:
-        seq, eid, type_name, schema, occurred, recorded, agent, source, payload = row
+        seq, eid, type_name, schema, occurred, recorded, agent, source, payload, origin = row
         try:
             event = decode(str(type_name), int(schema), str(payload))  # type: ignore[call-overload]
         except (ValueError, TypeError, KeyError) as exc:
             raise StoreError(f"{self.path}: event seq {seq} ({type_name}) does not decode: {exc}") from exc
         return StoredEvent(int(seq), str(eid), event, str(occurred), str(recorded), str(agent),  # type: ignore[call-overload]
-                           str(source))
+                           str(source), str(origin))

@@ -4,8 +4,9 @@ An event is a fact that happened; it is never changed once stored. A new schema 
 a type is read through an upcaster in :mod:`tapestryd.events.codec`, so old logs replay.
 
 The envelope (:class:`NewEvent` before storing, :class:`StoredEvent` after) carries what
-every event has: the idempotency key ``event_id``, when it happened (UTC), the agent label
-and the source (file path + byte offset, or export sha256 + conversation/message id).
+every event has: the idempotency key ``event_id``, when it happened (UTC), the agent label,
+the source (file path + byte offset, or export sha256 + conversation/message id) and the
+origin (the name of the machine that captured it; sync carries it unchanged).
 """
 
 from __future__ import annotations
@@ -207,18 +208,28 @@ class UnknownEvent(Event):
 
 @dataclass(frozen=True)
 class NewEvent:
-    """An event ready to append: idempotency key, payload, time (UTC), agent and source."""
+    """An event ready to append: idempotency key, payload, time (UTC), agent and source.
+
+    ``origin`` is the machine that captured it; ``""`` means this one (the store's
+    configured machine). ``recorded_at`` is None for an event recorded now; an event copied
+    from another machine's log keeps the time that log recorded it.
+    """
 
     event_id: str
     event: Event
     occurred_at: datetime
     agent: str = ""
     source: str = ""
+    origin: str = ""
+    recorded_at: datetime | None = None
 
 
 @dataclass(frozen=True)
 class StoredEvent:
-    """An event as read back from the log, with its ``seq`` and times as ISO UTC text."""
+    """An event as read back from the log, with its ``seq`` and times as ISO UTC text.
+
+    ``origin`` names the machine that captured it (``[sync] machine`` there).
+    """
 
     seq: int
     event_id: str
@@ -227,6 +238,7 @@ class StoredEvent:
     recorded_at: str
     agent: str
     source: str
+    origin: str = ""
 
     @property
     def type(self) -> str:
@@ -238,3 +250,9 @@ class StoredEvent:
         if not isinstance(self.event, kind):
             raise TypeError(f"event {self.seq} is a {self.type} event, not {kind.type}")
         return self.event
+
+    def as_new(self) -> NewEvent:
+        """This event ready to append to another log: its id, payload, agent, source, origin
+        and both times unchanged (its seq is that log's to give)."""
+        return NewEvent(self.event_id, self.event, parse_utc(self.occurred_at), self.agent, self.source,
+                        self.origin, parse_utc(self.recorded_at))

@@ -38,7 +38,7 @@ class Runtime:
         paths.ensure()
         lock = WriterLock(paths.lock_file, role)
         try:
-            store = EventStore(paths.events_db)
+            store = EventStore(paths.events_db, machine=settings.sync.machine)
             projector = Projector(store, paths.projections_db,
                                   default_projections(settings.timezone, settings.first_day_of_week))
         except BaseException:

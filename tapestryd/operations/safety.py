@@ -228,7 +228,7 @@ def restore(request: RestoreRequest, deps: LocalDeps) -> RestoreResult:
         result = backups.restore_log(source.resolve(), paths.events_db, paths.backups)
         for suffix in ("", "-wal", "-shm"):  # projections are rebuilt from the restored log
             Path(f"{paths.projections_db}{suffix}").unlink(missing_ok=True)
-        with EventStore(paths.events_db) as store:
+        with EventStore(paths.events_db, machine=settings.sync.machine) as store:
             projector = Projector(store, paths.projections_db,
                                   default_projections(settings.timezone, settings.first_day_of_week))
             try:

@@ -18,7 +18,7 @@ __all__ = ["iter_log"]
 def iter_log(events_db: Path, *, since: int = 0, redacted: bool = False) -> Iterator[dict[str, Any]]:
     """Each event after seq ``since`` as a JSON-ready dict with its envelope, in seq order.
 
-    Keys: seq, event_id, type, schema, occurred_at, recorded_at, agent, source, payload.
+    Keys: seq, event_id, type, schema, occurred_at, recorded_at, agent, source, origin, payload.
     The log is verbatim: secrets and private spans included. ``redacted`` passes every string
     of the payload, and the source, through :func:`tapestryd.privacy.outbound` (private spans
     stripped, secrets replaced), the filter of every other output. The parts of one message
@@ -36,7 +36,7 @@ def iter_log(events_db: Path, *, since: int = 0, redacted: bool = False) -> Iter
             type_name, schema, payload = encode(ev.event)
             record = {"seq": ev.seq, "event_id": ev.event_id, "type": type_name, "schema": schema,
                       "occurred_at": ev.occurred_at, "recorded_at": ev.recorded_at, "agent": ev.agent,
-                      "source": ev.source, "payload": json.loads(payload)}
+                      "source": ev.source, "origin": ev.origin, "payload": json.loads(payload)}
             if redacted:
                 record["source"], record["payload"] = outbound(ev.source), _filtered(record["payload"])
                 message = ev.event
