@@ -9,6 +9,7 @@ without a daemon loads neither the context builder nor the similarity index.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import datetime
 
 from tapestryd import __version__
@@ -31,12 +32,9 @@ from tapestryd.queries.search import SearchFilters
 from tapestryd.queries.search import search as run_search
 from tapestryd.queries.timephrase import parse_when
 
-__all__ = ["PROJECT_OVERFETCH", "context", "conversations", "messages", "node", "ping", "recall", "search", "show",
-           "similar", "stats"]
+__all__ = ["context", "conversations", "messages", "node", "ping", "recall", "search", "show", "similar", "stats"]
 
 ROLES = ("user", "assistant", "system", "tool")
-PROJECT_OVERFETCH = 20
-"""With ``project``, search ranks this many times ``limit`` hits, then keeps the project's."""
 
 
 def ping(request: PingRequest, deps: ReadDeps) -> PingResult:
@@ -62,19 +60,18 @@ def search(request: SearchRequest, deps: ReadDeps) -> SearchResult:
     if filters.since and filters.until and filters.until <= filters.since:
         raise TapestryError(f"--until ({request.until}) must come after --since ({request.since})")
     limit = in_range(request.limit, "limit")
-    from tapestryd.queries.context import project_conversations
+    if request.project:
+        from tapestryd.queries.context import project_conversations
 
-    inside = project_conversations(reader.conn, request.project) if request.project else None
-    wanted = limit if inside is None else min(10_000, limit * PROJECT_OVERFETCH)
+        filters = replace(filters, conversations=frozenset(project_conversations(reader.conn, request.project)))
     if request.mode == "hybrid" and not request.regex:
         from tapestryd.queries.hybrid import hybrid_search
 
-        found = hybrid_search(reader, request.query, filters, now=now, limit=wanted, widen=request.widen)
+        found = hybrid_search(reader, request.query, filters, now=now, limit=limit, widen=request.widen)
     else:
-        found = run_search(reader, request.query, filters, now=now, limit=wanted, sort=request.sort or "relevance",
+        found = run_search(reader, request.query, filters, now=now, limit=limit, sort=request.sort or "relevance",
                            regex=request.regex, widen=request.widen)
-    if inside is not None:
-        found["hits"] = [h for h in found["hits"] if h["conversation"] in inside][:limit]
+    if request.project:
         found["project"] = request.project
     if filters.conversation and filters.conversation != request.conversation:  # a short form: say which one
         found["conversation"] = filters.conversation

@@ -33,6 +33,7 @@ chunk's id range, instead of looking every match up to read its timestamp; past
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from dataclasses import dataclass
 from datetime import datetime
@@ -41,15 +42,17 @@ from typing import Protocol
 from tapestryd.db import translate_errors
 from tapestryd.events.types import format_utc
 
-__all__ = ["BOUNDS_SCAN", "RANK_WINDOW", "TIME_JOIN", "TIME_WALK", "WIDEN_FACTOR", "IdBounds", "any_expression",
-           "conversations_of", "document_frequencies", "every_expression", "id_bounds", "message_where", "ranked_ids",
-           "texts_of", "titled_openings", "turns_around"]
+__all__ = ["BOUNDS_SCAN", "KEYS_IN", "RANK_WINDOW", "TIME_JOIN", "TIME_WALK", "WIDEN_FACTOR", "IdBounds",
+           "any_expression", "conversations_of", "document_frequencies", "every_expression", "id_bounds", "keys_json",
+           "message_where", "ranked_ids", "texts_of", "titled_openings", "turns_around"]
 
 RANK_WINDOW = 20_000
 WIDEN_FACTOR = 4
 BOUNDS_SCAN = 50_000
 TIME_JOIN = 1_000
 TIME_WALK = 100_000
+KEYS_IN = "(SELECT value FROM json_each(?))"
+"""A set of keys in SQL, from one JSON-array parameter (SQLite builds it once per statement)."""
 _NO_ID = 2**63 - 1
 _BY_SCORE = "2, 1"  # ORDER BY bm25, then id
 _CHUNK_MAX = 8192  # ids per IN (...) lookup, under SQLite's 32,766 bound parameters
@@ -70,6 +73,8 @@ class MessageFilters(Protocol):
     def until(self) -> datetime | None: ...
     @property
     def subagents(self) -> bool: ...
+    @property
+    def conversations(self) -> frozenset[str] | None: ...
 
 
 @dataclass(frozen=True)
@@ -213,6 +218,8 @@ def _passing(conn: sqlite3.Connection, rows: sqlite3.Cursor, where: str, params:
 def id_bounds(conn: sqlite3.Connection, filters: MessageFilters) -> IdBounds:
     """The smallest and largest message id the conversation and time filters allow (see the module docstring)."""
     bounds = IdBounds()
+    if filters.conversations is not None and not filters.conversations:
+        return IdBounds(1, 0)
     if filters.conversation:
         low, high = conn.execute("SELECT min(id), max(id) FROM messages WHERE conversation = ?",
                                  (filters.conversation,)).fetchone()
@@ -252,7 +259,15 @@ def message_where(filters: MessageFilters) -> tuple[str, list[object]]:
         params.append(format_utc(filters.until))
     if not filters.subagents:
         clauses.append("m.sidechain = 0")
+    if filters.conversations is not None:
+        clauses.append(f"m.conversation IN {KEYS_IN}")
+        params.append(keys_json(filters.conversations))
     return "".join(f" AND {c}" for c in clauses), params
+
+
+def keys_json(keys: frozenset[str]) -> str:
+    """``keys`` as the one JSON-array parameter of :data:`KEYS_IN`."""
+    return json.dumps(sorted(keys))
 
 
 def turns_around(conn: sqlite3.Connection, ids: list[int]) -> dict[int, tuple[str, list[int]]]:

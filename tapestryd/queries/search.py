@@ -53,8 +53,8 @@ from tapestryd.db import translate_errors
 from tapestryd.errors import TapestryError
 from tapestryd.events.types import parse_utc
 from tapestryd.queries.conversations import resolve_conversation
-from tapestryd.queries.ftsrank import (RANK_WINDOW, any_expression, every_expression, message_where, ranked_ids,
-                                       texts_of)
+from tapestryd.queries.ftsrank import (KEYS_IN, RANK_WINDOW, any_expression, every_expression, keys_json,
+                                       message_where, ranked_ids, texts_of)
 from tapestryd.queries.nodes import has_nodes
 from tapestryd.queries.passages import fold_quotes
 from tapestryd.queries.reader import Reader
@@ -86,7 +86,10 @@ class SearchFilters:
     ``level`` is one of :data:`LEVELS`: ``messages``, ``summaries``, one level ``L0`` …
     ``L4`` (summaries of that level), or ``all``. ``subagents`` False leaves out the
     messages of subagents (``sidechain``: Claude Code Task agents, Gemini CLI and OpenCode
-    subagent sessions).
+    subagent sessions). ``conversations``, when not None, keeps only those conversation
+    keys (a project's sessions), in the SQL that finds and ranks the matches, so the best
+    hits inside them fill ``limit``; summaries then count only when they belong to one of
+    them (L0 nodes).
     """
 
     agent: str = ""
@@ -96,6 +99,7 @@ class SearchFilters:
     until: datetime | None = None
     level: str = "all"
     subagents: bool = True
+    conversations: frozenset[str] | None = None
 
 
 def content_terms(query: str) -> list[str]:
@@ -372,6 +376,9 @@ def _node_where(reader: Reader, filters: SearchFilters) -> tuple[str, list[objec
         if value:
             clauses.append(f"{column} = ?")
             params.append(value)
+    if filters.conversations is not None:
+        clauses.append(f"n.conversation IN {KEYS_IN}")
+        params.append(keys_json(filters.conversations))
     if filters.since:
         clauses.append("n.period_end >= ?")
         params.append(filters.since.astimezone(reader.tz).date().isoformat())
