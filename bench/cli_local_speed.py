@@ -47,11 +47,11 @@ def measured(args: tuple[str, ...], env: dict[str, str], cwd: Path) -> tuple[flo
     return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 
 
-def imports(args: tuple[str, ...], env: dict[str, str], cwd: Path) -> dict[str, object]:
-    """Modules imported by one run (``-X importtime``), and which of HEAVY are among them."""
+def imports(args: tuple[str, ...], env: dict[str, str], cwd: Path) -> tuple[int, list[str]]:
+    """How many modules one run imports (``-X importtime``), and which of HEAVY are among them."""
     err = run(args, env, cwd, "-X", "importtime").stderr
     names = {line.rsplit("|", 1)[1].strip() for line in err.splitlines() if line.startswith("import time:")}
-    return {"modules": len(names), "heavy": sorted(n for n in HEAVY if n in names)}
+    return len(names), sorted(n for n in HEAVY if n in names)
 
 
 def home_for(opts: argparse.Namespace) -> Path:
@@ -93,12 +93,13 @@ def main() -> None:
                 samples.setdefault((str(tree), " ".join(command)), []).append(measured(command, env, tree))
     result: dict[str, dict[str, object]] = {}
     for (tree, name), runs in samples.items():
+        modules, heavy = imports(tuple(name.split()), env, Path(tree))
         figures = {"wall_median_s": round(statistics.median(w for w, _ in runs), 3),
                    "cpu_median_s": round(statistics.median(c for _, c in runs), 3),
-                   **imports(tuple(name.split()), env, Path(tree))}
+                   "modules": modules, "heavy": heavy}
         result.setdefault(tree, {})[name] = figures
-        print(f"{Path(tree).name:>12}  {name:22} cpu {figures['cpu_median_s']:.3f} s  wall {figures['wall_median_s']:.3f} s"
-              f"  {figures['modules']} modules; heavy: {', '.join(figures['heavy']) or 'none'}")  # type: ignore[arg-type]
+        print(f"{Path(tree).name:>12}  {name:22} cpu {figures['cpu_median_s']:.3f} s  "
+              f"wall {figures['wall_median_s']:.3f} s  {modules} modules; heavy: {', '.join(heavy) or 'none'}")
     OUT.mkdir(exist_ok=True)
     (OUT / "cli_local_speed.json").write_text(json.dumps({"home": str(home), "runs": opts.runs, "trees": result},
                                                          indent=2))

@@ -63,7 +63,8 @@ def main() -> None:
                       "first_import_s": round(first_seconds, 2), "reimport_s": [round(s, 3) for s in seconds],
                       "reimport_median_s": round(statistics.median(seconds), 3),
                       "reimport_s_per_100k_messages": round(best * 100_000 / max(messages, 1), 3),
-                      "reimport_messages_known": again["messages_known"], "reimport_messages_new": again["messages_new"]}))
+                      "reimport_messages_known": again["messages_known"],
+                      "reimport_messages_new": again["messages_new"]}))
 
 
 if __name__ == "__main__":

@@ -46,7 +46,8 @@ def conversations_found(home: Path, *args: str) -> set[str]:
 
 
 @pytest.mark.parametrize("args", [["recall", "9999"], ["search", "x", "in", "9999"],
-                                  ["search", "x", "--until", "0001-01-01"], ["search", "x", "--until", "0001-01-01T00:00"],
+                                  ["search", "x", "--until", "0001-01-01"],
+                                  ["search", "x", "--until", "0001-01-01T00:00"],
                                   ["context", "--date", "9999-12-31"],
                                   ["context", "--date", "0001-01-01"], ["forget", "--before", "9999-01-01"],
                                   ["iterate", "9999-12-31"], ["catchup", "0001-01-01"]])

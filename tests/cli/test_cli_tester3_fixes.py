@@ -103,7 +103,8 @@ FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "sources"
 def test_ingest_refuses_an_agent_that_is_neither_configured_nor_stored(home: Path) -> None:
     export = FIXTURES / "chatgpt" / "conversations.json"
     assert error_of(run("ingest", str(export), "--agent", "nope")).startswith(
-        "no agent named 'nope'; known: chatgpt, claude-ai, claude-code, codex, gemini-cli, opencode; to use a new label, add [agents.nope]")
+        "no agent named 'nope'; known: chatgpt, claude-ai, claude-code, codex, gemini-cli, opencode; "
+        "to use a new label, add [agents.nope]")
     assert not (home / "data" / "events.db").exists() or "nope" not in run("stats", "-f", "json").stdout
     (home / "tapestry.toml").write_text((home / "tapestry.toml").read_text() + '[agents.work]\nparser = "chatgpt"\n')
     assert run("ingest", str(export), "--agent", "work").exit_code == 0
@@ -115,7 +116,8 @@ def test_ingest_refuses_an_agent_that_is_neither_configured_nor_stored(home: Pat
                                      ["recall", "2025-06", "--agent", "chatgtp"]])
 def test_read_commands_name_an_unknown_agent(home: Path, command: list[str]) -> None:
     fill(home)
-    assert error_of(run(*command)) == "no agent named 'chatgtp'; known: chatgpt, claude-ai, claude-code, codex, gemini-cli, opencode"
+    assert error_of(run(*command)) == ("no agent named 'chatgtp'; "
+                                       "known: chatgpt, claude-ai, claude-code, codex, gemini-cli, opencode")
 
 
 def test_a_configured_agent_without_data_answers_empty(home: Path) -> None:

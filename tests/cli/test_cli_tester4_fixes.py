@@ -27,7 +27,8 @@ for _module in COMMAND_MODULES:  # each registers its commands on ``app``
                                      ["eval", "--agent", "chatgtp", "--yield-sample", "0"]])
 def test_eval_and_drift_name_an_unknown_agent(home: Path, command: list[str]) -> None:
     fill(home)
-    assert error_of(run(*command)) == "no agent named 'chatgtp'; known: chatgpt, claude-ai, claude-code, codex, gemini-cli, opencode"
+    assert error_of(run(*command)) == ("no agent named 'chatgtp'; "
+                                       "known: chatgpt, claude-ai, claude-code, codex, gemini-cli, opencode")
     assert run(*command[:1], "--agent", "chatgpt", *command[3:]).exit_code == 0
 
 

@@ -69,7 +69,8 @@ def test_sigkill_while_sessions_grow_loses_no_archived_byte(daemon: Daemon, home
     daemon.start()
     for round_ in range(6):
         seen = archived(home, paths[0])[0]
-        lines = [[session_line(f"crash-{n}", f"u-{n}-{round_}-{i}", f"round {round_} file {n} line {i} " + "ripple " * 30)
+        lines = [[session_line(f"crash-{n}", f"u-{n}-{round_}-{i}",
+                               f"round {round_} file {n} line {i} " + "ripple " * 30)
                   for i in range(150)] for n in range(2)]
         written += [text for n in range(2) for i in range(150)
                     for text in [f"round {round_} file {n} line {i} " + "ripple " * 30]]

@@ -39,7 +39,8 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Daemon]:
     write_config(home, roots=[projects.parent])
     now = datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")  # today: context shows it raw
     (projects / "s.jsonl").write_bytes(session_line("s", "u1", "where is the lantern", ts=now)
-                                       + session_line("s", "u2", "the lantern is in the shed", role="assistant", ts=now))
+                                       + session_line("s", "u2", "the lantern is in the shed", role="assistant",
+                                                      ts=now))
     daemon = Daemon(home).start()
     wait_for(lambda: len(daemon.messages()) == 2)
     # the warm index answers search once it holds both messages; wait, so every test sees one ranking
@@ -74,7 +75,8 @@ def test_the_fast_path_prints_what_the_full_cli_prints(served: Daemon) -> None:
     after = (date.fromisoformat(first["timestamp"][:10]) + timedelta(days=1)).isoformat()
     for argv in (["context", "--date", after], ["context", "--date", after, "-f", "json"],
                  ["search", "lantern", "shed", "-f", "jsonl"],
-                 ["search", "lantern", "-n", "1"], ["similar", "lantern"], ["similar", "lantern", "-f", "json", "-n", "1"]):
+                 ["search", "lantern", "-n", "1"], ["similar", "lantern"],
+                 ["similar", "lantern", "-f", "json", "-n", "1"]):
         fast, full = ctl(*argv, home=served.home), ctl(*argv, home=served.home, env={"TAPESTRY_FAST": "0"})
         assert fast.returncode == full.returncode == 0, (argv, full.stderr[-2000:])
         assert fast.stdout == full.stdout and "lantern" in fast.stdout, argv

@@ -66,10 +66,11 @@ def _projections(settings: Settings) -> dict[str, list[tuple[Any, ...]]]:
     with Runtime.open(settings) as rt:
         conn = rt.projector.conn
         return {
-            "messages": conn.execute("SELECT conversation, message_key, role, text FROM messages ORDER BY 1, 2").fetchall(),
+            "messages": conn.execute(
+                "SELECT conversation, message_key, role, text FROM messages ORDER BY 1, 2").fetchall(),
             "conversations": conn.execute("SELECT key, title, message_count FROM conversations ORDER BY 1").fetchall(),
-            "nodes": conn.execute("SELECT key, level, title, summary, state, message_count, source_chars, summarized_seq"
-                                  " FROM nodes ORDER BY key").fetchall(),
+            "nodes": conn.execute("SELECT key, level, title, summary, state, message_count, source_chars,"
+                                  " summarized_seq FROM nodes ORDER BY key").fetchall(),
         }
 
 

@@ -17,7 +17,8 @@ CONVERSATIONS, MESSAGES = 800, 25
 
 
 def chatgpt_export(path: Path) -> int:
-    """A ChatGPT conversations.json of CONVERSATIONS x MESSAGES messages (~8 MB, ~1 s to parse); returns the message count."""
+    """A ChatGPT conversations.json of CONVERSATIONS x MESSAGES messages (~8 MB, ~1 s to parse);
+    returns the message count."""
     filler = "the quick brown fox jumps over the lazy dog " * 4
     conversations = []
     for c in range(CONVERSATIONS):

@@ -46,7 +46,8 @@ def test_nan_is_kept_as_nan_not_null() -> None:
 
 
 def test_integer_beyond_64_bits_decodes_as_integer() -> None:
-    payload = '{"conversation":"c","message":"m","role":"user","text":"t","timestamp":"x","meta":{"id":123456789012345678901234}}'
+    payload = ('{"conversation":"c","message":"m","role":"user","text":"t","timestamp":"x",'
+               '"meta":{"id":123456789012345678901234}}')
     decoded = decode("MessageRecorded", 1, payload)
     assert decoded.meta["id"] == 123456789012345678901234  # type: ignore[union-attr]
     assert type(decoded.meta["id"]) is int  # type: ignore[union-attr]
@@ -55,7 +56,8 @@ def test_integer_beyond_64_bits_decodes_as_integer() -> None:
 def test_unknown_event_payload_round_trips() -> None:
     type_name, schema, payload = encode(UnknownEvent(name="Future", payload={"a": [1, {"b": None}], "n": 2 ** 80}))
     assert (type_name, schema) == ("Future", 0)
-    assert decode(type_name, schema, payload) == UnknownEvent(name="Future", payload={"a": [1, {"b": None}], "n": 2 ** 80})
+    assert decode(type_name, schema, payload) == UnknownEvent(name="Future",
+                                                              payload={"a": [1, {"b": None}], "n": 2 ** 80})
 
 
 def test_lone_surrogate_still_fails_as_before(tmp_path: Path) -> None:

@@ -59,7 +59,8 @@ def test_decode_drops_unknown_keys_and_keeps_known_ones() -> None:
 
 
 @pytest.mark.parametrize("text", [
-    '{"a":[{"b":[1,2,{"c":18446744073709551616}]}]}', '[[[-99999999999999999999]]]', '{"a":1e19,"b":"12345678901234567890"}',
+    '{"a":[{"b":[1,2,{"c":18446744073709551616}]}]}', '[[[-99999999999999999999]]]',
+    '{"a":1e19,"b":"12345678901234567890"}',
     '{"deep":' + '[' * 200 + '1.5' + ']' * 200 + '}', '{"s":["x","y"],"n":{"m":{}}}',
 ])
 def test_loads_of_nested_big_numbers_is_the_stdlib_value(text: str) -> None:

@@ -16,7 +16,8 @@ def summarize(texts: list[str], source_chars: int) -> str:
 
 
 def test_a_second_topic_beats_a_third_sentence_on_the_first() -> None:
-    """Room for two sentences (2,400 characters at a day's 1/22): one on the garden and the one on the car, in their original order."""
+    """Room for two sentences (2,400 characters at a day's 1/22): one on the garden and the one on
+    the car, in their original order."""
     text = summarize(GARDEN + [CAR], source_chars=2400)
     kept = [s for s in GARDEN + [CAR] if s in text]
     assert len(kept) == 2 and kept[-1] == CAR

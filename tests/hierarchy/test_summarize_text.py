@@ -72,7 +72,8 @@ def test_a_day_title_names_its_main_topic_not_a_list_of_its_conversations() -> N
 
 def test_summaries_are_whole_sentences_without_scaffolding_or_headings() -> None:
     """No "Certainly…", "Let me know if…", list stubs or cut sentences; relative days become dates."""
-    reply = ("Certainly, I'll update the calculator for you.\n### Step 3: Write Code for OAuth 2.0 Authorization\n## Pricing\n- Start Ready\n- First attempt\n"
+    reply = ("Certainly, I'll update the calculator for you.\n### Step 3: Write Code for OAuth 2.0 Authorization\n"
+             "## Pricing\n- Start Ready\n- First attempt\n"
              "Here is the new table:\nThe calculator now prices GPT-4o at 5 dollars per million input tokens. "
              "Let me know if you want more models.")
     question = "Yesterday I compared the Claude and GPT-4o prices for our team of 12 people."

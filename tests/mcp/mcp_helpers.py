@@ -42,10 +42,12 @@ CODE = "claude-code:sess-1"
 MESSAGES = [  # conversation, local time (UTC), role, text, cwd
     (GARDEN, datetime(2026, 10, 2, 18, 0), "user", "The beds are filled. What can I still plant in October?", ""),
     (GARDEN, datetime(2026, 10, 2, 18, 3), "assistant", "Garlic cloves now, broad beans and overwintering onions.", ""),
-    (GARDEN, datetime(2026, 10, 2, 18, 6), "user", "I planted 40 garlic cloves of the Germidour variety in bed one.", ""),
+    (GARDEN, datetime(2026, 10, 2, 18, 6), "user",
+     "I planted 40 garlic cloves of the Germidour variety in bed one.", ""),
     (GARDEN, datetime(2026, 10, 2, 18, 9), "assistant", "Mulch them with straw once the shoots show.", ""),
     (CODE, datetime(2026, 10, 6, 9, 0), "user", "Add a backup job for the Home Assistant config.", "/p/homeauto"),
-    (CODE, datetime(2026, 10, 6, 9, 2), "assistant", "Wrote a systemd timer that tars the config nightly.", "/p/homeauto"),
+    (CODE, datetime(2026, 10, 6, 9, 2), "assistant", "Wrote a systemd timer that tars the config nightly.",
+     "/p/homeauto"),
 ]
 
 

@@ -66,7 +66,8 @@ def test_disable_makes_the_hook_print_nothing(settings: Settings, home: Path) ->
     _history(settings)
     service = Service(settings)
     service.start()
-    hook_input = json.dumps({"hook_event_name": "SessionStart", "session_id": "s", "cwd": str(home), "source": "startup"})
+    hook_input = json.dumps({"hook_event_name": "SessionStart", "session_id": "s", "cwd": str(home),
+                             "source": "startup"})
     try:
         quiet, loud = io.StringIO(), io.StringIO()
         env = {**os.environ, "TAPESTRY_HOME": str(home)}
@@ -90,7 +91,8 @@ def test_a_private_tag_with_attributes_hides_its_text_everywhere(settings: Setti
 
     tags = ['<private reason="tax">', "<PRIVATE level='2'>", "<private\n  why=x>"]
     with Runtime.open(settings) as rt:
-        record(rt, *(message("claude-code:attr", str(i), f"harbour plan {i}: {tag}zanzibarquux{i} ledger</private> done",
+        record(rt, *(message("claude-code:attr", str(i),
+                             f"harbour plan {i}: {tag}zanzibarquux{i} ledger</private> done",
                              at("2025-01-10", 8 + i)) for i, tag in enumerate(tags)))
     result = CliRunner().invoke(app, ["iterate", "2025-01-12"], catch_exceptions=False)
     assert result.exit_code == 0 and "0 nodes summarized" not in result.output, result.output

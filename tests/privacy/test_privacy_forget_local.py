@@ -55,7 +55,8 @@ def _seed(home: Path) -> None:
     with Runtime.open(load_settings(home)) as rt:
         rt.store.append([_msg(1, "explain the fibonacci sequence"), _msg(2, "Fibonacci in Rust, please"),
                          _msg(3, "and the garden plan"),
-                         NewEvent(event_id("closed", "2025-01-10"), DayClosed("2025-01-10", "UTC"), T0.replace(day=11))])
+                         NewEvent(event_id("closed", "2025-01-10"), DayClosed("2025-01-10", "UTC"),
+                                  T0.replace(day=11))])
         rt.projector.catch_up()
         _summarize_every_level(rt)
 

@@ -28,7 +28,8 @@ def scan_each(lowered: str) -> set[str]:
 
 
 def corpus_texts() -> list[str]:
-    files = sorted(p for p in CORPUS.rglob("*") if p.is_file() and p.suffix in (".json", ".jsonl")) if CORPUS.exists() else []
+    found = CORPUS.rglob("*") if CORPUS.exists() else ()
+    files = sorted(p for p in found if p.is_file() and p.suffix in (".json", ".jsonl"))
     texts = []
     for path in files:
         data = path.read_text("utf-8", "replace")

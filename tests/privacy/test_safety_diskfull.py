@@ -28,8 +28,8 @@ def tmpfs(tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[Path]:
     """A tmpfs (2 MiB, or the size the test's indirect parameter gives) mounted for the test, unmounted after."""
     mount = tmp_path / "small"
     mount.mkdir()
-    done = subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={getattr(request, 'param', '2m')}", "tmpfs", str(mount)],
-                          capture_output=True)
+    size = getattr(request, "param", "2m")
+    done = subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(mount)], capture_output=True)
     if done.returncode != 0:
         pytest.skip(f"cannot mount a tmpfs here ({done.stderr.decode().strip() or 'not root'})")
     try:

@@ -86,6 +86,7 @@ def test_many_conversations_stream_in_memory_of_one() -> None:
     """An 18 MB export of 4,000 conversations parses with a peak far below the file's size."""
     data = _chatgpt_export(4000)
     count, peak = _peak("chatgpt", data)
-    messages = sum(1 for i in _items("chatgpt", data) if isinstance(i, NewEvent) and isinstance(i.event, MessageRecorded))
+    messages = sum(1 for i in _items("chatgpt", data)
+                   if isinstance(i, NewEvent) and isinstance(i.event, MessageRecorded))
     assert messages == 8000 and count >= 8000
     assert peak < len(data) / 4, f"peak {peak / 1e6:.1f} MB for a {len(data) / 1e6:.1f} MB file"

@@ -134,7 +134,8 @@ def test_request_flood_is_rate_limited(service: Service) -> None:
 
 
 _json = st.recursive(st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=20),
-                     lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4),
+                     lambda inner: (st.lists(inner, max_size=4)
+                                    | st.dictionaries(st.text(max_size=8), inner, max_size=4)),
                      max_leaves=12)
 _requests = st.one_of(
     st.binary(max_size=300),

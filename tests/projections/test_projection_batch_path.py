@@ -56,7 +56,8 @@ def history() -> list[NewEvent]:
                      cwd="/w" if i else "", git_branch=f"b{i % 2}" if i % 3 else "") for i in range(8)]
     # A day's first message arriving after a later one, then a new conversation that day:
     # the new sibling's position depends on the earlier conversation's first_ts being written.
-    out += [_message(150, "claude-code:s2", "a", 252, "ten o'clock"), _message(151, "claude-code:s2", "b", 250, "eight"),
+    out += [_message(150, "claude-code:s2", "a", 252, "ten o'clock"),
+            _message(151, "claude-code:s2", "b", 250, "eight"),
             _message(152, "claude-code:s3", "a", 251, "nine o'clock")]
     out.append(_message(200, "chatgpt:c1", "late", 1, "a late message for the first day"))
     out.append(_message(201, "chatgpt:c0", "k0", 90, "a part joined days later"))
@@ -98,7 +99,8 @@ def build(store: EventStore, path: Path, *, batch: int, event_by_event: bool) ->
     return build_with(store, path, projections, batch)
 
 
-def build_with(store: EventStore, path: Path, projections: list[Any], batch: int) -> dict[str, list[tuple[object, ...]]]:
+def build_with(store: EventStore, path: Path, projections: list[Any],
+               batch: int) -> dict[str, list[tuple[object, ...]]]:
     """The rows ``projections`` leave after catching up ``batch`` events at a time."""
     projector = Projector(store, path, projections)
     while projector.catch_up(batch=batch, max_events=batch):
@@ -127,7 +129,8 @@ def test_batch_path_counts_every_node_once(tmp_path: Path) -> None:
     rows = build(store, tmp_path / "p.db", batch=1000, event_by_event=False)
     projector = Projector(store, tmp_path / "p.db", default_projections("UTC", 0))
     conn = projector.conn
-    messages, chars = conn.execute("SELECT COUNT(*), SUM(LENGTH(text)) FROM messages WHERE agent = 'chatgpt'").fetchone()
+    messages, chars = conn.execute(
+        "SELECT COUNT(*), SUM(LENGTH(text)) FROM messages WHERE agent = 'chatgpt'").fetchone()
     for level in range(5):
         count, = conn.execute("SELECT SUM(message_count) FROM nodes WHERE level = ? AND agent = 'chatgpt'",
                               (level,)).fetchone()

@@ -26,7 +26,8 @@ def _hits(conn: sqlite3.Connection, term: str) -> list[int]:
 
 
 def _intact(conn: sqlite3.Connection) -> None:
-    conn.execute("INSERT INTO messages_fts(messages_fts, rank) VALUES ('integrity-check', 1)")  # 1: against the content table
+    # rank 1: checked against the content table
+    conn.execute("INSERT INTO messages_fts(messages_fts, rank) VALUES ('integrity-check', 1)")
 
 
 def test_streamed_parts_across_batches_are_indexed_joined(tmp_path: Path) -> None:

@@ -38,7 +38,8 @@ def _project(store: EventStore, path: Path) -> Projector:
 
 
 def test_options_are_set_on_a_file_made_without_them(tmp_path: Path) -> None:
-    """An older projections file (FTS5 defaults) gets the options when a projector opens it; reopening writes nothing."""
+    """An older projections file (FTS5 defaults) gets the options when a projector opens it;
+    reopening writes nothing."""
     path = tmp_path / "projections.db"
     projector = Projector(EventStore(tmp_path / "events.db"), path, [MessagesProjection()])
     projector.conn.execute("DELETE FROM messages_fts_config WHERE k IN ('hashsize', 'automerge')")

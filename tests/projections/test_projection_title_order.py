@@ -18,7 +18,8 @@ def _title(text: str, updated: str = "", conv: str = "chatgpt:c1") -> NewEvent:
 
 
 def _message(conv: str = "chatgpt:c1") -> NewEvent:
-    return NewEvent(event_id("m", conv), MessageRecorded(conv, "m1", "user", "hello", format_utc(T0)), T0, "chatgpt", "x")
+    return NewEvent(event_id("m", conv), MessageRecorded(conv, "m1", "user", "hello", format_utc(T0)), T0, "chatgpt",
+                    "x")
 
 
 def _titles(tmp_path: Path, *events: NewEvent) -> dict[str, str]:
@@ -43,7 +44,8 @@ def test_an_older_export_imported_later_keeps_the_newer_title(tmp_path: Path) ->
 
 
 def test_a_newer_export_imported_later_replaces_the_title(tmp_path: Path) -> None:
-    assert _titles(tmp_path, _message(), _title("Old title", V1), _title("New title", V2)) == {"chatgpt:c1": "New title"}
+    titles = _titles(tmp_path, _message(), _title("Old title", V1), _title("New title", V2))
+    assert titles == {"chatgpt:c1": "New title"}
 
 
 def test_titles_without_a_time_keep_log_order_and_yield_to_a_timed_one(tmp_path: Path) -> None:
@@ -63,4 +65,5 @@ def test_a_projection_file_from_before_the_column_gets_it(tmp_path: Path) -> Non
                  " git_branch TEXT NOT NULL DEFAULT '')")
     conn.commit()
     conn.close()
-    assert _titles(tmp_path, _message(), _title("New title", V2), _title("Old title", V1)) == {"chatgpt:c1": "New title"}
+    titles = _titles(tmp_path, _message(), _title("New title", V2), _title("Old title", V1))
+    assert titles == {"chatgpt:c1": "New title"}

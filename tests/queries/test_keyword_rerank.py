@@ -80,7 +80,8 @@ def test_a_conversation_is_found_by_its_title(history: History) -> None:
     """No message says 'Postgres'; the conversation titled so opens with the first turn, marked."""
     history.message("claude-ai:pg", at(5, 9), "How far along is it?", agent="claude-ai")
     history.message("claude-ai:pg", at(5, 9, 1), "Halfway there", role="assistant", agent="claude-ai")
-    history.pending.append(NewEvent(event_id("test", "title"), ConversationTitled("claude-ai:pg", "Postgres_16 migration"),
+    history.pending.append(NewEvent(event_id("test", "title"),
+                                    ConversationTitled("claude-ai:pg", "Postgres_16 migration"),
                                     at(5, 9), "claude-ai", "test#title"))
     history.commit()
     reader = Reader.open(load_settings(history.settings.home))

@@ -23,7 +23,8 @@ NOW = datetime(2026, 3, 5, 12, 0, tzinfo=PARIS)
 
 @pytest.fixture
 def reader(history: History) -> Reader:
-    history.message("claude-ai:tool-conv-002", datetime(2026, 3, 3, 10, tzinfo=PARIS), "python tool call", agent="claude")
+    history.message("claude-ai:tool-conv-002", datetime(2026, 3, 3, 10, tzinfo=PARIS), "python tool call",
+                    agent="claude")
     history.message("claude-ai:tool-conv-002", datetime(2026, 3, 3, 10, 5, tzinfo=PARIS),
                     "the tool call returned a python traceback from the tool call wrapper", agent="claude")
     history.message("claude-ai:tool-conv-002", datetime(2026, 3, 3, 10, 9, tzinfo=PARIS), "call it once more",

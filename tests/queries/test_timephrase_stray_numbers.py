@@ -1,4 +1,5 @@
-"""Numbers and joining words around time phrases: "python 3.12 last week" keeps 3.12 as words; "A to now" is read whole."""
+"""Numbers and joining words around time phrases: "python 3.12 last week" keeps 3.12 as words;
+"A to now" is read whole."""
 
 from __future__ import annotations
 

@@ -47,7 +47,8 @@ def test_a_fractional_count_is_one_error_naming_the_phrase(query: str, message: 
 ])
 def test_a_to_b_without_from_is_a_range(query: str, phrase: str, first: str, last: str) -> None:
     found, rest = find(query)
-    assert found is not None and (found.phrase, found.first.isoformat(), found.last.isoformat()) == (phrase, first, last)
+    assert found is not None
+    assert (found.phrase, found.first.isoformat(), found.last.isoformat()) == (phrase, first, last)
     assert rest == (query.replace(phrase, "").strip() or "")
     whole = parse_when(phrase, now=NOW, tz=PARIS)
     assert (whole.first.isoformat(), whole.last.isoformat()) == (first, last)
@@ -105,7 +106,8 @@ def test_a_phrase_and_since_search_their_overlap(reader: Reader) -> None:
     wide = search(reader, "garlic last 2 months", SearchFilters(), now=NOW)
     assert len(wide["hits"]) == 2 and wide["terms"] == "garlic"
     until = datetime(2026, 9, 1, tzinfo=PARIS)
-    with pytest.raises(TapestryError, match=r"'last 2 months' .* and --until \(before 2026-09-01 00:00\) do not overlap"):
+    overlap = r"'last 2 months' .* and --until \(before 2026-09-01 00:00\) do not overlap"
+    with pytest.raises(TapestryError, match=overlap):
         search(reader, "garlic last 2 months", SearchFilters(until=until), now=NOW)
 
 

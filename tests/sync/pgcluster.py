@@ -75,7 +75,8 @@ class PgCluster:
         bindir = find_binaries()
         assert bindir is not None, missing_reason()
         self.bindir = bindir
-        self.root = Path(tempfile.mkdtemp(prefix="tapestry-pg-", dir=_reachable_parent() if os.geteuid() == 0 else None))
+        parent = _reachable_parent() if os.geteuid() == 0 else None
+        self.root = Path(tempfile.mkdtemp(prefix="tapestry-pg-", dir=parent))
         self.data = self.root / "data"
         self.port = _free_port()
         self.as_nobody = os.geteuid() == 0

@@ -14,7 +14,15 @@ from flask import Flask
 
 from tapestryd.config import Settings, load_settings
 from tapestryd.events.store import EventStore
-from tapestryd.events.types import ConversationTitled, DayClosed, Event, MessageRecorded, NewEvent, NodeSummarized, event_id
+from tapestryd.events.types import (
+    ConversationTitled,
+    DayClosed,
+    Event,
+    MessageRecorded,
+    NewEvent,
+    NodeSummarized,
+    event_id,
+)
 from tapestryd.paths import paths_for
 from tapestryd.projections import Projector, default_projections
 
