@@ -415,7 +415,8 @@ SYNC_SCHEMES = ("postgresql", "postgres")
 
 
 def _sync(reader: _Reader, secrets: _Secrets) -> SyncSettings:
-    """``[sync]``: machine, url (no password: that comes from TAPESTRY_SYNC_URL or TAPESTRY_SYNC_PASSWORD) and interval."""
+    """``[sync]``: machine, url (no password: that comes from TAPESTRY_SYNC_URL or TAPESTRY_SYNC_PASSWORD) and
+    interval."""
     machine = reader.text("sync", "machine", "").strip() or default_machine()
     if len(machine) > 200 or not machine.isprintable():
         raise ConfigError(f"{reader.file}: sync.machine = {machine!r}; expected a printable name of at most 200"

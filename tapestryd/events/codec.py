@@ -8,10 +8,11 @@ version does not know decodes to :class:`~tapestryd.events.types.UnknownEvent`.
 JSON goes through orjson (several times faster than the stdlib both ways); whatever orjson
 refuses or would write differently falls back to the stdlib (and so does a long text, see
 :data:`ORJSON_MAX`), so the stored values are the ones the stdlib codec stored: lone
-surrogates and integers beyond 64 bits (orjson refuses them), NaN and infinities (orjson would write ``null``; any payload holding ``null`` is
-re-encoded by the stdlib); when decoding, ``NaN`` literals (orjson refuses them) and any
-payload holding a float of magnitude 2**63 or more (orjson reads an integer beyond 64 bits
-as a float; such a payload is read again by the stdlib).
+surrogates and integers beyond 64 bits (orjson refuses them), NaN and infinities (orjson
+would write ``null``; any payload holding ``null`` is re-encoded by the stdlib); when
+decoding, ``NaN`` literals (orjson refuses them) and any payload holding a float of magnitude
+2**63 or more (orjson reads an integer beyond 64 bits as a float; such a payload is read again
+by the stdlib).
 """
 
 from __future__ import annotations

@@ -74,7 +74,8 @@ def list_archive(request: ArchiveListRequest, deps: LocalDeps) -> ArchiveListRes
     with store:
         return ArchiveListResult([f.to_dict() for f in store.listing()])
 
-def extract_offline(settings: Settings, ref: str, *, version: int | None = None) -> tuple[ArchivedFile, Iterator[bytes]]:
+def extract_offline(settings: Settings, ref: str, *,
+                    version: int | None = None) -> tuple[ArchivedFile, Iterator[bytes]]:
     """The archived version ``ref`` names and its bytes, block by block.
 
     ``ref`` is a version id (from ``archive list``), a file path, or the unique end of one

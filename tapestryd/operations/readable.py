@@ -24,7 +24,8 @@ def _groups(uid: int) -> set[int]:
         entry = pwd.getpwuid(uid)
     except KeyError:
         return set()
-    return set(os.getgrouplist(entry.pw_name, entry.pw_gid)) | {g.gr_gid for g in grp.getgrall() if entry.pw_name in g.gr_mem}
+    listed = {g.gr_gid for g in grp.getgrall() if entry.pw_name in g.gr_mem}
+    return set(os.getgrouplist(entry.pw_name, entry.pw_gid)) | listed
 
 
 def _allowed(info: os.stat_result, uid: int, groups: set[int], bits: tuple[int, int, int]) -> bool:

@@ -13,7 +13,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 __all__ = [
-    "ArchiveListRequest", "BackupRequest", "BackupsRequest", "CatchUpRequest", "CloseDaysRequest", "CompactRequest", "ContextRequest",
+    "ArchiveListRequest", "BackupRequest", "BackupsRequest", "CatchUpRequest", "CloseDaysRequest", "CompactRequest",
+    "ContextRequest",
     "ConversationsRequest", "DriftRequest", "EvalRequest", "ForgetRequest", "GenerateRequest",
     "HierarchyStatusRequest", "IngestRequest", "IterateRequest", "MessagesRequest", "NodeRequest", "PauseRequest",
     "PingRequest", "RebuildRequest", "RecallRequest", "ReloadRequest", "RepairRequest", "RestoreRequest",

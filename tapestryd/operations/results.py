@@ -19,7 +19,8 @@ from dataclasses import dataclass, fields
 from typing import Any, Mapping, Self
 
 __all__ = [
-    "ArchiveListResult", "BackupResult", "BackupsResult", "CatchUpResult", "CloseDaysResult", "CompactResult", "ContextResult",
+    "ArchiveListResult", "BackupResult", "BackupsResult", "CatchUpResult", "CloseDaysResult", "CompactResult",
+    "ContextResult",
     "ConversationsResult", "Document", "DriftResult", "EvalResult", "ForgetResult", "GenerateResult",
     "HierarchyStatusResult", "IngestResult", "IterateResult", "MessagesResult", "NodeResult", "PauseResult",
     "PingResult", "RebuildResult", "RecallResult", "Record", "ReloadResult", "RepairResult", "RestoreResult",

@@ -322,7 +322,8 @@ class _Run:
         # the same fingerprint; the time keeps its event from being taken for the forgotten one.
         again = format_utc(self.clock.now()) if node.provider and not node.summary else ""
         key = event_id(NodeSummarized.type, node.key, node.fingerprint, context_fp, s.name, s.model,
-                       s.prompt_version, self.mode, hash_parts(summary.title, summary.text), *([again] if again else []))
+                       s.prompt_version, self.mode, hash_parts(summary.title, summary.text),
+                       *([again] if again else []))
         self.pending.append(NewEvent(key, body, self.clock.now(), agent=node.agent, source="summarizer"))
         self.pending_keys.add(node.key)
         self.report.summarized += 1

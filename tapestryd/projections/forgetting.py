@@ -21,8 +21,8 @@ from functools import lru_cache
 
 from tapestryd.events.types import Forgotten
 
-__all__ = ["ForgetRule", "apply_forgotten", "clear_rules", "compiled", "conversation_forgotten", "create_rules", "drop_message",
-           "is_forgotten", "preview", "rules", "title_forgotten"]
+__all__ = ["ForgetRule", "apply_forgotten", "clear_rules", "compiled", "conversation_forgotten", "create_rules",
+           "drop_message", "is_forgotten", "preview", "rules", "title_forgotten"]
 
 _SCHEMA = ("CREATE TABLE IF NOT EXISTS forget_rules (seq INTEGER PRIMARY KEY, conversation TEXT NOT NULL,"
            " before TEXT NOT NULL, match TEXT NOT NULL)")

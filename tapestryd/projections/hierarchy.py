@@ -264,7 +264,8 @@ class _Counts:
         conn.executemany(f"UPDATE nodes SET digest = ?, fingerprint = ?, {_COUNTS} WHERE key = ?",
                          [(digest, l0_fingerprint(digest), *sums.row(), key)
                           for key, (digest, _, _, sums) in self.leaves.items()])
-        conn.executemany(f"UPDATE nodes SET {_COUNTS} WHERE key = ?", [(*sums.row(), key) for key, sums in above.items()])
+        conn.executemany(f"UPDATE nodes SET {_COUNTS} WHERE key = ?",
+                         [(*sums.row(), key) for key, sums in above.items()])
         self.leaves.clear()
 
 

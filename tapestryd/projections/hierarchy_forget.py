@@ -13,8 +13,8 @@ covers. Each L0 whose message sources no longer exist then:
   change with it, so they are rebuilt too;
 * has every ancestor's summary and title blanked as well (an L1 to L4 summary may quote
   the forgotten text) and its summarized fingerprint cleared, so each stays dirty until
-  summarized again (even if its children's new summaries equal the old ones), and no forgotten text stays in summaries, summary search or
-  context whether or not a daemon runs to summarize them again.
+  summarized again (even if its children's new summaries equal the old ones), and no
+  forgotten text stays in summaries, summary search or context whether or not a daemon runs to summarize them again.
 
 A pattern rule also blanks, with their ancestors, the summaries and titles it matches
 (a word may reach a summary only through a conversation title); such an L0 is dirty too.
@@ -85,7 +85,8 @@ def _blank_matching(conn: sqlite3.Connection, rule: Forgotten, forgotten: str) -
     rows = conn.execute(f"SELECT key, level, digest, parent, title, summary FROM nodes WHERE 1 = 1{scope}",
                         params).fetchall()
     return {key for key, level, digest, parent, title, summary in rows
-            if (pattern.search(title) or pattern.search(summary)) and _blank(conn, key, level, digest, parent, forgotten)}
+            if (pattern.search(title) or pattern.search(summary))
+            and _blank(conn, key, level, digest, parent, forgotten)}
 
 
 def _blank(conn: sqlite3.Connection, key: str, level: int, digest: str, parent: str, forgotten: str) -> bool:
@@ -141,7 +142,8 @@ def _lower_ancestors(conn: sqlite3.Connection, key: str, messages: int, chars: i
         row = conn.execute("SELECT parent, level FROM nodes WHERE key = ?", (key,)).fetchone()
         if row is None:
             return
-        conn.execute("UPDATE nodes SET message_count = MAX(0, message_count - ?), source_chars = MAX(0, source_chars - ?),"
-                     " summary = '', title = '', summarized_fingerprint = '' WHERE key = ?", (messages, chars, key))
+        conn.execute("UPDATE nodes SET message_count = MAX(0, message_count - ?),"
+                     " source_chars = MAX(0, source_chars - ?), summary = '', title = '', summarized_fingerprint = ''"
+                     " WHERE key = ?", (messages, chars, key))
         refresh_parent(conn, key, row[1])
         key = row[0]

@@ -95,7 +95,8 @@ class MonthGrid:
 def has_nodes(conn: sqlite3.Connection) -> bool:
     """True when the hierarchy's ``nodes`` table exists in this database."""
     with translate_errors(conn):
-        return conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'nodes'").fetchone() is not None
+        found = conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'nodes'").fetchone()
+        return found is not None
 
 
 def agents_with_data(reader: Reader) -> list[str]:

@@ -129,4 +129,5 @@ def _checkpoints(projections: sqlite3.Connection | None, last: int) -> dict[str,
     if ahead:
         return _check("checkpoints", False, "projections are ahead of the log: run `tapestryctl rebuild`", ahead)
     lag = ", ".join(f"{name} {last - seq} behind" for name, seq in sorted(marks.items()) if seq < last)
-    return _check("checkpoints", True, f"{len(marks)} checkpoint(s) at or below seq {last}" + (f" ({lag})" if lag else ""))
+    return _check("checkpoints", True,
+                  f"{len(marks)} checkpoint(s) at or below seq {last}" + (f" ({lag})" if lag else ""))

@@ -20,7 +20,8 @@ from tapestryd.db import connect
 from tapestryd.errors import StoreError
 from tapestryd.paths import Paths, paths_for
 
-__all__ = ["Reader", "check_projections", "damaged", "log_has_events", "nothing_stored", "unreadable", "unreadable_error"]
+__all__ = ["Reader", "check_projections", "damaged", "log_has_events", "nothing_stored", "unreadable",
+           "unreadable_error"]
 
 
 @dataclass

@@ -84,7 +84,8 @@ class KeywordRanker:
              limit: int) -> tuple[list[tuple[int, float]], dict[int, str]]:
         """``(message id, score)`` of the best ``limit`` messages for content words ``terms``, best first
         (a turn only lent to just below its best lender at most), and why those among them that hold
-        none of the words came: ``next_to_match`` (a neighbouring turn) or ``title_match`` (their conversation's title holds the words).
+        none of the words came: ``next_to_match`` (a neighbouring turn) or ``title_match`` (their
+        conversation's title holds the words).
 
         ``score`` is the negated combined score (lower is better). Every returned message
         passes ``filters``. Raises StoreError on a database error.

@@ -25,8 +25,8 @@ from tapestryd.queries.search import (SearchFilters, SearchHit, content_terms, m
 from tapestryd.queries.tokens import flatten
 from tapestryd.queries.warm import register_warm_index, unregister_warm_index, warm_index
 
-__all__ = ["COLD_TERMS", "SIMILAR_LEVELS", "cold_similar", "hydrate", "kinds_for", "message_hits", "register_warm_index",
-           "similar", "unregister_warm_index", "warm_index"]
+__all__ = ["COLD_TERMS", "SIMILAR_LEVELS", "cold_similar", "hydrate", "kinds_for", "message_hits",
+           "register_warm_index", "similar", "unregister_warm_index", "warm_index"]
 
 SIMILAR_LEVELS = ("all", "messages", "summaries", "L0", "L1", "L2", "L3", "L4")
 COLD_TERMS = 16

@@ -74,8 +74,8 @@ _ISO_DAY = re.compile(r"(?<![\w-])(?:(on|since|after|before|until|till)\s+)?(\d{
 _YEAR = re.compile(r"\b\d{4}\b")
 _FRACTION = re.compile(r"(?<!\w)(?:last|past|previous)\s+(\d+)[.,](\d+)\s+(hour|day|week|month|year)s?\b", re.I)
 _SMALLER = {"year": ("month", 12), "month": ("day", 30), "week": ("day", 7), "day": ("hour", 24)}
-_DAY_NUMBER = re.compile(rf"^(\d{{1,4}})\s+(?=(?:{'|'.join(_MONTHS.split())}|may|(?:minute|hour|day|week|month|year)s?)\b)",
-                         re.I)
+_DAY_NUMBER = re.compile(
+    rf"^(\d{{1,4}})\s+(?=(?:{'|'.join(_MONTHS.split())}|may|(?:minute|hour|day|week|month|year)s?)\b)", re.I)
 _LEADING_NUMBER = re.compile(r"^[\d.,]+\s+")
 _BARE_TO = re.compile(r"(?<=\s)(?:to|through)(?=\s)", re.I)
 _RANGE_WORDS = 5  # the most words read as either end of a range
