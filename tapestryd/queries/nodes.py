@@ -108,9 +108,12 @@ def _resolve_source(conn: sqlite3.Connection, source: str, kind: str, position: 
 
 def _message_row(conn: sqlite3.Connection, source: str) -> tuple[Any, ...] | None:
     columns = "SELECT id, conversation, message_key, role, ts, text FROM messages"
+    row: tuple[Any, ...] | None
     with translate_errors(conn):
         if source.isdigit():
-            return conn.execute(f"{columns} WHERE id = ?", (int(source),)).fetchone()  # type: ignore[no-any-return]
-        conversation, _, message_key = source.rpartition("/")
-        return conn.execute(f"{columns} WHERE conversation = ? AND message_key = ?",  # type: ignore[no-any-return]
-                            (conversation, message_key)).fetchone()
+            row = conn.execute(f"{columns} WHERE id = ?", (int(source),)).fetchone()
+        else:
+            conversation, _, message_key = source.rpartition("/")
+            row = conn.execute(f"{columns} WHERE conversation = ? AND message_key = ?",
+                               (conversation, message_key)).fetchone()
+    return row
