@@ -100,10 +100,11 @@ class HubMeta(HubModel, table=True):
     value: str = Field(sa_column=sa.Column(sa.Text, nullable=False))
 
 
-_EVENTS = HubEvent.__table__  # type: ignore[attr-defined]
-_MACHINES = HubMachine.__table__  # type: ignore[attr-defined]
-_FORGOTTEN = HubForgotten.__table__  # type: ignore[attr-defined]
-_META = HubMeta.__table__  # type: ignore[attr-defined]
+_TABLES = HubModel.metadata.tables  # the models' Table objects, typed (SQLModel does not declare __table__)
+_EVENTS = _TABLES["hub_events"]
+_MACHINES = _TABLES["hub_machines"]
+_FORGOTTEN = _TABLES["hub_forgotten"]
+_META = _TABLES["hub_meta"]
 _ROW_COLUMNS = (_EVENTS.c.hub_seq, _EVENTS.c.event_id, _EVENTS.c.origin, _EVENTS.c.type, _EVENTS.c.schema,
                 _EVENTS.c.occurred_at, _EVENTS.c.key_id, _EVENTS.c.nonce, _EVENTS.c.ciphertext)
 
