@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 from types import MappingProxyType
-from typing import Iterable, Iterator, Mapping, Sequence
+from typing import Any, Iterable, Iterator, Mapping, Sequence
 
 from tapestryd.db import Migration, connect, migrate, transaction, translate_errors
 from tapestryd.errors import StoreError
@@ -349,13 +349,13 @@ class EventStore:
 
         Raises StoreError naming the seq of a row whose payload does not decode.
         """
-        found: list[tuple[object, ...]] = []
+        found: list[tuple[Any, ...]] = []
         with translate_errors(self.conn):
             for start in range(0, len(seqs), _ID_CHUNK):
                 chunk = list(seqs[start:start + _ID_CHUNK])
                 found.extend(self.conn.execute(
                     f"SELECT {self._columns} FROM events WHERE seq IN ({','.join('?' * len(chunk))})", chunk))
-        return [self._decode(row) for row in sorted(found, key=lambda row: int(row[0]))]  # type: ignore[call-overload]
+        return [self._decode(row) for row in sorted(found, key=lambda row: int(row[0]))]
 
     def _filter(self, types: Sequence[str], until: int | None, origin: str | None) -> tuple[str, list[object]]:
         where, params = "", []  # type: tuple[str, list[object]]
@@ -374,11 +374,11 @@ class EventStore:
     def _columns(self) -> str:
         return f"{_COLUMNS}, {self._origin}"
 
-    def _decode(self, row: tuple[object, ...]) -> StoredEvent:
+    def _decode(self, row: tuple[Any, ...]) -> StoredEvent:
         seq, eid, type_name, schema, occurred, recorded, agent, source, payload, origin = row
         try:
-            event = decode(str(type_name), int(schema), str(payload))  # type: ignore[call-overload]
+            event = decode(str(type_name), int(schema), str(payload))
         except (ValueError, TypeError, KeyError) as exc:
             raise StoreError(f"{self.path}: event seq {seq} ({type_name}) does not decode: {exc}") from exc
-        return StoredEvent(int(seq), str(eid), event, str(occurred), str(recorded), str(agent),  # type: ignore[call-overload]
+        return StoredEvent(int(seq), str(eid), event, str(occurred), str(recorded), str(agent),
                            str(source), str(origin))
