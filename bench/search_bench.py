@@ -15,7 +15,7 @@ filters left out; the ratio of search's median to bare's is printed (issue 13: w
 machine it moves less.
 
 With ``--compare`` each query is also ranked exactly (every match scored by BM25, no
-window; see :mod:`tapestryd.queries.ftsrank`) and the top 10 compared with the bounded
+window; see :mod:`tapestryd.projections.messages_search`) and the top 10 compared with the bounded
 ranking ``search`` uses: same order, same set, mean overlap, how close the bounded BM25
 scores come to the exact ones, and the exact latency.
 
@@ -171,7 +171,7 @@ def agreement(home: Path, count: int, top: int = 10) -> dict[str, Any]:
     (one run each), for the ratio.
     """
     from tapestryd.config import load_settings
-    from tapestryd.queries.ftsrank import RANK_WINDOW
+    from tapestryd.projections.messages_search import RANK_WINDOW
     from tapestryd.queries.reader import Reader
     from tapestryd.queries.search import SearchFilters, fts_expression, fts_ranking
 

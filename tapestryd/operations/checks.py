@@ -9,6 +9,7 @@ from tapestryd.clock import Clock
 from tapestryd.config import Settings
 from tapestryd.errors import TapestryError
 from tapestryd.events.types import parse_utc
+from tapestryd.projections.messages_read import has_agent, stored_agents
 
 __all__ = ["check_agent", "in_range", "now_of"]
 
@@ -49,22 +50,10 @@ def check_agent(settings: Settings, conn: sqlite3.Connection, agent: str, *, new
     ``new_label`` (ingest) adds how to introduce a new label. One lookup that stops at the
     first conversation, run only for a name that is not configured.
     """
-    if not agent or settings.agent(agent) is not None or _has_data(conn, agent):
+    if not agent or settings.agent(agent) is not None or has_agent(conn, agent):
         return agent
-    known = sorted({a.name for a in settings.agents} | set(_data_agents(conn)))
+    known = sorted({a.name for a in settings.agents} | set(stored_agents(conn)))
     hint = f"; to use a new label, add [agents.{agent}] to {settings.config_file}" if new_label else ""
     raise TapestryError(f"no agent named {agent!r}; known: {', '.join(known)}{hint}")
 
 
-def _has_data(conn: sqlite3.Connection, agent: str) -> bool:
-    try:
-        return conn.execute("SELECT 1 FROM conversations WHERE agent = ? LIMIT 1", (agent,)).fetchone() is not None
-    except sqlite3.OperationalError:  # no projections yet
-        return False
-
-
-def _data_agents(conn: sqlite3.Connection) -> list[str]:
-    try:
-        return [row[0] for row in conn.execute("SELECT DISTINCT agent FROM conversations")]
-    except sqlite3.OperationalError:
-        return []

@@ -52,6 +52,7 @@ from tapestryd.operations.compact_summaries import (
 from tapestryd.operations.runtime import Runtime
 from tapestryd.privacy import outbound
 from tapestryd.projections.forgetting import ForgetRule, compiled
+from tapestryd.projections.messages_read import stored_message_keys
 
 __all__ = ["CompactionPlan", "compact_log", "confirm_compaction", "plan_compaction"]
 
@@ -91,13 +92,9 @@ def plan_compaction(runtime: Runtime) -> CompactionPlan:
     return plan
 
 
-def _stored_keys(conn: sqlite3.Connection) -> set[tuple[str, str]]:
-    return {(c, k) for c, k in conn.execute("SELECT conversation, message_key FROM messages")}
-
-
 def _plan_messages(runtime: Runtime, rules: list[ForgetRule], plan: CompactionPlan) -> list[StoredEvent]:
     """Plan message and title tombstones; returns every forgotten MessageRecorded (tombstones included)."""
-    stored = _stored_keys(runtime.projector.conn)
+    stored = stored_message_keys(runtime.projector.conn)
     whole = {r.conversation for r in rules if r.conversation and not (r.before or r.match)}
     gone = []
     for event in runtime.store.read(types=[MessageRecorded.type, ConversationTitled.type]):

@@ -20,6 +20,8 @@ import structlog
 from tapestryd.clock import Clock, day_close_at, local_date
 from tapestryd.events.types import DayClosed, NewEvent, event_id, parse_utc
 from tapestryd.operations.runtime import Runtime
+from tapestryd.projections.hierarchy_read import closed_day_count, closed_days
+from tapestryd.projections.messages_read import first_message_ts
 
 __all__ = ["close_days", "days_to_close", "last_closed_day", "next_close_at"]
 
@@ -39,16 +41,15 @@ def next_close_at(now: datetime, tz: ZoneInfo, grace_seconds: float) -> datetime
 def days_to_close(runtime: Runtime, now: datetime) -> list[date]:
     """Closed days (at ``now``) since the first message that the hierarchy has not seen closed."""
     conn, settings = runtime.projector.conn, runtime.settings
-    first = conn.execute("SELECT MIN(ts) FROM messages").fetchone()[0]
+    first = first_message_ts(conn)
     if first is None:
         return []
     start = local_date(parse_utc(first), settings.tz)
     last = last_closed_day(now, settings.tz, settings.schedule.close_grace)
     span = (start.isoformat(), last.isoformat())
-    closed = conn.execute("SELECT COUNT(*) FROM closed_days WHERE agent = '' AND date BETWEEN ? AND ?", span).fetchone()
-    if closed[0] >= (last - start).days + 1:  # the usual answer (every tail pass asks): nothing to close
+    if closed_day_count(conn, *span) >= (last - start).days + 1:  # the usual answer (every tail pass asks)
         return []
-    done = {r[0] for r in conn.execute("SELECT date FROM closed_days WHERE agent = '' AND date BETWEEN ? AND ?", span)}
+    done = closed_days(conn, *span)
     days = (start + timedelta(days=n) for n in range((last - start).days + 1))
     return [d for d in days if d.isoformat() not in done]
 

@@ -48,6 +48,7 @@ from tapestryd.operations.summarizer import (
     summarize_keys,
 )
 from tapestryd.projections.hierarchy_checks import run_checks
+from tapestryd.projections.hierarchy_read import dirty_below
 from tapestryd.queries.tree import hierarchy_status as count_hierarchy
 from tapestryd.queries.tree import resolve_nodes
 from tapestryd.queries.tree import tree as list_tree
@@ -95,7 +96,7 @@ def generate(request: GenerateRequest, deps: WriteDeps) -> GenerateResult:
                           conversation=request.conversation)
     if not nodes:
         raise TapestryError(f"no L{level} node for {request.when!r}" + _filters(request))
-    keys = [k for n in nodes for k in _dirty_below(runtime, n.key)] + [n.key for n in nodes]
+    keys = [k for n in nodes for k in dirty_below(runtime.projector.conn, n.key)] + [n.key for n in nodes]
     with exclusive():
         with deps.summarizers(runtime.settings.summarize) as summarizer:
             report = summarize_keys(Target.of(runtime), summarizer, keys, force=frozenset(n.key for n in nodes),
@@ -126,15 +127,6 @@ def tree(request: TreeRequest, deps: ReadDeps) -> TreeResult:
 def hierarchy_status(request: HierarchyStatusRequest, deps: ReadDeps) -> HierarchyStatusResult:
     """Counts, usage, last runs and errors, structural checks and the grade."""
     return HierarchyStatusResult(count_hierarchy(deps.reader, checks=request.checks))
-
-
-def _dirty_below(runtime: Runtime, key: str) -> list[str]:
-    rows = runtime.projector.conn.execute(
-        "WITH RECURSIVE below(key) AS (SELECT key FROM nodes WHERE parent = ?"
-        " UNION ALL SELECT n.key FROM nodes n JOIN below b ON n.parent = b.key)"
-        " SELECT n.key FROM nodes n JOIN below b ON b.key = n.key WHERE n.state = 'dirty'"
-        " ORDER BY n.period_end, n.level, n.period_start, n.key", (key,))
-    return [r[0] for r in rows]
 
 
 def _level(value: int | None) -> int:

@@ -15,12 +15,8 @@ from zoneinfo import ZoneInfo
 
 from tapestryd.events.types import parse_utc
 from tapestryd.projections.hierarchy_keys import hash_parts
-from tapestryd.projections.hierarchy_read import (
-    NodeRow,
-    children,
-    context_nodes,
-    segment_messages,
-)
+from tapestryd.projections.hierarchy_read import NodeRow, child_keys, children, context_nodes, segment_message_ids
+from tapestryd.projections.messages_read import conversation_titles, timed_messages
 from tapestryd.summarize.base import Passage, SummaryRequest
 
 __all__ = ["build_request", "dependency_keys", "period_label"]
@@ -47,18 +43,16 @@ def build_request(conn: sqlite3.Connection, node: NodeRow, tz: ZoneInfo, *,
 
 def dependency_keys(conn: sqlite3.Connection, node: NodeRow) -> set[str]:
     """Keys whose summaries ``node`` reads: its children and its context nodes."""
-    kids = {r[0] for r in conn.execute("SELECT key FROM nodes WHERE parent = ?", (node.key,))}
-    return kids | {c.key for c in context_nodes(conn, node)}
+    return child_keys(conn, node.key) | {c.key for c in context_nodes(conn, node)}
 
 
 def _message_passages(conn: sqlite3.Connection, node: NodeRow, tz: ZoneInfo) -> tuple[Passage, ...]:
     return tuple(Passage(f"{_clock_time(ts, tz)} {_SPEAKERS.get(role, role)}", text, role)
-                 for _, role, ts, text in segment_messages(conn, node.key) if text.strip())
+                 for _, role, ts, text in timed_messages(conn, segment_message_ids(conn, node.key)) if text.strip())
 
 
 def _conversation_title(conn: sqlite3.Connection, conversation: str) -> str:
-    row = conn.execute("SELECT title FROM conversations WHERE key = ?", (conversation,)).fetchone()
-    return str(row[0]) if row else ""
+    return conversation_titles(conn, [conversation]).get(conversation, "")
 
 
 def _joined_titles(kids: list[NodeRow]) -> str:

@@ -30,7 +30,13 @@ __all__ = [
     "get_node",
     "get_nodes",
     "has_dirty_child",
-    "segment_messages",
+    "child_keys",
+    "closed_day_count",
+    "closed_days",
+    "dirty_below",
+    "message_sources",
+    "node_table",
+    "segment_message_ids",
     "todo_nodes",
 ]
 
@@ -113,11 +119,54 @@ def has_dirty_child(conn: sqlite3.Connection, key: str) -> bool:
     return found is not None
 
 
-def segment_messages(conn: sqlite3.Connection, key: str) -> list[tuple[int, str, str, str]]:
-    """An L0's messages as ``(message id, role, ts UTC, text)`` in time order."""
-    return list(conn.execute(
-        "SELECT m.id, m.role, m.ts, m.text FROM node_sources s JOIN messages m ON m.id = CAST(s.source AS INTEGER)"
-        " WHERE s.node = ? AND s.kind = 'message' ORDER BY m.ts, m.id", (key,)))
+def segment_message_ids(conn: sqlite3.Connection, key: str) -> list[int]:
+    """The message ids an L0 lists as its sources (in no particular order; the messages projection
+    holds their times)."""
+    return [int(r[0]) for r in conn.execute(
+        "SELECT CAST(source AS INTEGER) FROM node_sources WHERE node = ? AND kind = 'message'", (key,))]
+
+
+def message_sources(conn: sqlite3.Connection) -> list[tuple[str, int]]:
+    """``(node key, message id)`` of every message source of every node."""
+    return [(str(n), int(i)) for n, i in conn.execute(
+        "SELECT node, CAST(source AS INTEGER) FROM node_sources WHERE kind = 'message'")]
+
+
+def child_keys(conn: sqlite3.Connection, key: str) -> set[str]:
+    """The keys of node ``key``'s children."""
+    return {str(r[0]) for r in conn.execute("SELECT key FROM nodes WHERE parent = ?", (key,))}
+
+
+def dirty_below(conn: sqlite3.Connection, key: str) -> list[str]:
+    """Keys of the dirty nodes anywhere below ``key``, bottom-up as :func:`todo_nodes` orders them."""
+    rows = conn.execute(
+        "WITH RECURSIVE below(key) AS (SELECT key FROM nodes WHERE parent = ?"
+        " UNION ALL SELECT n.key FROM nodes n JOIN below b ON n.parent = b.key)"
+        " SELECT n.key FROM nodes n JOIN below b ON b.key = n.key WHERE n.state = 'dirty'"
+        " ORDER BY n.period_end, n.level, n.period_start, n.key", (key,))
+    return [str(r[0]) for r in rows]
+
+
+def closed_day_count(conn: sqlite3.Connection, first: str, last: str) -> int:
+    """How many local ISO days ``first``..``last`` (both included) the hierarchy has seen closed."""
+    return int(conn.execute("SELECT COUNT(*) FROM closed_days WHERE agent = '' AND date BETWEEN ? AND ?",
+                            (first, last)).fetchone()[0])
+
+
+def closed_days(conn: sqlite3.Connection, first: str, last: str) -> set[str]:
+    """The local ISO days ``first``..``last`` (both included) the hierarchy has seen closed."""
+    return {str(r[0]) for r in conn.execute("SELECT date FROM closed_days WHERE agent = '' AND date BETWEEN ? AND ?",
+                                            (first, last))}
+
+
+def node_table(conn: sqlite3.Connection, columns: Sequence[str], *, agent: str = "") -> list[tuple[Any, ...]]:
+    """``columns`` (names of ``nodes``' columns) of every node, of ``agent`` when given, in no order.
+
+    Raises sqlite3.Error when the tables are missing (the caller translates it)."""
+    if not set(columns) <= set(NODE_COLUMNS):
+        raise ValueError(f"not columns of nodes: {sorted(set(columns) - set(NODE_COLUMNS))}")
+    where, params = ("WHERE agent = ?", (agent,)) if agent else ("", ())
+    return conn.execute(f"SELECT {', '.join(columns)} FROM nodes {where}", params).fetchall()
 
 
 def context_nodes(conn: sqlite3.Connection, node: NodeRow) -> list[NodeRow]:

@@ -13,9 +13,13 @@ from __future__ import annotations
 import sqlite3
 from dataclasses import dataclass, field
 
+from tapestryd.projections.hierarchy_read import message_sources, node_table
+from tapestryd.projections.messages_read import timed_messages
+
 __all__ = ["EvalNode", "Tree", "load_tree"]
 
-_COLUMNS = "key, level, agent, parent, period_start, period_end, conversation, title, summary, provider, model, mode"
+_COLUMNS = ("key", "level", "agent", "parent", "period_start", "period_end", "conversation", "title", "summary",
+            "provider", "model", "mode")
 
 
 @dataclass(frozen=True)
@@ -70,13 +74,11 @@ def load_tree(conn: sqlite3.Connection, *, agent: str = "") -> Tree:
     ``conn`` is a connection to ``projections.db``; raises sqlite3.Error when the
     hierarchy tables are missing (the caller translates it).
     """
-    where, params = ("WHERE agent = ?", (agent,)) if agent else ("", ())
-    nodes = {row[0]: EvalNode(*row) for row in conn.execute(f"SELECT {_COLUMNS} FROM nodes {where}", params)}
+    nodes = {row[0]: EvalNode(*row) for row in node_table(conn, _COLUMNS, agent=agent)}
     messages: dict[str, list[str]] = {key: [] for key, node in nodes.items() if node.level == 0}
-    rows = conn.execute(
-        "SELECT s.node, m.text FROM node_sources s JOIN messages m ON m.id = CAST(s.source AS INTEGER)"
-        " WHERE s.kind = 'message' ORDER BY s.node, m.ts, m.id")
-    for node_key, text in rows:
-        if node_key in messages:
-            messages[node_key].append(text)
+    sources = [(key, mid) for key, mid in message_sources(conn) if key in messages]
+    found = timed_messages(conn, sorted({mid for _, mid in sources}))
+    timed = {mid: (rank, text) for rank, (mid, _, _, text) in enumerate(found)}  # rank: place in (ts, id) order
+    for key, mid in sorted(((k, m) for k, m in sources if m in timed), key=lambda s: (s[0], timed[s[1]][0])):
+        messages[key].append(timed[mid][1])
     return Tree(nodes, messages)

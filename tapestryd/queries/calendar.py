@@ -23,6 +23,10 @@ from typing import Any
 from tapestryd.clock import month_period, utc_range, week_period
 from tapestryd.db import connect, translate_errors
 from tapestryd.events.types import format_utc, parse_utc
+from tapestryd.projections.hierarchy_calendar import (calendar_node, child_nodes_and_messages, day_segments,
+                                                      period_rows, segment_counts, state_counts, titles_of)
+from tapestryd.projections.hierarchy_views import has_nodes
+from tapestryd.projections.messages_read import conversation_row, conversation_titles, day_messages, stored_agents
 from tapestryd.projections.runner import checkpoints
 from tapestryd.queries.reader import Reader
 
@@ -37,10 +41,6 @@ __all__ = [
     "node_view",
     "store_status",
 ]
-
-_NODE_COLUMNS = ("key", "level", "agent", "parent", "period_start", "period_end", "conversation", "title",
-                 "summary", "state", "closed", "message_count", "first_ts", "last_ts", "provider", "model", "mode")
-
 
 @dataclass(frozen=True)
 class PeriodTitle:
@@ -92,17 +92,9 @@ class MonthGrid:
     year_titles: list[PeriodTitle] = field(default_factory=list)
 
 
-def has_nodes(conn: sqlite3.Connection) -> bool:
-    """True when the hierarchy's ``nodes`` table exists in this database."""
-    with translate_errors(conn):
-        found = conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'nodes'").fetchone()
-        return found is not None
-
-
 def agents_with_data(reader: Reader) -> list[str]:
     """Every agent label that has at least one conversation, sorted."""
-    with translate_errors(reader.conn):
-        return [row[0] for row in reader.conn.execute("SELECT DISTINCT agent FROM conversations ORDER BY agent")]
+    return stored_agents(reader.conn)
 
 
 def calendar_weeks(year: int, month: int, first_day_of_week: int) -> list[list[date]]:
@@ -145,18 +137,12 @@ def _add_days(conn: sqlite3.Connection, grid: MonthGrid, agent: str, lo: date, h
 def _segment_counts(conn: sqlite3.Connection, agent: str, lo: date, hi: date) -> dict[date, tuple[int, int]]:
     """(segments, messages) per local day from the L0 keys of ``agent`` in [lo, hi]."""
     start, stop = f"L0:{agent}:{lo.isoformat()}", f"L0:{agent}:{(hi + timedelta(days=1)).isoformat()}"
-    with translate_errors(conn):
-        rows = conn.execute(
-            "SELECT period_start, COUNT(*), COALESCE(SUM(message_count), 0) FROM nodes"
-            " WHERE key >= ? AND key < ? GROUP BY period_start", (start, stop)).fetchall()
-    return {date.fromisoformat(str(d)): (int(n), int(m)) for d, n, m in rows}
+    return {date.fromisoformat(d): (n, m) for d, n, m in segment_counts(conn, start, stop)}
 
 
 def _dailies(conn: sqlite3.Connection, agent: str, lo: date, hi: date) -> dict[date, tuple[str, str, str]]:
     start, stop = f"L1:{agent}:{lo.isoformat()}", f"L1:{agent}:{hi.isoformat()}"
-    with translate_errors(conn):
-        rows = conn.execute("SELECT period_start, title, summary, state FROM nodes WHERE key >= ? AND key <= ?",
-                            (start, stop)).fetchall()
+    rows = period_rows(conn, start, stop)
     return {date.fromisoformat(str(d)): (t or "", s or "", st or "") for d, t, s, st in rows}
 
 
@@ -168,10 +154,7 @@ def _add_weeks(conn: sqlite3.Connection, grid: MonthGrid, agent: str, first_day_
 
 
 def _titles(conn: sqlite3.Connection, keys: list[str]) -> list[PeriodTitle]:
-    with translate_errors(conn):
-        rows = conn.execute(f"SELECT agent, key, title, state FROM nodes WHERE key IN ({', '.join('?' * len(keys))})",
-                            keys).fetchall()
-    return [PeriodTitle(str(a), str(k), str(t or ""), str(s or "")) for a, k, t, s in rows]
+    return [PeriodTitle(str(a), str(k), str(t or ""), str(s or "")) for a, k, t, s in titles_of(conn, keys)]
 
 
 def day_panel(reader: Reader, day: date, agents: list[str]) -> list[dict[str, Any]]:
@@ -184,7 +167,7 @@ def day_panel(reader: Reader, day: date, agents: list[str]) -> list[dict[str, An
         return []
     panel = []
     for agent in agents:
-        daily = _node(reader.conn, f"L1:{agent}:{day.isoformat()}")
+        daily = calendar_node(reader.conn, f"L1:{agent}:{day.isoformat()}")
         segments = _segments(reader.conn, agent, day)
         if daily or segments:
             panel.append({"agent": agent, "daily": daily, "segments": segments})
@@ -193,18 +176,9 @@ def day_panel(reader: Reader, day: date, agents: list[str]) -> list[dict[str, An
 
 def _segments(conn: sqlite3.Connection, agent: str, day: date) -> list[dict[str, Any]]:
     prefix = f"L0:{agent}:{day.isoformat()}:"
-    with translate_errors(conn):
-        rows = conn.execute(
-            f"SELECT {', '.join('n.' + c for c in _NODE_COLUMNS)}, c.title FROM nodes n"
-            " LEFT JOIN conversations c ON c.key = n.conversation"
-            " WHERE n.key >= ? AND n.key < ? ORDER BY n.first_ts, n.key", (prefix, prefix[:-1] + ";")).fetchall()
-    return [{**dict(zip(_NODE_COLUMNS, row[:-1])), "conversation_title": row[-1] or ""} for row in rows]
-
-
-def _node(conn: sqlite3.Connection, key: str) -> dict[str, Any] | None:
-    with translate_errors(conn):
-        row = conn.execute(f"SELECT {', '.join(_NODE_COLUMNS)} FROM nodes WHERE key = ?", (key,)).fetchone()
-    return dict(zip(_NODE_COLUMNS, row)) if row else None
+    segments = day_segments(conn, prefix, prefix[:-1] + ";")
+    titles = conversation_titles(conn, sorted({s["conversation"] for s in segments}))
+    return [{**s, "conversation_title": titles.get(s["conversation"], "")} for s in segments]
 
 
 def node_view(reader: Reader, key: str) -> dict[str, Any] | None:
@@ -215,21 +189,12 @@ def node_view(reader: Reader, key: str) -> dict[str, Any] | None:
     """
     if not has_nodes(reader.conn):
         return None
-    node = _node(reader.conn, key)
+    node = calendar_node(reader.conn, key)
     if node is None:
         return None
-    node["parent_node"] = _node(reader.conn, node["parent"]) if node.get("parent") else None
-    node["children"], node["message_sources"] = _sources(reader.conn, key)
+    node["parent_node"] = calendar_node(reader.conn, node["parent"]) if node.get("parent") else None
+    node["children"], node["message_sources"] = child_nodes_and_messages(reader.conn, key)
     return node
-
-
-def _sources(conn: sqlite3.Connection, key: str) -> tuple[list[dict[str, Any]], int]:
-    with translate_errors(conn):
-        rows = conn.execute(
-            f"SELECT s.kind, {', '.join('n.' + c for c in _NODE_COLUMNS)} FROM node_sources s"
-            " LEFT JOIN nodes n ON n.key = s.source WHERE s.node = ? ORDER BY s.position", (key,)).fetchall()
-    children = [dict(zip(_NODE_COLUMNS, row[1:])) for row in rows if row[0] == "node" and row[1] is not None]
-    return children, sum(1 for row in rows if row[0] == "message")
 
 
 def conversation_day(reader: Reader, conversation: str, day: date | None) -> dict[str, Any] | None:
@@ -238,16 +203,11 @@ def conversation_day(reader: Reader, conversation: str, day: date | None) -> dic
     Returns the conversation row plus ``messages``: dicts with id, role, ts (UTC), local_time
     (``HH:MM:SS`` in the configured zone), text and model.
     """
-    with translate_errors(reader.conn):
-        conv = reader.conn.execute("SELECT key, agent, title, first_ts, last_ts, message_count FROM conversations"
-                                   " WHERE key = ?", (conversation,)).fetchone()
+    conv = conversation_row(reader.conn, conversation)
     if conv is None:
         return None
     lo, hi = ("", "~") if day is None else (format_utc(t) for t in utc_range(day, day, reader.tz))
-    with translate_errors(reader.conn):
-        rows = reader.conn.execute(
-            "SELECT id, role, ts, text, model FROM messages WHERE conversation = ? AND ts >= ? AND ts < ?"
-            " ORDER BY ts, id", (conversation, lo, hi)).fetchall()
+    rows = day_messages(reader.conn, conversation, lo, hi)
     messages = [{"id": i, "role": r, "ts": ts, "local_time": _local(reader, ts), "text": t, "model": m}
                 for i, r, ts, t, m in rows]
     keys = ("key", "agent", "title", "first_ts", "last_ts", "message_count")
@@ -265,9 +225,7 @@ def store_status(reader: Reader, events_db: Path) -> dict[str, Any]:
     Raises StoreError when a database cannot be read.
     """
     last_seq, last_import = _log_facts(events_db)
-    with translate_errors(reader.conn):
-        states = dict(reader.conn.execute("SELECT state, COUNT(*) FROM nodes GROUP BY state").fetchall()) \
-            if has_nodes(reader.conn) else {}
+    states = state_counts(reader.conn) if has_nodes(reader.conn) else {}
     marks = checkpoints(reader.conn)
     return {"last_seq": last_seq, "lag": {name: max(0, last_seq - seq) for name, seq in marks.items()},
             "nodes": states, "last_import": last_import}

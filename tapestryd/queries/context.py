@@ -32,7 +32,10 @@ from typing import Any
 from tapestryd.clock import local_date, month_period, period_of, utc_range, week_period
 from tapestryd.db import translate_errors
 from tapestryd.events.types import format_utc, parse_utc
-from tapestryd.queries.nodes import children, node_agents, nodes_in_key_range
+from tapestryd.projections.hierarchy_views import (children, has_nodes, last_node_id, node_agents, nodes_in_key_range,
+                                                   segment_days)
+from tapestryd.projections.messages_read import (MessageScope, conversations_under, last_conversation_rowid,
+                                                 scoped_messages)
 from tapestryd.queries.reader import Reader
 
 __all__ = ["ContextItem", "ContextScope", "gather_context", "message_filter", "project_conversations",
@@ -86,10 +89,7 @@ def _cwd_match(project: str) -> tuple[str, str]:
 
 def project_conversations(conn: sqlite3.Connection, project: str) -> set[str]:
     """Keys of conversations whose cwd is ``project`` or inside it (path compared normalized)."""
-    with translate_errors(conn):
-        rows = conn.execute("SELECT key FROM conversations WHERE cwd = ? OR cwd LIKE ? ESCAPE '\\'",
-                            _cwd_match(project)).fetchall()
-    return {r[0] for r in rows}
+    return {key for key, _ in conversations_under(conn, *_cwd_match(project))}
 
 
 def gather_context(reader: Reader, *, now: datetime, anchor: date | None = None, agent: str = "",
@@ -139,13 +139,11 @@ def _cached_project_scope(conn: sqlite3.Connection, project: str, first_day_of_w
     on known days change neither answer, so the scope is only rebuilt when the highest
     conversation rowid or node id moves.
     """
+    if not has_nodes(conn):  # no hierarchy tables yet
+        return _project_scope(conn, project, first_day_of_week)
     with translate_errors(conn):
         database = conn.execute("PRAGMA database_list").fetchone()[2]
-        try:
-            stamp = tuple(conn.execute("SELECT (SELECT MAX(rowid) FROM conversations), (SELECT MAX(id) FROM nodes)"
-                                       ).fetchone())
-        except sqlite3.OperationalError:  # no hierarchy tables yet
-            return _project_scope(conn, project, first_day_of_week)
+    stamp = (last_conversation_rowid(conn), last_node_id(conn))
     key = (str(database), project, first_day_of_week)
     cached = _SCOPES.get(key)
     if cached is not None and cached[0] == stamp:
@@ -160,23 +158,18 @@ def _cached_project_scope(conn: sqlite3.Connection, project: str, first_day_of_w
 def _project_scope(conn: sqlite3.Connection, project: str, first_day_of_week: int) -> tuple[set[str], set[str]]:
     """The project's conversations, and the keys of their segments and of every period above them.
 
-    One pass: conversations stay the outer loop of the join (a LEFT JOIN keeps that order),
-    so each probes the hierarchy's segment index; keys above the segments are computed.
+    The conversations come from the messages projection; each then probes the hierarchy's
+    segment index for its days; keys above the segments are computed.
     """
-    sql = ("SELECT c.key, n.agent, n.period_start FROM conversations c LEFT JOIN nodes n"
-           " ON n.agent = c.agent AND n.conversation = c.key AND n.level = 0"
-           " WHERE c.cwd = ? OR c.cwd LIKE ? ESCAPE '\\'")
-    with translate_errors(conn):
-        try:
-            rows = conn.execute(sql, _cwd_match(project)).fetchall()
-        except sqlite3.OperationalError:  # no hierarchy tables yet
-            return project_conversations(conn, project), set()
+    convs = conversations_under(conn, *_cwd_match(project))
+    if not has_nodes(conn):  # no hierarchy tables yet
+        return {key for key, _ in convs}, set()
     allowed: set[str] = set()
-    for conversation, who, start in rows:
-        if start:
+    for conversation, who in convs:
+        for start in segment_days(conn, who, conversation):
             allowed.add(f"L0:{who}:{start}:{conversation}")
             allowed.update(_period_keys(who, start, first_day_of_week))
-    return {r[0] for r in rows}, allowed
+    return {key for key, _ in convs}, allowed
 
 
 @functools.lru_cache(maxsize=8192)
@@ -225,26 +218,14 @@ def recent_messages(reader: Reader, scope: ContextScope, *, limit: int) -> list[
     """The anchor day's most recent user and assistant messages in scope, oldest first."""
     lo, hi = utc_range(scope.anchor, scope.anchor, reader.tz)
     hi = min(hi, scope.now) if scope.anchor == local_date(scope.now, reader.tz) else hi
-    where, params = message_filter(scope)
-    sql = ("SELECT m.id, m.conversation, m.message_key, m.agent, m.role, m.ts, m.text, c.title FROM messages m"
-           " JOIN conversations c ON c.key = m.conversation"
-           f" WHERE m.ts >= ? AND m.ts <= ? AND m.sidechain = 0 AND m.text != ''{where}"
-           " ORDER BY m.ts DESC LIMIT ?")
-    with translate_errors(reader.conn):
-        rows = reader.conn.execute(sql, (format_utc(lo), format_utc(hi), *params, limit)).fetchall()
+    rows = scoped_messages(reader.conn, format_utc(lo), format_utc(hi), message_filter(scope), limit)
     return [_message_item(reader, row) for row in reversed(rows)]
 
 
-def message_filter(scope: ContextScope) -> tuple[str, list[Any]]:
-    """SQL ``AND`` clauses (over alias ``m``) and parameters for the scope's roles, agent, project."""
-    clauses, params = [f"m.role IN ({','.join('?' * len(_ROLES))})"], list(_ROLES)
-    if scope.agent:
-        clauses.append("m.agent = ?")
-        params.append(scope.agent)
-    if scope.conversations is not None:
-        clauses.append(f"m.conversation IN ({','.join('?' * len(scope.conversations))})")
-        params.extend(sorted(scope.conversations))
-    return "".join(f" AND {c}" for c in clauses), params
+def message_filter(scope: ContextScope) -> MessageScope:
+    """The messages the scope reads: user and assistant turns, of its agent and project's conversations."""
+    convs = None if scope.conversations is None else frozenset(scope.conversations)
+    return MessageScope(_ROLES, scope.agent, convs)
 
 
 def _message_item(reader: Reader, row: tuple[Any, ...]) -> ContextItem:

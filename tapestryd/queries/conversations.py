@@ -4,9 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from tapestryd.db import translate_errors
 from tapestryd.errors import TapestryError
 from tapestryd.events.types import parse_utc
+from tapestryd.projections.messages_read import (CONVERSATION_COLUMNS, agent_totals, conversation_keys_ending,
+                                                 conversation_messages, conversation_of, conversations_by_ref,
+                                                 messages_with_titles, neighbour_ids, recent_conversations,
+                                                 role_counts)
 from tapestryd.queries.reader import Reader
 
 __all__ = ["MAX_WINDOW", "ambiguity", "conversation_candidates", "find_conversation", "list_conversations",
@@ -15,39 +18,25 @@ __all__ = ["MAX_WINDOW", "ambiguity", "conversation_candidates", "find_conversat
 MAX_WINDOW = 50
 """Most neighbours :func:`messages_around` gives on each side of a message."""
 
-_CONV_COLUMNS = ("key", "agent", "source", "title", "first_ts", "last_ts", "message_count", "session", "cwd",
-                 "git_branch")
-
-
 def list_conversations(reader: Reader, *, agent: str = "", limit: int = 50) -> list[dict[str, Any]]:
     """The most recently active conversations first, at most ``limit``."""
-    where, params = (" WHERE agent = ?", [agent]) if agent else ("", [])
-    with translate_errors(reader.conn):
-        rows = reader.conn.execute(
-            f"SELECT {', '.join(_CONV_COLUMNS)} FROM conversations{where} ORDER BY last_ts DESC LIMIT ?",
-            (*params, limit)).fetchall()
-    return [dict(zip(_CONV_COLUMNS, row)) for row in rows]
+    rows = recent_conversations(reader.conn, agent=agent, limit=limit)
+    return [dict(zip(CONVERSATION_COLUMNS, row)) for row in rows]
 
 
 def find_conversation(reader: Reader, ref: str) -> dict[str, Any] | None:
     """The conversation whose key is ``ref``, or whose key ends with ``ref`` (unique), or None (also for '')."""
     if not ref.strip():
         return None
-    with translate_errors(reader.conn):
-        rows = reader.conn.execute(
-            f"SELECT {', '.join(_CONV_COLUMNS)} FROM conversations WHERE key = ? OR key LIKE ? ESCAPE '\\' LIMIT 2",
-            (ref, "%" + ref.replace("%", "\\%").replace("_", "\\_"))).fetchall()
+    rows = conversations_by_ref(reader.conn, ref)
     exact = [r for r in rows if r[0] == ref]
     chosen = exact or (rows if len(rows) == 1 else [])
-    return dict(zip(_CONV_COLUMNS, chosen[0])) if chosen else None
+    return dict(zip(CONVERSATION_COLUMNS, chosen[0])) if chosen else None
 
 
 def conversation_candidates(reader: Reader, ref: str, limit: int = 6) -> list[str]:
     """Up to ``limit`` conversation keys ending with ``ref``, in key order (to name an ambiguous end)."""
-    with translate_errors(reader.conn):
-        rows = reader.conn.execute("SELECT key FROM conversations WHERE key LIKE ? ESCAPE '\\' ORDER BY key LIMIT ?",
-                                   ("%" + ref.replace("%", "\\%").replace("_", "\\_"), limit)).fetchall()
-    return [r[0] for r in rows]
+    return conversation_keys_ending(reader.conn, ref, limit)
 
 
 def ambiguity(reader: Reader, ref: str) -> str:
@@ -79,10 +68,7 @@ def show_conversation(reader: Reader, ref: str) -> dict[str, Any] | None:
     conv = find_conversation(reader, ref)
     if conv is None:
         return None
-    with translate_errors(reader.conn):
-        rows = reader.conn.execute(
-            "SELECT id, message_key, role, ts, text, model, sidechain FROM messages WHERE conversation = ? ORDER BY id",
-            (conv["key"],)).fetchall()
+    rows = conversation_messages(reader.conn, conv["key"])
     conv["messages"] = [
         {"id": r[0], "message_key": r[1], "role": r[2], "ts": r[3],
          "local_time": parse_utc(r[3]).astimezone(reader.tz).isoformat(timespec="seconds"),
@@ -103,31 +89,20 @@ def messages_around(reader: Reader, ids: list[int], *, before: int = 0, after: i
     before, after = max(0, min(before, MAX_WINDOW)), max(0, min(after, MAX_WINDOW))
     chosen: dict[str, set[int]] = {}
     missing = []
-    with translate_errors(reader.conn):
-        for mid in dict.fromkeys(ids):
-            row = reader.conn.execute("SELECT conversation FROM messages WHERE id = ?", (mid,)).fetchone()
-            if row is None:
-                missing.append(mid)
-                continue
-            chosen.setdefault(row[0], set()).update(_window(reader, row[0], mid, before, after))
-        messages = [m for conv, window in chosen.items() for m in _messages(reader, conv, sorted(window))]
+    for mid in dict.fromkeys(ids):
+        conversation = conversation_of(reader.conn, mid)
+        if conversation is None:
+            missing.append(mid)
+            continue
+        earlier, later = neighbour_ids(reader.conn, conversation, mid, before, after)
+        chosen.setdefault(conversation, set()).update([mid, *earlier, *later])
+    messages = [m for window in chosen.values() for m in _messages(reader, sorted(window))]
     asked = set(ids)
     return {"messages": [{**m, "asked": m["id"] in asked} for m in messages], "missing": missing}
 
 
-def _window(reader: Reader, conversation: str, mid: int, before: int, after: int) -> list[int]:
-    earlier = reader.conn.execute("SELECT id FROM messages WHERE conversation = ? AND id < ? ORDER BY id DESC LIMIT ?",
-                                  (conversation, mid, before)).fetchall()
-    later = reader.conn.execute("SELECT id FROM messages WHERE conversation = ? AND id > ? ORDER BY id LIMIT ?",
-                                (conversation, mid, after)).fetchall()
-    return [mid, *(r[0] for r in earlier), *(r[0] for r in later)]
-
-
-def _messages(reader: Reader, conversation: str, ids: list[int]) -> list[dict[str, Any]]:
-    rows = reader.conn.execute(
-        "SELECT m.id, m.conversation, c.title, m.agent, m.role, m.ts, m.text FROM messages m"
-        f" JOIN conversations c ON c.key = m.conversation WHERE m.id IN ({','.join('?' * len(ids))}) ORDER BY m.id",
-        ids).fetchall()
+def _messages(reader: Reader, ids: list[int]) -> list[dict[str, Any]]:
+    rows = messages_with_titles(reader.conn, ids)
     return [{"id": r[0], "conversation": r[1], "title": r[2] or "", "agent": r[3], "role": r[4], "ts": r[5],
              "local_time": parse_utc(r[5]).astimezone(reader.tz).isoformat(timespec="seconds"), "text": r[6]}
             for r in rows]
@@ -135,11 +110,7 @@ def _messages(reader: Reader, conversation: str, ids: list[int]) -> list[dict[st
 
 def stats(reader: Reader) -> dict[str, Any]:
     """Counts of conversations and messages per agent and role, and the covered time span."""
-    with translate_errors(reader.conn):
-        per_agent = reader.conn.execute(
-            "SELECT agent, COUNT(*), SUM(message_count), MIN(first_ts), MAX(last_ts) FROM conversations GROUP BY agent"
-        ).fetchall()
-        roles = dict(reader.conn.execute("SELECT role, COUNT(*) FROM messages GROUP BY role").fetchall())
+    per_agent, roles = agent_totals(reader.conn), role_counts(reader.conn)
     agents = {a: {"conversations": c, "messages": m or 0, "first": f, "last": last} for a, c, m, f, last in per_agent}
     return {
         "conversations": sum(a["conversations"] for a in agents.values()),

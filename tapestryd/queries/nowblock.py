@@ -8,10 +8,10 @@ from datetime import date, timedelta
 from typing import Any
 
 from tapestryd.clock import utc_range
-from tapestryd.db import translate_errors
 from tapestryd.events.types import format_utc, parse_utc
+from tapestryd.projections.messages_read import conversation_activity, user_text
 from tapestryd.queries.context import ContextScope, message_filter
-from tapestryd.queries.nodes import nodes_by_keys
+from tapestryd.projections.hierarchy_views import nodes_by_keys
 from tapestryd.queries.reader import Reader
 from tapestryd.queries.tokens import CHARS_PER_TOKEN, shorten
 
@@ -30,30 +30,20 @@ def active_conversations(reader: Reader, scope: ContextScope, day: date, *, limi
     Claude Code session (the one asking, which already knows itself).
     """
     lo, hi = utc_range(day, day, reader.tz)
-    where, params = message_filter(scope)
-    sql = ("SELECT a.conversation, c.title, c.agent, a.n, a.first, a.last, c.session FROM"
-           " (SELECT m.conversation, COUNT(*) AS n, MIN(m.ts) AS first, MAX(m.ts) AS last FROM messages m"
-           f" WHERE m.ts >= ? AND m.ts < ? AND m.sidechain = 0{where} GROUP BY m.conversation"
-           " ORDER BY last DESC LIMIT ?) a JOIN conversations c ON c.key = a.conversation ORDER BY a.last DESC")
-    with translate_errors(reader.conn):
-        rows = reader.conn.execute(sql, (format_utc(lo), format_utc(hi), *params, limit + 1)).fetchall()
+    rows = conversation_activity(reader.conn, format_utc(lo), format_utc(hi), message_filter(scope), limit + 1)
     kept = [r for r in rows if not exclude_session or r[6] != exclude_session][:limit]
     return [{"key": key, "label": title or _first_words(reader, key), "agent": agent, "messages": count,
              "first": first, "last": last} for key, title, agent, count, first, last, _ in kept]
 
 
 def _first_words(reader: Reader, conversation: str) -> str:
-    with translate_errors(reader.conn):
-        row = reader.conn.execute("SELECT text FROM messages WHERE conversation = ? AND role = 'user' AND text != ''"
-                                  " ORDER BY ts LIMIT 1", (conversation,)).fetchone()
-    return shorten(" ".join(row[0].split()), 60) if row else conversation
+    text = user_text(reader.conn, conversation, last=False)
+    return shorten(" ".join(text.split()), 60) if text is not None else conversation
 
 
 def _last_user_text(reader: Reader, conversation: str) -> str:
-    with translate_errors(reader.conn):
-        row = reader.conn.execute("SELECT text FROM messages WHERE conversation = ? AND role = 'user' AND text != ''"
-                                  " ORDER BY ts DESC LIMIT 1", (conversation,)).fetchone()
-    return " ".join(row[0].split()) if row else ""
+    text = user_text(reader.conn, conversation, last=True)
+    return " ".join(text.split()) if text is not None else ""
 
 
 def where_we_are(reader: Reader, scope: ContextScope, *, exclude_session: str = "") -> str:

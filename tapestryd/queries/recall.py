@@ -16,10 +16,11 @@ from datetime import date, datetime, timedelta
 from typing import Any
 
 from tapestryd.clock import Period, local_date, period_of, utc_range
-from tapestryd.db import translate_errors
 from tapestryd.errors import TapestryError
 from tapestryd.events.types import format_utc, parse_utc
-from tapestryd.queries.nodes import children, get_node, node_agents, node_sources, nodes_in_key_range
+from tapestryd.projections.messages_read import conversations_in_range, first_message_ts
+from tapestryd.projections.hierarchy_views import children, get_node, node_agents, nodes_in_key_range
+from tapestryd.queries.nodes import node_sources
 from tapestryd.queries.reader import Reader
 from tapestryd.queries.timephrase import parse_when
 
@@ -74,9 +75,8 @@ def recall(reader: Reader, when: str, *, now: datetime, agent: str = "", limit: 
 
 def _earliest(reader: Reader, first: date) -> date:
     """Start an open-ended range ("before July") at the first recorded day rather than in 1970."""
-    with translate_errors(reader.conn):
-        row = reader.conn.execute("SELECT MIN(ts) FROM messages").fetchone()
-    return max(first, local_date(parse_utc(row[0]), reader.tz)) if row and row[0] else first
+    earliest = first_message_ts(reader.conn)
+    return max(first, local_date(parse_utc(earliest), reader.tz)) if earliest else first
 
 
 def _best(reader: Reader, period: Period, agent: str, today: str) -> list[dict[str, Any]]:
@@ -126,12 +126,7 @@ def _conversations(reader: Reader, first: date, last: date, agent: str,
     """The first ``limit`` conversations with messages in ``first``..``last`` (local days), and
     how many more there are."""
     lo, hi = utc_range(first, last, reader.tz)
-    where, params = (" AND m.agent = ?", [agent]) if agent else ("", [])
-    sql = ("SELECT m.conversation, c.title, c.agent, COUNT(*), MIN(m.ts), MAX(m.ts), COUNT(*) OVER () FROM messages m"
-           f" JOIN conversations c ON c.key = m.conversation WHERE m.ts >= ? AND m.ts < ?{where}"
-           " GROUP BY m.conversation ORDER BY MIN(m.ts) LIMIT ?")
-    with translate_errors(reader.conn):
-        rows = reader.conn.execute(sql, (format_utc(lo), format_utc(hi), *params, limit)).fetchall()
+    rows = conversations_in_range(reader.conn, format_utc(lo), format_utc(hi), agent=agent, limit=limit)
     listing = [{"key": k, "title": t or "", "agent": a, "messages": n, "first": f, "last": la}
                for k, t, a, n, f, la, _ in rows]
     return listing, (rows[0][-1] - len(rows) if rows else 0)

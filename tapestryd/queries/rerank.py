@@ -12,7 +12,7 @@ the fields below; 0 turns one off).
    recently active such conversations).
 1. **Candidates.** FTS5 ranks the messages holding every content word of the query by
    ``bm25()``, then those holding any, to fill :attr:`KeywordRanker.pool`
-   (:func:`~tapestryd.queries.ftsrank.ranked_ids`, with its bounded work on common words
+   (:func:`~tapestryd.projections.messages_search.ranked_ids`, with its bounded work on common words
    and its filters). Each gets ``-bm25`` as its score (higher is better).
 2. **Neighbouring turns.** A conversation answers in turns: the fact is often in the
    reply to the turn that holds the question's words, or in the turn before it. Each of
@@ -46,8 +46,9 @@ from dataclasses import dataclass
 
 from tapestryd.projections.analysis import Analyzer
 
-from tapestryd.queries.ftsrank import (MessageFilters, any_expression, conversations_of, document_frequencies,
-                                       every_expression, ranked_ids, texts_of, titled_openings, turns_around)
+from tapestryd.projections.messages_search import (MessageFilters, any_expression, conversations_of,
+                                                   document_frequencies, every_expression, ranked_ids, texts_of,
+                                                   titled_openings, turns_around)
 
 __all__ = ["KEYWORD_RANKER", "SCAN", "SESSION_K1", "TITLED", "KeywordRanker"]
 
@@ -68,7 +69,7 @@ class KeywordRanker:
     neighbours; ``neighbour``: the share of its score a candidate lends each neighbour;
     ``session``: the weight of the conversation's score; ``any_window``: the newest matches of any word
     that compete to fill the pool (the ``window`` of
-    :func:`~tapestryd.queries.ftsrank.ranked_ids`; every-word matches keep its default);
+    :func:`~tapestryd.projections.messages_search.ranked_ids`; every-word matches keep its default);
     ``title``: the score of a conversation's opening turn when its title holds every query
     term, as a share of the best candidate's (step 0).
     """

@@ -30,8 +30,8 @@
   injected as a :class:`~tapestryd.queries.rerank.KeywordRanker`: FTS5's ``bm25()``
   candidates (any content word), reranked by their neighbouring turns and their
   conversation (:mod:`tapestryd.queries.rerank`). FTS5 bounds its work on common words
-  (:mod:`tapestryd.queries.ftsrank`: when the words match more than
-  :data:`~tapestryd.queries.ftsrank.RANK_WINDOW` (20,000) messages, only the most recently
+  (:mod:`tapestryd.projections.messages_search`: when the words match more than
+  :data:`~tapestryd.projections.messages_search.RANK_WINDOW` (20,000) messages, only the most recently
   stored 20,000 compete; with filters, that window grows fourfold until enough pass).
   ``sort=time`` lists the newest matches of every content word, then of any.
 
@@ -49,20 +49,20 @@ from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from typing import Any, Callable
 
-from tapestryd.db import translate_errors
 from tapestryd.errors import TapestryError
 from tapestryd.events.types import parse_utc
+from tapestryd.projections.hierarchy_views import NodeFilter, has_nodes, ranked_summaries, summary_rows
+from tapestryd.projections.messages_search import (RANK_WINDOW, any_expression, every_expression, matching_messages,
+                                                   message_rows, newest_messages, ranked_ids, substring_ranking,
+                                                   texts_of)
 from tapestryd.queries.conversations import resolve_conversation
-from tapestryd.queries.ftsrank import (KEYS_IN, RANK_WINDOW, any_expression, every_expression, keys_json,
-                                       message_where, ranked_ids, texts_of)
-from tapestryd.queries.nodes import has_nodes
 from tapestryd.queries.passages import fold_quotes
 from tapestryd.queries.reader import Reader
 from tapestryd.queries.rerank import KEYWORD_RANKER, KeywordRanker
 from tapestryd.queries.search_hit import SearchHit
 from tapestryd.queries.snippets import query_stems, snippet
 from tapestryd.queries.stopwords import STOPWORDS
-from tapestryd.queries.substring import fts_words, substring_pattern, substring_ranking, unsplit_terms
+from tapestryd.queries.substring import fts_words, substring_pattern, unsplit_terms
 from tapestryd.queries.timephrase import TimeRange, find_time_phrase
 from tapestryd.queries.tokens import flatten
 
@@ -76,7 +76,6 @@ RRF_K = 60
 QUOTE_SCAN = 4000  # characters of a message a summary's quote is looked for in
 _TERM = re.compile(r"\w+", re.UNICODE)
 _QUOTED = re.compile(r'"([^"]*\w[^"]*)"')
-_MESSAGE_COLUMNS = "m.id, m.conversation, m.message_key, c.title, m.agent, m.role, m.ts"
 
 
 @dataclass(frozen=True)
@@ -261,7 +260,7 @@ def fts_ranking(reader: Reader, query: str, filters: SearchFilters = SearchFilte
                 sort: str = "relevance", window: int | None = RANK_WINDOW) -> list[tuple[int, float]]:
     """``(message id, bm25)`` for ``query`` from FTS5 alone: every content word, then any, to fill ``limit``.
 
-    ``window`` bounds the matches ranked for common words (:mod:`tapestryd.queries.ftsrank`);
+    ``window`` bounds the matches ranked for common words (:mod:`tapestryd.projections.messages_search`);
     None ranks every match (exact BM25).
     """
     expr = fts_expression(query)
@@ -276,12 +275,7 @@ def fts_ranking(reader: Reader, query: str, filters: SearchFilters = SearchFilte
 
 def _message_details(reader: Reader, ranked: list[tuple[int, float]], cut: Callable[[str], str]) -> list[SearchHit]:
     """The ranked messages with their details and a snippet ``cut`` from their text, in rank order."""
-    if not ranked:
-        return []
-    sql = (f"SELECT {_MESSAGE_COLUMNS}, m.text FROM messages m JOIN conversations c ON c.key = m.conversation"
-           f" WHERE m.id IN ({','.join('?' * len(ranked))})")
-    with translate_errors(reader.conn):
-        rows = {row[0]: row for row in reader.conn.execute(sql, [i for i, _ in ranked])}
+    rows = message_rows(reader.conn, [i for i, _ in ranked])
     return [_message_hit(reader, (*rows[i][:7], cut(rows[i][7]), score)) for i, score in ranked
             if i in rows]
 
@@ -298,12 +292,7 @@ def _message_hit(reader: Reader, row: tuple[Any, ...], score: float | None = Non
 
 def list_period(reader: Reader, filters: SearchFilters, *, limit: int) -> list[SearchHit]:
     """The messages of the filters' time range, newest first (a query that is only a time phrase)."""
-    where, params = message_where(filters)
-    sql = (f"SELECT {_MESSAGE_COLUMNS}, substr(m.text, 1, 200), 0 FROM messages m"
-           f" JOIN conversations c ON c.key = m.conversation WHERE 1 = 1{where} ORDER BY m.ts DESC, m.id DESC LIMIT ?")
-    with translate_errors(reader.conn):
-        rows = reader.conn.execute(sql, (*params, limit)).fetchall()
-    return [_message_hit(reader, row) for row in rows]
+    return [_message_hit(reader, (*row, 0)) for row in newest_messages(reader.conn, filters, limit, chars=200)]
 
 
 def search_regex(reader: Reader, pattern: str, filters: SearchFilters = SearchFilters(), *,
@@ -316,13 +305,7 @@ def search_regex(reader: Reader, pattern: str, filters: SearchFilters = SearchFi
         compiled = re.compile(pattern, re.IGNORECASE)
     except (re.error, OverflowError) as exc:  # OverflowError: a repetition count too large
         raise TapestryError(f"not a valid regular expression {pattern!r}: {exc}") from exc
-    reader.conn.create_function("regexp", 2, lambda p, text: compiled.search(text or "") is not None,
-                                deterministic=True)
-    where, params = message_where(filters)
-    sql = (f"SELECT {_MESSAGE_COLUMNS}, m.text, 0 FROM messages m JOIN conversations c ON c.key = m.conversation"
-           f" WHERE m.text REGEXP ?{where} ORDER BY m.ts DESC, m.id DESC LIMIT ?")
-    with translate_errors(reader.conn):
-        rows = reader.conn.execute(sql, (pattern, *params, limit)).fetchall()
+    rows = matching_messages(reader.conn, lambda text: compiled.search(text) is not None, filters, limit)
     return [_message_hit(reader, (*row[:7], _regex_snippet(compiled, row[7]), 0)) for row in rows]
 
 
@@ -354,38 +337,19 @@ def _match_nodes(reader: Reader, expr: str, stems: set[str], filters: SearchFilt
     """Rank node ids in FTS5 on what ranking needs, then details and a snippet cut from the summary."""
     if not expr:
         return []
-    where, params = _node_where(reader, filters)
-    order = "COALESCE(n.last_ts, n.period_end) DESC" if sort == "time" else "bm25(nodes_fts)"
-    ranked = ("SELECT n.id, bm25(nodes_fts) FROM nodes_fts JOIN nodes n ON n.id = nodes_fts.rowid"
-              f" WHERE nodes_fts MATCH ? AND n.summary != ''{where} ORDER BY {order} LIMIT ?")
-    with translate_errors(reader.conn):
-        scores = dict(reader.conn.execute(ranked, (expr, *params, limit)).fetchall())
-        rows = {row[0]: row for row in reader.conn.execute(
-            "SELECT n.id, n.key, n.level, n.agent, n.conversation, n.title, n.period_start, n.period_end, n.first_ts,"
-            f" n.last_ts, n.summary FROM nodes n WHERE n.id IN ({','.join('?' * len(scores))})", list(scores))}
-    return [_node_hit(reader, (*rows[i][1:10], snippet(rows[i][10], stems), score)) for i, score in scores.items()
+    scores = ranked_summaries(reader.conn, expr, _node_filter(reader, filters), limit, newest=sort == "time")
+    rows = summary_rows(reader.conn, list(scores))
+    return [_node_hit(reader, (*rows[i][:9], snippet(rows[i][9], stems), score)) for i, score in scores.items()
             if i in rows]
 
 
-def _node_where(reader: Reader, filters: SearchFilters) -> tuple[str, list[object]]:
-    clauses, params = [], []  # type: tuple[list[str], list[object]]
-    if filters.level.startswith("L"):
-        clauses.append("n.level = ?")
-        params.append(int(filters.level[1]))
-    for column, value in (("n.agent", filters.agent), ("n.conversation", filters.conversation)):
-        if value:
-            clauses.append(f"{column} = ?")
-            params.append(value)
-    if filters.conversations is not None:
-        clauses.append(f"n.conversation IN {KEYS_IN}")
-        params.append(keys_json(filters.conversations))
-    if filters.since:
-        clauses.append("n.period_end >= ?")
-        params.append(filters.since.astimezone(reader.tz).date().isoformat())
-    if filters.until:
-        clauses.append("n.period_start <= ?")
-        params.append((filters.until - timedelta(microseconds=1)).astimezone(reader.tz).date().isoformat())
-    return "".join(f" AND {c}" for c in clauses), params
+def _node_filter(reader: Reader, filters: SearchFilters) -> NodeFilter:
+    """The filters on summaries: level, agent, conversation(s), and the local days of since/until."""
+    return NodeFilter(level=int(filters.level[1]) if filters.level.startswith("L") else None,
+                      agent=filters.agent, conversation=filters.conversation, conversations=filters.conversations,
+                      first_day=filters.since.astimezone(reader.tz).date().isoformat() if filters.since else "",
+                      last_day=((filters.until - timedelta(microseconds=1)).astimezone(reader.tz).date().isoformat()
+                                if filters.until else ""))
 
 
 def _node_hit(reader: Reader, row: tuple[Any, ...]) -> SearchHit:
@@ -398,10 +362,5 @@ def _node_hit(reader: Reader, row: tuple[Any, ...]) -> SearchHit:
 
 def message_hits(reader: Reader, ids: list[int]) -> dict[int, SearchHit]:
     """Messages by id as search hits (first 200 characters as the snippet, score 0); missing ids left out."""
-    if not ids:
-        return {}
-    sql = (f"SELECT {_MESSAGE_COLUMNS}, substr(m.text, 1, 400) FROM messages m"
-           f" JOIN conversations c ON c.key = m.conversation WHERE m.id IN ({','.join('?' * len(ids))})")
-    with translate_errors(reader.conn):
-        rows = reader.conn.execute(sql, ids).fetchall()
-    return {int(row[0]): _message_hit(reader, (*row[:7], flatten(row[7], 200), 0.0)) for row in rows}
+    rows = message_rows(reader.conn, ids, chars=400)
+    return {mid: _message_hit(reader, (*row[:7], flatten(row[7], 200), 0.0)) for mid, row in rows.items()}

@@ -29,8 +29,9 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import Any
 
-from tapestryd.db import translate_errors
 from tapestryd.projections.analysis import Analyzer
+from tapestryd.projections.messages_read import conversation_titles
+from tapestryd.projections.messages_search import texts_of
 from tapestryd.queries.reader import Reader
 from tapestryd.queries.search import RRF_K
 
@@ -59,7 +60,7 @@ def rank_conversations(reader: Reader, pool: list[tuple[Hit, float]], terms: str
     wanted = set(_ANALYZER.terms(terms))
     held = _stems_held(reader, pool, wanted)
     rows = {conv: _row(conv, members, held) for conv, members in groups.items()}
-    titles = _titles(reader, list(rows))
+    titles = conversation_titles(reader.conn, list(rows))
     in_title = {c: len(wanted.intersection(_ANALYZER.terms(titles.get(c, "")))) for c in rows}
     by_sum = sorted(rows, key=lambda c: -rows[c]["sum"])
     by_terms = sorted(rows, key=lambda c: (-rows[c]["terms"], -rows[c]["best"]))
@@ -84,15 +85,7 @@ def _stems_held(reader: Reader, pool: list[tuple[Hit, float]], wanted: set[str])
     ids = sorted({h["id"] for h, _ in pool if h["kind"] == "message"})
     if not ids or not wanted:
         return {}
-    sql = f"SELECT id, substr(text, 1, ?) FROM messages WHERE id IN ({','.join('?' * len(ids))})"
-    with translate_errors(reader.conn):
-        rows = reader.conn.execute(sql, (SCAN, *ids)).fetchall()
-    held = _ANALYZER.stems_held([str(text) for _, text in rows], wanted)
-    return {int(mid): stems for (mid, _), stems in zip(rows, held)}
+    texts = texts_of(reader.conn, ids, SCAN)
+    held = _ANALYZER.stems_held(list(texts.values()), wanted)
+    return {mid: stems for mid, stems in zip(texts, held)}
 
-
-def _titles(reader: Reader, conversations: list[str]) -> dict[str, str]:
-    sql = f"SELECT key, title FROM conversations WHERE key IN ({','.join('?' * len(conversations))})"
-    with translate_errors(reader.conn):
-        rows = reader.conn.execute(sql, conversations).fetchall()
-    return {str(key): str(title or "") for key, title in rows}

@@ -16,8 +16,8 @@ from typing import Any
 from tapestryd.errors import TapestryError
 from tapestryd.events.types import parse_utc
 from tapestryd.projections.tfidf import MESSAGE, Match
-from tapestryd.queries.ftsrank import document_frequencies
-from tapestryd.queries.nodes import nodes_by_keys
+from tapestryd.projections.messages_search import document_frequencies
+from tapestryd.projections.hierarchy_views import nodes_by_keys
 from tapestryd.queries.reader import Reader
 from tapestryd.queries.rerank import KEYWORD_RANKER, KeywordRanker
 from tapestryd.queries.search import (SearchFilters, SearchHit, content_terms, message_hits, one_per_passage, rrf_merge,

@@ -23,6 +23,7 @@ from tapestryd.db import connect, translate_errors
 from tapestryd.errors import StoreError
 from tapestryd.paths import Paths
 from tapestryd.projections import checkpoints, default_projections
+from tapestryd.projections.messages_read import message_counts
 from tapestryd.queries.reader import Reader
 
 __all__ = ["SECTIONS", "build_status", "events_behind", "log_last_seq", "projection_lag", "status_section",
@@ -55,10 +56,8 @@ def build_status(reader: Reader, *, daemon: dict[str, Any] | None = None) -> dic
 
 def store_counts(reader: Reader) -> dict[str, int]:
     """How many conversations and messages the projections hold."""
-    with translate_errors(reader.conn):
-        conversations = reader.conn.execute("SELECT COUNT(*) FROM conversations").fetchone()[0]
-        messages = reader.conn.execute("SELECT COUNT(*) FROM messages").fetchone()[0]
-    return {"conversations": int(conversations), "messages": int(messages)}
+    conversations, messages = message_counts(reader.conn)
+    return {"conversations": conversations, "messages": messages}
 
 
 def log_last_seq(reader: Reader) -> int:

@@ -12,26 +12,26 @@ case-insensitive, other characters exactly).
   are intersected with the substring matches by message id. No any-word fallback.
 * Hits are ordered newest first (``ts`` then id, descending) whatever the sort, with a
   score of 0: there is no BM25 for a substring.
-* The agent, role, conversation and time filters apply as in :func:`~tapestryd.queries.ftsrank.message_where`.
+* The agent, role, conversation and time filters apply as in
+  :func:`~tapestryd.projections.messages_search.message_where`.
 * Cost: one ``LIKE`` per term over the text of every message in ``messages_unsplit``
   that passes the filters (not over the other messages). A ``projections.db`` made before
   that table, read before the projector first opened it (a read-only CLI search with no
   daemon and no ingest since the upgrade), is searched over every message: same hits, slower.
 
-Variation selectors (U+FE0E, U+FE0F) are dropped from terms, so "❤️" finds "❤" too.
+Variation selectors (U+FE0E, U+FE0F) are dropped from terms, so "❤️" finds "❤" too. The scan
+itself is the messages projection's
+(:func:`~tapestryd.projections.messages_search.substring_ranking`); this module reads the query.
 """
 
 from __future__ import annotations
 
 import re
-import sqlite3
 
-from tapestryd.db import translate_errors
 from tapestryd.projections.unsplit import has_unsplit
-from tapestryd.queries.ftsrank import MessageFilters, message_where
 from tapestryd.queries.stopwords import STOPWORDS
 
-__all__ = ["fts_words", "like_pattern", "substring_pattern", "substring_ranking", "unsplit_terms"]
+__all__ = ["fts_words", "substring_pattern", "unsplit_terms"]
 
 _WORD = re.compile(r"\w+", re.UNICODE)
 _EDGES = "\"'`.,;:!?()[]{}<>"
@@ -53,36 +53,6 @@ def fts_words(query: str) -> list[str]:
     return list(dict.fromkeys(w for w in words if w not in STOPWORDS and not has_unsplit(w)))
 
 
-def like_pattern(term: str) -> str:
-    """``%term%`` for ``LIKE … ESCAPE '\\'``, with ``\\``, ``%`` and ``_`` in ``term`` escaped."""
-    return "%" + term.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
-
-
 def substring_pattern(terms: list[str]) -> re.Pattern[str]:
     """A case-insensitive pattern matching any of ``terms`` (for the snippet around the first hit)."""
     return re.compile("|".join(re.escape(t) for t in terms), re.IGNORECASE)
-
-
-def substring_ranking(conn: sqlite3.Connection, terms: list[str], words: list[str], filters: MessageFilters,
-                      limit: int) -> list[tuple[int, float]]:
-    """``(message id, 0.0)`` of the ``limit`` newest messages holding every term and every FTS5 word.
-
-    ``terms`` are matched as substrings over ``messages_unsplit``'s messages, ``words``
-    through ``messages_fts`` (all of them); ``filters`` apply. Raises StoreError (via
-    translate_errors) on a database error.
-    """
-    where, params = message_where(filters)
-    likes = "".join(" AND m.text LIKE ? ESCAPE '\\'" for _ in terms)
-    fts = " AND m.id IN (SELECT rowid FROM messages_fts WHERE messages_fts MATCH ?)" if words else ""
-    args = [*map(like_pattern, terms), *params, *([" ".join(f'"{w}"' for w in words)] if words else []), limit]
-    with translate_errors(conn):
-        sql = (f"SELECT m.id FROM {_source(conn)} WHERE 1 = 1{likes}{where}{fts}"
-               " ORDER BY m.ts DESC, m.id DESC LIMIT ?")
-        return [(int(i), 0.0) for (i,) in conn.execute(sql, args)]
-
-
-def _source(conn: sqlite3.Connection) -> str:
-    """The messages to scan: those in ``messages_unsplit`` (read first), or all when the table is missing."""
-    if conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'messages_unsplit'").fetchone():
-        return "messages_unsplit u CROSS JOIN messages m ON m.id = u.id"
-    return "messages m"

@@ -17,16 +17,15 @@ from tapestryd.clock import UnsupportedDateError, parse_period_key, period_of
 from tapestryd.db import translate_errors
 from tapestryd.errors import TapestryError
 from tapestryd.paths import Paths
+from tapestryd.projections.hierarchy_calendar import (level_state_counts, period_keys, summarizer_usage, tree_rows,
+                                                      waiting_count)
 from tapestryd.projections.hierarchy_checks import Check, grade, run_checks
 from tapestryd.projections.hierarchy_read import NodeRow, get_nodes
+from tapestryd.projections.hierarchy_views import has_nodes
 from tapestryd.queries.reader import Reader
 from tapestryd.queries.status import status_section
 
 __all__ = ["hierarchy_status", "read_record", "record_file", "resolve_nodes", "status_view", "tree"]
-
-_TREE_FIELDS = ("key", "level", "agent", "parent", "period_start", "period_end", "conversation", "title", "state",
-                "closed", "message_count", "mode", "provider")
-
 
 def record_file(paths: Paths) -> Path:
     """Where the summarizer records its last runs, errors and checks (JSON)."""
@@ -51,13 +50,10 @@ def hierarchy_status(reader: Reader, *, checks: bool = True) -> dict[str, Any]:
     waiting count.
     """
     conn = reader.conn
+    if not has_nodes(conn):
+        return {"levels": {}, "waiting": 0, "grade": "A", "checks": [], "usage": [], "runs": {}, "errors": {}}
+    levels, waiting, usage = _level_counts(conn), waiting_count(conn), summarizer_usage(conn)
     with translate_errors(conn):
-        if not _has_nodes_table(conn):
-            return {"levels": {}, "waiting": 0, "grade": "A", "checks": [], "usage": [], "runs": {}, "errors": {}}
-        levels = _level_counts(conn)
-        waiting = int(conn.execute("SELECT COUNT(*) FROM nodes WHERE closed = 1 AND state != 'clean'").fetchone()[0])
-        usage = [dict(zip(("provider", "model", "summaries", "calls", "tokens_in", "tokens_out"), row))
-                 for row in conn.execute("SELECT * FROM summarizer_usage ORDER BY provider, model")]
         results = run_checks(conn) if checks else None
     record = read_record(reader.paths)
     recorded = record.get("checks", {})
@@ -100,14 +96,9 @@ def _run_line(run: dict[str, Any]) -> str:
             f"{run.get('remaining', 0)} remaining{stopped}")
 
 
-def _has_nodes_table(conn: sqlite3.Connection) -> bool:
-    return conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'nodes'").fetchone() is not None
-
-
 def _level_counts(conn: sqlite3.Connection) -> dict[str, dict[str, int]]:
     levels: dict[str, dict[str, int]] = {}
-    for level, state, closed, count in conn.execute(
-            "SELECT level, state, closed, COUNT(*) FROM nodes GROUP BY level, state, closed"):
+    for level, state, closed, count in level_state_counts(conn):
         row = levels.setdefault(f"L{level}", {"total": 0, "clean": 0, "dirty": 0, "context_stale": 0, "open": 0})
         row["total"] += count
         row[state] = row.get(state, 0) + count
@@ -122,16 +113,7 @@ def tree(reader: Reader, *, agent: str = "", start: str = "", end: str = "",
     Each node is a dict of key, level, agent, period, title, state, closed, message_count,
     mode, provider and ``children`` (chronological). Roots are the years, per agent.
     """
-    where, params = ["level >= ?"], [min_level]  # type: list[str], list[object]
-    for clause, value in (("agent = ?", agent), ("period_end >= ?", start), ("period_start <= ?", end)):
-        if value:
-            where.append(clause)
-            params.append(value)
-    with translate_errors(reader.conn):
-        rows = reader.conn.execute(
-            f"SELECT {', '.join(_TREE_FIELDS)} FROM nodes WHERE {' AND '.join(where)}"
-            " ORDER BY agent, level DESC, period_start, first_ts, key", params).fetchall()
-    return _nest([dict(zip(_TREE_FIELDS, row)) for row in rows])
+    return _nest(tree_rows(reader.conn, min_level=min_level, agent=agent, start=start, end=end))
 
 
 def _nest(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -156,12 +138,6 @@ def resolve_nodes(conn: sqlite3.Connection, level: int, when: str, *, first_day_
     except ValueError as exc:
         raise TapestryError(f"not a date, month or year: {when!r} (expected 2026-03-04, 2026-03 or 2026)") from exc
     start = period_of(max(level, 1), day, first_day_of_week).start.isoformat()
-    sql, params = "SELECT key FROM nodes WHERE level = ? AND period_start = ?", [level, start]  # type: str, list[object]
-    if agent:
-        sql, params = sql + " AND agent = ?", [*params, agent]
-    if conversation:
-        sql += " AND (conversation = ? OR conversation LIKE ?)"
-        params += [conversation, f"%{conversation}"]
+    keys = period_keys(conn, level, start, agent=agent, conversation=conversation)
     with translate_errors(conn):
-        keys = [r[0] for r in conn.execute(sql + " ORDER BY key", params)]
-    return get_nodes(conn, keys)
+        return get_nodes(conn, keys)

@@ -8,8 +8,8 @@ import pytest
 from query_helpers import PARIS, History
 
 from tapestryd.config import load_settings
-from tapestryd.queries import ftsrank
-from tapestryd.queries.ftsrank import IdBounds, id_bounds, ranked_ids
+from tapestryd.projections import messages_search
+from tapestryd.projections.messages_search import IdBounds, id_bounds, ranked_ids
 from tapestryd.queries.reader import Reader
 from tapestryd.queries.rerank import KeywordRanker
 from tapestryd.queries.search import SearchFilters, fts_ranking, search_messages
@@ -77,7 +77,7 @@ def test_conversation_and_time_bounds_change_speed_not_results(reader: Reader, m
                                 window=None)
         where = set(range(9, 13)) if filters is conv else set(range(3, 7)) if filters is week else set()
         assert got == [(i, s) for i, s in everything if i in where]
-    monkeypatch.setattr(ftsrank, "BOUNDS_SCAN", 2)
+    monkeypatch.setattr(messages_search, "BOUNDS_SCAN", 2)
     assert id_bounds(reader.conn, week) == IdBounds()
     assert set(ids(ranked_ids(reader.conn, '"tide"', week, 10, "relevance"))) == {3, 4, 6}
 
@@ -113,7 +113,7 @@ def test_newest_first_walks_by_time_even_when_ids_do_not_follow_time(history: Hi
              SearchFilters(until=START + timedelta(days=-10))]
     looked_up = [ranked_ids(conn, '"tide"', f, 8, "time") for f in cases]
     assert ids(looked_up[0]) == [6, 5, 4, 3, 2, 1, 12, 11]
-    monkeypatch.setattr(ftsrank, "TIME_JOIN", 2)
+    monkeypatch.setattr(messages_search, "TIME_JOIN", 2)
     assert [ranked_ids(conn, '"tide"', f, 8, "time") for f in cases] == looked_up
-    monkeypatch.setattr(ftsrank, "TIME_WALK", 1)
+    monkeypatch.setattr(messages_search, "TIME_WALK", 1)
     assert [ranked_ids(conn, '"tide"', f, 8, "time") for f in cases] == looked_up

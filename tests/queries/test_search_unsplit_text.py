@@ -21,7 +21,7 @@ from tapestryd.events import (
 from tapestryd.operations.runtime import Runtime
 from tapestryd.paths import paths_for
 from tapestryd.projections.unsplit import has_unsplit
-from tapestryd.queries.ftsrank import ranked_ids
+from tapestryd.projections.messages_search import ranked_ids
 from tapestryd.queries.reader import Reader
 from tapestryd.queries.rerank import KeywordRanker
 from tapestryd.queries.search import SearchFilters, fts_expression, fts_ranking, search, search_messages

@@ -1,4 +1,5 @@
-"""Ranking message ids in FTS5 (the path without a daemon), with bounded work for common words.
+"""The messages projection's search reads: message ids ranked in ``messages_fts`` (FTS5 ``bm25()``),
+with bounded work for common words, and the lookups search and its reranker make on ``messages``.
 
 FTS5 computes ``bm25()`` for every row a query matches before ``ORDER BY … LIMIT`` keeps
 the best few: about a microsecond a row (the row's token count is read from
@@ -37,14 +38,16 @@ import json
 import sqlite3
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Protocol
+from typing import Callable, Protocol
 
 from tapestryd.db import translate_errors
 from tapestryd.events.types import format_utc
 
 __all__ = ["BOUNDS_SCAN", "KEYS_IN", "RANK_WINDOW", "TIME_JOIN", "TIME_WALK", "WIDEN_FACTOR", "IdBounds",
-           "any_expression", "conversations_of", "document_frequencies", "every_expression", "id_bounds", "keys_json",
-           "message_where", "ranked_ids", "texts_of", "titled_openings", "turns_around"]
+           "MessageFilters", "MessageRow", "any_expression", "conversations_of", "document_frequencies",
+           "every_expression", "id_bounds", "keys_json", "like_pattern", "matching_messages", "message_rows",
+           "message_where", "newest_messages", "ranked_ids", "substring_ranking", "texts_of", "titled_openings",
+           "turns_around"]
 
 RANK_WINDOW = 20_000
 WIDEN_FACTOR = 4
@@ -56,6 +59,12 @@ KEYS_IN = "(SELECT value FROM json_each(?))"
 _NO_ID = 2**63 - 1
 _BY_SCORE = "2, 1"  # ORDER BY bm25, then id
 _CHUNK_MAX = 8192  # ids per IN (...) lookup, under SQLite's 32,766 bound parameters
+_ROW_COLUMNS = "m.id, m.conversation, m.message_key, c.title, m.agent, m.role, m.ts"
+_WITH_TITLE = "messages m JOIN conversations c ON c.key = m.conversation"
+
+MessageRow = tuple[int, str, str, str, str, str, str, str]
+"""A message as search shows it: ``(id, conversation key, message key, conversation title (may be
+None), agent, role, ts ISO UTC, text or its first characters)``."""
 
 
 class MessageFilters(Protocol):
@@ -346,3 +355,67 @@ def titled_openings(conn: sqlite3.Connection, terms: list[str], filters: Message
     with translate_errors(conn):
         found = [int(i) for (i,) in conn.execute(sql, (*params, *patterns, 4 * limit)) if i is not None]
     return found[:limit]
+
+
+def like_pattern(term: str) -> str:
+    """``%term%`` for ``LIKE … ESCAPE '\\'``, with ``\\``, ``%`` and ``_`` in ``term`` escaped."""
+    return "%" + term.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
+
+
+def substring_ranking(conn: sqlite3.Connection, terms: list[str], words: list[str], filters: MessageFilters,
+                      limit: int) -> list[tuple[int, float]]:
+    """``(message id, 0.0)`` of the ``limit`` newest messages holding every term and every FTS5 word.
+
+    ``terms`` are matched as substrings over ``messages_unsplit``'s messages, ``words``
+    through ``messages_fts`` (all of them); ``filters`` apply. Raises StoreError (via
+    translate_errors) on a database error.
+    """
+    where, params = message_where(filters)
+    likes = "".join(" AND m.text LIKE ? ESCAPE '\\'" for _ in terms)
+    fts = " AND m.id IN (SELECT rowid FROM messages_fts WHERE messages_fts MATCH ?)" if words else ""
+    args = [*map(like_pattern, terms), *params, *([" ".join(f'"{w}"' for w in words)] if words else []), limit]
+    with translate_errors(conn):
+        sql = (f"SELECT m.id FROM {_source(conn)} WHERE 1 = 1{likes}{where}{fts}"
+               " ORDER BY m.ts DESC, m.id DESC LIMIT ?")
+        return [(int(i), 0.0) for (i,) in conn.execute(sql, args)]
+
+
+def _source(conn: sqlite3.Connection) -> str:
+    """The messages to scan: those in ``messages_unsplit`` (read first), or all when the table is missing."""
+    if conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'messages_unsplit'").fetchone():
+        return "messages_unsplit u CROSS JOIN messages m ON m.id = u.id"
+    return "messages m"
+
+
+def message_rows(conn: sqlite3.Connection, ids: list[int], *, chars: int | None = None) -> dict[int, MessageRow]:
+    """The messages among ``ids`` that are stored, by id, as :data:`MessageRow` (the text whole, or its
+    first ``chars`` characters). Raises StoreError on a database error."""
+    if not ids:
+        return {}
+    text = "m.text" if chars is None else f"substr(m.text, 1, {int(chars)})"
+    sql = f"SELECT {_ROW_COLUMNS}, {text} FROM {_WITH_TITLE} WHERE m.id IN ({','.join('?' * len(ids))})"
+    with translate_errors(conn):
+        return {int(row[0]): row for row in conn.execute(sql, ids)}
+
+
+def newest_messages(conn: sqlite3.Connection, filters: MessageFilters, limit: int, *, chars: int) -> list[MessageRow]:
+    """The ``limit`` newest messages passing ``filters`` (ts, then id, descending) as :data:`MessageRow`,
+    each text cut to its first ``chars`` characters. Raises StoreError on a database error."""
+    where, params = message_where(filters)
+    sql = (f"SELECT {_ROW_COLUMNS}, substr(m.text, 1, ?) FROM {_WITH_TITLE} WHERE 1 = 1{where}"
+           " ORDER BY m.ts DESC, m.id DESC LIMIT ?")
+    with translate_errors(conn):
+        return conn.execute(sql, (chars, *params, limit)).fetchall()
+
+
+def matching_messages(conn: sqlite3.Connection, matches: Callable[[str], bool], filters: MessageFilters,
+                      limit: int) -> list[MessageRow]:
+    """The ``limit`` newest messages passing ``filters`` whose text ``matches`` (a Python predicate,
+    registered on ``conn`` as SQLite's ``REGEXP``), as :data:`MessageRow` with the whole text.
+    Raises StoreError on a database error."""
+    conn.create_function("regexp", 2, lambda _, text: matches(text or ""), deterministic=True)
+    where, params = message_where(filters)
+    sql = (f"SELECT {_ROW_COLUMNS}, m.text FROM {_WITH_TITLE} WHERE m.text REGEXP ?{where}"
+           " ORDER BY m.ts DESC, m.id DESC LIMIT ?")
+    with translate_errors(conn):
+        return conn.execute(sql, ("", *params, limit)).fetchall()
