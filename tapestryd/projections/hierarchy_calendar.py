@@ -122,7 +122,8 @@ def period_keys(conn: sqlite3.Connection, level: int, start: str, *, agent: str 
                 conversation: str = "") -> list[str]:
     """Keys, in order, of the nodes of ``level`` whose period starts on local ISO day ``start``; ``agent``
     keeps one agent, ``conversation`` the segments of a conversation whose key is it or ends with it."""
-    sql, params = "SELECT key FROM nodes WHERE level = ? AND period_start = ?", [level, start]  # type: str, list[object]
+    sql = "SELECT key FROM nodes WHERE level = ? AND period_start = ?"
+    params: list[object] = [level, start]
     if agent:
         sql, params = sql + " AND agent = ?", [*params, agent]
     if conversation:
