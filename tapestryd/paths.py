@@ -36,6 +36,8 @@ class Paths:
     logs: Path
     socket: Path
     cache: Path
+    sync_key: Path
+    sync_state: Path
 
     def ensure(self) -> None:
         """Create the data, inbox, backup, log, cache and socket folders.
@@ -53,11 +55,12 @@ class Paths:
         return (self.data_dir, self.backups, self.logs, self.cache, self.archive_db.parent)
 
     def private_files(self) -> tuple[Path, ...]:
-        """The files that must stay 0600 (those that exist now): databases and their WAL, lock, backups, ``.env``."""
+        """The files that must stay 0600 (those that exist now): databases and their WAL, lock, backups, ``.env``,
+        the sync key."""
         dbs = (self.events_db, self.projections_db, self.archive_db)
         sidecars = tuple(Path(f"{db}{suffix}") for db in dbs for suffix in ("-wal", "-shm", "-journal"))
         backups = tuple(sorted(self.backups.glob("*.db"))) if self.backups.is_dir() else ()
-        return dbs + sidecars + (self.lock_file, self.data_dir / ".env") + backups
+        return dbs + sidecars + (self.lock_file, self.data_dir / ".env", self.sync_key) + backups
 
     def as_dict(self) -> dict[str, str]:
         """Each path by name, as strings (for ``tapestryctl paths`` and ``status``)."""
@@ -87,6 +90,8 @@ def paths_for(settings: Settings) -> Paths:
         logs=data / "logs",
         socket=settings.socket_override or _socket_path(settings),
         cache=data / "cache",
+        sync_key=data / "sync.key",
+        sync_state=data / "sync-state.json",
     )
 
 

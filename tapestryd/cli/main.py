@@ -20,6 +20,7 @@ COMMAND_MODULES = (
     "tapestryd.cli.demo",
     "tapestryd.cli.mcp_cmds",
     "tapestryd.cli.archive",
+    "tapestryd.cli.sync_cmds",
 )
 
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import threading
 from datetime import datetime
-from typing import Protocol
+from typing import Any, Protocol
 
 from apscheduler.schedulers.base import BaseScheduler
 from apscheduler.triggers.interval import IntervalTrigger
@@ -33,7 +33,7 @@ from tapestryd.operations.hierarchy_jobs import Host, repair_job, summarize_job
 from tapestryd.paths import Paths
 
 __all__ = ["Service", "backup_nightly", "probe_storage", "register_jobs", "repair_hierarchy", "summarize_hierarchy",
-           "sweep_sources"]
+           "sweep_sources", "sync_hub"]
 
 
 class Service(Protocol):
@@ -52,6 +52,9 @@ class Service(Protocol):
     def sweep(self) -> None:
         """Catch up with session files changed on disk."""
 
+    def sync_now(self, from_start: bool = False) -> dict[str, Any]:
+        """Run one sync round (see :meth:`tapestryd.daemon.service.Service.sync_now`)."""
+
 
 def register_jobs(scheduler: BaseScheduler, service: Service) -> None:
     """Add (or replace) every scheduled job of the daemon."""
@@ -67,6 +70,12 @@ def register_jobs(scheduler: BaseScheduler, service: Service) -> None:
                       replace_existing=True)
     scheduler.add_job(repair_hierarchy, daily_at(service.settings.schedule.repair_time, service.settings),
                       args=[service], id="repair", name="nightly repair cascade", replace_existing=True)
+    if service.settings.sync.enabled:
+        scheduler.add_job(sync_hub, IntervalTrigger(seconds=service.settings.sync.interval), args=[service], id="sync",
+                          name="push to and pull from the sync hub", next_run_time=datetime.now(service.settings.tz),
+                          replace_existing=True)
+    elif scheduler.get_job("sync") is not None:
+        scheduler.remove_job("sync")
 
 
 def sweep_sources(service: Service) -> None:
@@ -91,6 +100,19 @@ def backup_nightly(service: Service) -> None:
         service.state.record_error("backup", exc.message)
         return
     service.state.record_job("backup", {"path": result["backup"]["path"], "pruned": len(result["pruned"])})
+
+
+def sync_hub(service: Service) -> None:
+    """One sync round with the hub (on start, then every ``[sync] interval`` seconds); a failure is
+    recorded for ``status`` and the next round retries."""
+    if service.state.paused or service.writer is None:
+        return
+    try:
+        report = service.sync_now()
+    except TapestryError as exc:
+        service.state.record_error("sync", exc.message)
+        return
+    service.state.record_job("sync", {part: report[part]["new"] for part in ("push", "pull", "forgotten")})
 
 
 def summarize_hierarchy(service: Service) -> None:

@@ -19,9 +19,10 @@ JOB_DEFAULTS = {"coalesce": True, "max_instances": 1, "misfire_grace_time": 3600
 
 
 def build_scheduler(settings: Settings) -> BackgroundScheduler:
-    """A stopped scheduler in ``settings.timezone`` with two job threads."""
+    """A stopped scheduler in ``settings.timezone`` with three job threads (a long summarizer run and
+    a sync round waiting on a slow hub leave one for the rest)."""
     return BackgroundScheduler(timezone=settings.tz, job_defaults=dict(JOB_DEFAULTS),
-                               executors={"default": ThreadPoolExecutor(2)})
+                               executors={"default": ThreadPoolExecutor(3)})
 
 
 def daily_at(hhmm: str, settings: Settings) -> CronTrigger:

@@ -18,6 +18,8 @@ jobs (so a summarizer child process is gone before exit), then the socket (remov
 the writer finishes the task in hand, then the databases close.
 
 ``pause`` halts the summarizer the same way; ``resume`` starts it again at once.
+``sync_now`` runs a sync round (the scheduled job every ``[sync] interval`` seconds, and
+``tapestryctl sync``) off the writer thread, so a slow hub never holds up capture.
 ``reload`` refuses a ``[summarize]`` section naming no usable provider (the error
 ``iterate`` gives; old settings kept) and restarts the calendar when ``[web]`` changed; a
 new port that is in use keeps the calendar on its old address and says so (reply and ``status``).
@@ -38,7 +40,7 @@ import threading
 import time
 from contextlib import contextmanager
 from datetime import datetime
-from typing import Any, Iterator
+from typing import Any, Callable, Iterator
 
 import structlog
 from apscheduler.schedulers.background import BackgroundScheduler
@@ -63,10 +65,12 @@ from tapestryd.errors import (
     StoreError,
     TapestryError,
 )
+from tapestryd.events.store import EventStore
 from tapestryd.operations.base import CONTROL, LOCAL, READ, ReadDeps, WriteDeps
 from tapestryd.operations.codec import decode
 from tapestryd.operations.registry import OPERATIONS
 from tapestryd.operations.runtime import Runtime
+from tapestryd.operations.syncing import run_round
 from tapestryd.paths import paths_for
 from tapestryd.projections.tfidf import SimilarityIndex
 from tapestryd.queries.reader import Reader
@@ -104,6 +108,7 @@ class Service:
         self._served_web: WebSettings | None = None  # the [web] the running calendar was started with
         self._readers: queue.LifoQueue[Reader] = queue.LifoQueue()
         self._control = threading.RLock()
+        self._sync = threading.Lock()  # one sync round at a time (the scheduled job, or sync_round from the socket)
         self._stopping = threading.Event()
         self.halt = threading.Event()  # set while paused or stopping: a remote provider's retries end at once
 
@@ -352,6 +357,24 @@ class Service:
         if self.web is not None:
             self.web.stop()
         return self._serve_web()
+
+
+    def sync_now(self, from_start: bool = False) -> dict[str, Any]:
+        """Run one sync round on this thread (after the one in progress): the hub is asked here, the log
+        read through a read-only connection of this thread, and written only on the writer thread.
+
+        Returns the round's report; raises SyncError when sync is not set up or the hub fails,
+        DaemonError when the daemon stops meanwhile.
+        """
+        if self.writer is None:
+            raise DaemonError("tapestryd is starting or stopping", code="shutting_down")
+        writer = self.writer
+
+        def write(fn: Callable[[EventStore], Any]) -> Any:
+            return writer.run(lambda runtime: fn(runtime.store), name="sync")
+
+        with self._sync, EventStore(self.paths.events_db, readonly=True, machine=self.settings.sync.machine) as store:
+            return run_round(self.settings, store, write, from_start=from_start, stop=self._stopping.is_set)
 
 
 def check_summarizer(settings: Settings) -> None:

@@ -274,6 +274,26 @@ class EventStore:
             rows = self.conn.execute("SELECT name, position, updated_at FROM sync_checkpoints").fetchall()
         return {str(r[0]): (int(r[1]), str(r[2])) for r in rows}
 
+    def rewrite(self, payloads: Mapping[int, str] | Mapping[str, str],
+                checkpoints: Mapping[str, int] = _NO_CHECKPOINTS) -> int:
+        """Replace stored payloads and save ``checkpoints``, in one transaction; returns how many rows changed.
+
+        A key of ``payloads`` is a seq (int) or an event id (str); one the log does not hold is
+        passed over. Only compaction uses this: a payload becomes its tombstone (here, or on
+        another machine whose tombstones sync brings). Raises StoreError (nothing changed) when
+        the write fails.
+        """
+        recorded = format_utc(datetime.now(timezone.utc))
+        changed = 0
+        with transaction(self.conn), translate_errors(self.conn):
+            for key, payload in payloads.items():
+                column = "seq" if isinstance(key, int) else "event_id"
+                changed += self.conn.execute(f"UPDATE events SET payload = ? WHERE {column} = ? AND payload != ?",
+                                             (payload, key, payload)).rowcount
+            for name, position in checkpoints.items():
+                self._save_checkpoint(name, position, recorded)
+        return changed
+
     def save_offsets(self, offsets: Iterable[SourceOffset]) -> None:
         """Record offsets alone (a file whose new bytes held no events)."""
         self.append((), offsets)

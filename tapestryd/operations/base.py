@@ -71,6 +71,9 @@ class DaemonControl(Protocol):
     def reload(self) -> dict[str, Any]:
         """Read tapestry.toml again and apply it (as SIGHUP does)."""
 
+    def sync_now(self, from_start: bool) -> dict[str, Any]:
+        """Run one sync round now (after the one in progress), its local writes on the writer; its report."""
+
 
 @dataclass(frozen=True)
 class ReadDeps:

@@ -16,8 +16,9 @@ payloads become tombstones:
   states it gave before.
 
 :func:`compact_log` first writes a ``pre-compact-*`` backup, updates the rows in one
-transaction, then ``VACUUM`` and a truncating WAL checkpoint so the old bytes leave the
-file. :func:`confirm_compaction` deletes the pre-compact backups and applies the same
+transaction (counting the compaction in the log's ``log.compactions`` checkpoint, which tells
+sync to send the tombstones to the hub), then ``VACUUM`` and a truncating WAL checkpoint so the
+old bytes leave the file. :func:`confirm_compaction` deletes the pre-compact backups and applies the same
 tombstones (by ``event_id``) to every other backup, so no copy keeps what was forgotten.
 """
 
@@ -33,7 +34,7 @@ from typing import Any
 
 import structlog
 
-from tapestryd.db import transaction, translate_errors
+from tapestryd.db import translate_errors
 from tapestryd.errors import TapestryError
 from tapestryd.events.codec import encode
 from tapestryd.events.types import (
@@ -54,9 +55,14 @@ from tapestryd.privacy import outbound
 from tapestryd.projections.forgetting import ForgetRule, compiled
 from tapestryd.projections.messages_read import stored_message_keys
 
-__all__ = ["CompactionPlan", "compact_log", "confirm_compaction", "plan_compaction"]
+__all__ = ["COMPACTIONS", "CompactionPlan", "compact_log", "confirm_compaction", "is_tombstone", "plan_compaction",
+           "squeeze", "tombstones"]
 
 log = structlog.get_logger(__name__)
+
+COMPACTIONS = "log.compactions"
+"""The log's checkpoint counting compactions, saved with the rewrite: sync pushes the tombstones
+to the hub when it moved since the last push."""
 
 
 @dataclass
@@ -136,15 +142,14 @@ def compact_log(runtime: Runtime, *, dry_run: bool = False) -> dict[str, Any]:
     if dry_run or not plan.rewrites:
         return {**report, "bytes_after": report["bytes_before"]}
     report["backup"] = str(backup_log(runtime.paths.events_db, runtime.paths.backups, label="pre-compact").path)
-    conn = runtime.store.conn
-    with transaction(conn):
-        conn.executemany("UPDATE events SET payload = ? WHERE seq = ?", [(p, s) for s, p in plan.rewrites.items()])
-    _squeeze(conn)
+    store = runtime.store
+    store.rewrite(plan.rewrites, {COMPACTIONS: store.checkpoint(COMPACTIONS) + 1})
+    squeeze(store.conn)
     log.info("log.compacted", rewritten=dict(plan.counts), backup=report["backup"])
     return {**report, "bytes_after": runtime.paths.events_db.stat().st_size}
 
 
-def _squeeze(conn: sqlite3.Connection) -> None:
+def squeeze(conn: sqlite3.Connection) -> None:
     """Rebuild the file and empty the WAL, so freed pages holding old payloads are gone."""
     with translate_errors(conn):
         conn.execute("VACUUM")
@@ -156,7 +161,7 @@ def confirm_compaction(runtime: Runtime) -> dict[str, Any]:
 
     Returns ``{"deleted": [paths], "scrubbed": {path: rows rewritten}}``.
     """
-    tombstones = _tombstones(runtime.store.conn)
+    tombstones = _tombstone_payloads(runtime.store.conn)
     deleted, scrubbed = [], {}
     for backup in list_backups(runtime.paths.backups):
         if backup.label == "pre-compact":
@@ -168,24 +173,37 @@ def confirm_compaction(runtime: Runtime) -> dict[str, Any]:
     return {"deleted": deleted, "scrubbed": scrubbed}
 
 
-def _tombstones(conn: sqlite3.Connection) -> dict[str, str]:
-    """``event_id → payload`` of every tombstoned event in the live log."""
+def tombstones(conn: sqlite3.Connection) -> dict[str, tuple[int, str]]:
+    """``event_id → (seq, payload)`` of every tombstoned event in the log (one pass over three types)."""
     found = {}
     with translate_errors(conn):
-        for eid, type_name, payload in conn.execute(
-                "SELECT event_id, type, payload FROM events WHERE type IN (?, ?, ?)",
+        for seq, eid, type_name, payload in conn.execute(
+                "SELECT seq, event_id, type, payload FROM events WHERE type IN (?, ?, ?)",
                 (MessageRecorded.type, ConversationTitled.type, NodeSummarized.type)):
-            data = json.loads(payload)
-            if _is_tombstone(type_name, data):
-                found[eid] = payload
+            if is_tombstone(type_name, payload):
+                found[eid] = (int(seq), payload)
     return found
 
 
-def _is_tombstone(type_name: str, data: dict[str, Any]) -> bool:
+def _tombstone_payloads(conn: sqlite3.Connection) -> dict[str, str]:
+    """``event_id → payload`` of every tombstoned event in the live log."""
+    return {eid: payload for eid, (_, payload) in tombstones(conn).items()}
+
+
+def is_tombstone(type_name: str, payload: str) -> bool:
+    """Whether ``payload`` (JSON) is what compaction leaves of an event of ``type_name``."""
+    try:
+        data = json.loads(payload)
+    except ValueError:
+        return False
+    if not isinstance(data, dict):
+        return False
     if type_name == MessageRecorded.type:
-        return bool((data.get("meta") or {}).get("forgotten"))
+        return bool((data.get("meta") or {}).get("forgotten")) and data.get("text") == ""
     if type_name == ConversationTitled.type:
         return data.get("title") == ""
+    if type_name != NodeSummarized.type:
+        return False
     text = data.get("text") or ""
     return is_summary_tombstone(text) or (text == "" and data.get("title") == "")
 

@@ -18,6 +18,7 @@ from tapestryd.operations.requests import (
     ResumeRequest,
     StatusRequest,
 )
+from tapestryd.operations.syncing import sync_status
 from tapestryd.operations.results import (
     PauseResult,
     ReloadResult,
@@ -37,10 +38,12 @@ def _control(deps: ReadDeps) -> DaemonControl:
 
 
 def status(request: StatusRequest, deps: ReadDeps) -> StatusResult:
-    """Counts, projection lag, the daemon's state (see :mod:`tapestryd.queries.status`) and the raw archive."""
+    """Counts, projection lag, the daemon's state (see :mod:`tapestryd.queries.status`), the raw archive
+    and sync (:func:`~tapestryd.operations.syncing.sync_status`)."""
     reader = deps.reader
     found = build_status(reader, daemon=deps.control.snapshot() if deps.control else None)
-    return StatusResult({**found, "archive": archive_status(reader.settings, reader.paths)})
+    return StatusResult({**found, "archive": archive_status(reader.settings, reader.paths),
+                         "sync": sync_status(reader.settings, reader.paths)})
 
 
 def pause(request: PauseRequest, deps: ReadDeps) -> PauseResult:

@@ -62,6 +62,12 @@ def _safety() -> ModuleType:
     return safety
 
 
+def _syncing() -> ModuleType:
+    from tapestryd.operations import syncing
+
+    return syncing
+
+
 def _op(name: str, kind: Kind, request: type[Any], result: type[Any],
         load: Callable[[], Callable[[Any, Any], Any]]) -> Operation[Any, Any]:
     return Operation(name, kind, request, result, load)
@@ -101,6 +107,10 @@ OPERATIONS: dict[str, Operation[Any, Any]] = {op.name: op for op in (
     _op("archive_list", LOCAL, rq.ArchiveListRequest, rs.ArchiveListResult, lambda: _archive().list_archive),
     _op("verify", LOCAL, rq.VerifyRequest, rs.VerifyResult, lambda: _safety().verify),
     _op("restore", LOCAL, rq.RestoreRequest, rs.RestoreResult, lambda: _safety().restore),
+    _op("sync", LOCAL, rq.SyncRequest, rs.SyncResult, lambda: _syncing().sync),
+    _op("sync_round", CONTROL, rq.SyncRoundRequest, rs.SyncResult, lambda: _syncing().sync_round),
+    _op("sync_status", LOCAL, rq.SyncStatusRequest, rs.SyncStatusResult, lambda: _syncing().sync_status_op),
+    _op("sync_init", LOCAL, rq.SyncInitRequest, rs.SyncInitResult, lambda: _syncing().sync_init),
 )}
 """Operation name → its entry."""
 

@@ -19,7 +19,7 @@ __all__ = [
     "HierarchyStatusRequest", "IngestRequest", "IterateRequest", "MessagesRequest", "NodeRequest", "PauseRequest",
     "PingRequest", "RebuildRequest", "RecallRequest", "ReloadRequest", "RepairRequest", "RestoreRequest",
     "ResumeRequest", "SearchRequest", "ShowRequest", "SimilarRequest", "StatsRequest", "StatusRequest",
-    "TreeRequest", "VerifyRequest"
+    "SyncInitRequest", "SyncRequest", "SyncRoundRequest", "SyncStatusRequest", "TreeRequest", "VerifyRequest"
 ]
 
 
@@ -303,3 +303,33 @@ class RestoreRequest:
     """Replace the log by the backup ``file`` and rebuild the projections (no daemon may run)."""
 
     file: str = ""
+
+
+@dataclass(frozen=True)
+class SyncRequest:
+    """One sync round with the hub now: push this machine's events, pull the others' (run in the
+    caller's process; through the running daemon when there is one). ``from_start`` pulls the
+    whole hub again (after a key was fixed or tapestryd upgraded: what was skipped comes in)."""
+
+    from_start: bool = False
+
+
+@dataclass(frozen=True)
+class SyncRoundRequest:
+    """The running daemon's half of ``sync``: the round on its own sync thread, local writes on the writer."""
+
+    from_start: bool = False
+
+
+@dataclass(frozen=True)
+class SyncInitRequest:
+    """Set up this machine's sync key: a new one (shown once as a passphrase), or ``key``, the
+    passphrase another machine showed. ``force`` replaces a different key already here."""
+
+    key: str = ""
+    force: bool = False
+
+
+@dataclass(frozen=True)
+class SyncStatusRequest:
+    """The sync lag (events to push, to pull), last success and last error (read in the caller's process)."""

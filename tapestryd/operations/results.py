@@ -24,8 +24,8 @@ __all__ = [
     "ConversationsResult", "Document", "DriftResult", "EvalResult", "ForgetResult", "GenerateResult",
     "HierarchyStatusResult", "IngestResult", "IterateResult", "MessagesResult", "NodeResult", "PauseResult",
     "PingResult", "RebuildResult", "RecallResult", "Record", "ReloadResult", "RepairResult", "RestoreResult",
-    "ResumeResult", "SearchResult", "ShowResult", "SimilarResult", "StatsResult", "StatusResult", "TreeResult",
-    "VerifyResult"
+    "ResumeResult", "SearchResult", "ShowResult", "SimilarResult", "StatsResult", "StatusResult", "SyncInitResult",
+    "SyncResult", "SyncStatusResult", "TreeResult", "VerifyResult"
 ]
 
 
@@ -213,3 +213,18 @@ class VerifyResult(Document):
 
 class RestoreResult(Document):
     """The backup restored, the log kept aside and the events replayed."""
+
+
+class SyncResult(Document):
+    """One sync round: ``push``, ``pull``, ``forgotten`` (each ``seen``, ``new``, ``skipped``,
+    ``skipped_rows``), ``forgotten_pushed``, ``hub`` (its safe URL), ``machine``, ``seconds``."""
+
+
+class SyncInitResult(Document):
+    """``created`` (a new key), ``passphrase`` (shown once, only for a new key), ``key_id``, ``path``,
+    ``machine``, ``hub`` (its safe URL, ``""`` when none is configured)."""
+
+
+class SyncStatusResult(Document):
+    """``enabled``, ``machine``, ``key`` (present), ``hub``, ``to_push``, ``to_pull``, ``last_success``,
+    ``last_error`` (``{"at", "message"}``), ``skipped_total``."""

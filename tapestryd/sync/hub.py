@@ -11,7 +11,9 @@ Tables (their own SQLModel registry, so they never mix with the local log's mode
 * ``hub_forgotten``: a tombstone per event whose payload a machine compacted away
   (``forget`` then ``compact``); ``forgotten_seq`` orders them for pulling, and the event's
   row in ``hub_events`` holds the sealed tombstone instead of what was forgotten.
-* ``hub_meta``: the schema version (a hub made by a newer version is refused).
+* ``hub_meta``: the schema version (a hub made by a newer version is refused), the hub's
+  random identity (a machine moved to another hub starts its pull checkpoints over) and the
+  id of the key its events are sealed with (a machine holding another key is refused).
 
 Every push takes a transaction-level advisory lock first, so ``hub_seq`` values are
 committed in the order they were handed out: a puller that has seen seq N has seen every
@@ -23,6 +25,7 @@ down, slow or unreachable costs a sync round at most that long and raises SyncEr
 
 from __future__ import annotations
 
+import secrets
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime
@@ -160,6 +163,8 @@ class Hub:
         self.engine = _engine(url, timeouts or Timeouts())
         self.where = self.engine.url.render_as_string(hide_password=True)
         self._ready = False
+        self.identity = 0
+        self.key_id: str | None = None
 
     def close(self) -> None:
         """Close the pool's connections."""
@@ -188,13 +193,33 @@ class Hub:
             return
         with self._begin(locked=True) as conn:
             HubModel.metadata.create_all(conn, checkfirst=True)
-            conn.execute(pg.insert(_META).values(name="schema", value=str(HUB_SCHEMA))
-                         .on_conflict_do_nothing(index_elements=["name"]))
-            found = int(conn.execute(sa.select(_META.c.value).where(_META.c.name == "schema")).scalar_one())
+            for name, value in (("schema", str(HUB_SCHEMA)), ("id", str(secrets.randbits(62) + 1))):
+                conn.execute(pg.insert(_META).values(name=name, value=value)
+                             .on_conflict_do_nothing(index_elements=["name"]))
+            meta: dict[str, str] = {str(k): str(v) for k, v in conn.execute(sa.select(_META.c.name, _META.c.value))}
+        found = int(meta["schema"])
+        self.identity = int(meta["id"])
+        self.key_id = meta.get("key_id")
         if found > HUB_SCHEMA:
             raise SyncError(f"hub {self.where} has schema {found}, newer than this version's {HUB_SCHEMA}:"
                             " upgrade tapestryd on this machine")
         self._ready = True
+
+    def claim_key(self, key_id: str) -> None:
+        """Check that the hub's events are sealed with key ``key_id`` (the first machine to ask sets it).
+
+        Raises SyncError naming both key ids when the hub was set up with another key.
+        """
+        self.ensure_schema()
+        if self.key_id is None:
+            with self._begin(locked=True) as conn:
+                conn.execute(pg.insert(_META).values(name="key_id", value=key_id)
+                             .on_conflict_do_nothing(index_elements=["name"]))
+                self.key_id = conn.execute(sa.select(_META.c.value).where(_META.c.name == "key_id")).scalar_one()
+        if self.key_id != key_id:
+            raise SyncError(f"hub {self.where} holds events sealed with key {self.key_id}, and this machine's key is"
+                            f" {key_id}: run `tapestryctl sync init --key <passphrase>` with the passphrase"
+                            " `sync init` showed on the first machine")
 
     def pushed(self, machine: str) -> int:
         """The seq up to which ``machine`` pushed its own events (0 when it never pushed)."""

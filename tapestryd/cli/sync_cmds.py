@@ -1,0 +1,93 @@
+"""Sync commands: ``sync`` (one round now), ``sync init`` (the key), ``sync status`` (the lag).
+
+``sync`` runs through the daemon when it listens (the round runs on its sync thread), else
+here with the writer lock held (:mod:`tapestryd.operations.syncing`).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Optional
+
+import typer
+
+from tapestryd.cli.app import Format, app, call, emit
+from tapestryd.operations.requests import SyncInitRequest, SyncRequest, SyncStatusRequest
+from tapestryd.operations.syncing import ROUND_TIMEOUT
+
+__all__ = ["sync_app"]
+
+sync_app = typer.Typer(help="Several machines, one memory: sync the event log through a PostgreSQL hub.",
+                       invoke_without_command=True)
+app.add_typer(sync_app, name="sync")
+
+
+@sync_app.callback()
+def sync(ctx: typer.Context,
+         from_start: bool = typer.Option(False, "--from-start",
+                                         help="Pull the whole hub again (what was skipped before comes in)."),
+         fmt: Format = typer.Option(Format.text, "-f", "--format")) -> None:
+    """Push this machine's events to the hub and pull the others' now (without a subcommand)."""
+    if ctx.invoked_subcommand is not None:
+        return
+    emit(call(ctx, SyncRequest, {"from_start": from_start}, timeout=ROUND_TIMEOUT), fmt, render_round)
+
+
+@sync_app.command("init")
+def init(ctx: typer.Context,
+         key: Optional[str] = typer.Option(None, "--key", help="The passphrase `sync init` showed on the first machine."),
+         force: bool = typer.Option(False, "--force", help="Replace a different key already on this machine."),
+         fmt: Format = typer.Option(Format.text, "-f", "--format")) -> None:
+    """Create this machine's sync key (shown once), or take the first machine's with --key."""
+    emit(call(ctx, SyncInitRequest, {"key": key or "", "force": force}), fmt, render_init)
+
+
+@sync_app.command("status")
+def status(ctx: typer.Context, fmt: Format = typer.Option(Format.text, "-f", "--format")) -> None:
+    """The sync lag: events to push and to pull, the last success and the last error."""
+    emit(call(ctx, SyncStatusRequest, {}), fmt, render_status)
+
+
+def render_round(data: dict[str, Any]) -> str:
+    """One round as text: what moved each way, and each skipped hub row with its reason."""
+    push, pull, gone = data["push"], data["pull"], data["forgotten"]
+    lines = [f"sync {data['machine']} ⇄ {data['hub']} in {data['seconds']:.1f} s",
+             f"pushed: {push['new']} new of {push['seen']} events",
+             f"pulled: {pull['new']} new of {pull['seen']} hub rows",
+             f"forgotten: {data['forgotten_pushed']} tombstones sent, {gone['new']} events blanked here"]
+    for part in (pull, gone):
+        if part["skipped"]:
+            lines.append(f"skipped {part['skipped']} hub rows:")
+            lines.extend(f"  hub row {row['seq']} (event {row['event_id']}): {row['reason']}"
+                         for row in part["skipped_rows"])
+    return "\n".join(lines)
+
+
+def render_init(data: dict[str, Any]) -> str:
+    """The key's id and path; a new key's passphrase, once, with what to do with it."""
+    if not data["created"]:
+        return f"sync key {data['key_id']} at {data['path']} (machine {data['machine']})"
+    return "\n".join([
+        f"created sync key {data['key_id']} at {data['path']} (mode 0600; machine {data['machine']})",
+        "",
+        f"  {data['passphrase']}",
+        "",
+        "This passphrase is shown once. On each other machine run:",
+        "  tapestryctl sync init --key <passphrase>",
+        "Without it, what this machine sends to the hub cannot be read anywhere else.",
+    ])
+
+
+def render_status(data: dict[str, Any]) -> str:
+    """The ``sync`` section of status as a few lines."""
+    if not data.get("enabled"):
+        return f"sync: off (machine {data.get('machine', '?')}; set [sync] url in tapestry.toml)"
+    error = data.get("last_error") or {}
+    lines = [f"sync: machine {data['machine']} ⇄ {data['hub']}" + ("" if data.get("key") else " (no key: run"
+                                                                   " `tapestryctl sync init`)"),
+             f"to push: {data.get('to_push', 0)} events; to pull: {data.get('to_pull', 0)} hub rows (at the last"
+             " contact)",
+             f"last success: {data.get('last_success') or 'never'}",
+             f"last error: {error['at']} {error['message']}" if error else "last error: none"]
+    if data.get("skipped_total"):
+        lines.append(f"hub rows skipped so far: {data['skipped_total']} (see `tapestryctl sync`)")
+    return "\n".join(lines)

@@ -1,0 +1,136 @@
+"""Sync when things go wrong: a wrong key, bad hub rows, the hub down or restarted mid-round."""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+import pytest
+from pgcluster import PgCluster
+from sync_helpers import capture, event_ids, log_rows, make_home, search, sync_here, write_session
+
+from tapestryd.errors import SyncError
+from tapestryd.operations.dispatch import run_here
+from tapestryd.operations.requests import SyncStatusRequest
+from tapestryd.paths import paths_for
+from tapestryd.sync.crypto import Opened, Sealer, load_key, new_key
+from tapestryd.sync.hub import Hub
+
+
+def _status(settings: object) -> dict[str, object]:
+    return dict(run_here(settings, SyncStatusRequest()).to_json())  # type: ignore[arg-type]
+
+
+def test_a_machine_with_another_key_is_refused_and_keeps_its_log(tmp_path: Path, hub_url: str) -> None:
+    laptop, _ = make_home(tmp_path, "laptop", hub_url)
+    capture(laptop, write_session(tmp_path / "a", "s-a", ["alpha one", "alpha two"]))
+    sync_here(laptop)
+    stranger, _ = make_home(tmp_path, "stranger", hub_url)  # its own new key, not the laptop's
+    capture(stranger, write_session(tmp_path / "b", "s-b", ["beta one"]))
+    before = log_rows(stranger)
+    with pytest.raises(SyncError, match="sealed with key"):
+        sync_here(stranger)
+    assert log_rows(stranger) == before
+    status = _status(stranger)
+    assert "sealed with key" in status["last_error"]["message"] and status["to_push"] > 0  # type: ignore[index,operator]
+    with Hub(hub_url) as hub:
+        assert all(row.origin == "laptop" for row in hub.rows_after(0, 1000))
+
+
+def test_bad_hub_rows_are_reported_and_skipped(tmp_path: Path, hub_url: str) -> None:
+    laptop, key = make_home(tmp_path, "laptop", hub_url)
+    capture(laptop, write_session(tmp_path / "a", "s-a", ["good message kiwi"]))
+    sync_here(laptop)
+    sealer = Sealer(load_key(paths_for(laptop).sync_key))
+    envelope = {"origin": "future", "schema": 1, "occurred_at": "2026-03-04T10:00:00.000000Z"}
+
+    def sealed(event_id: str, type_name: str, payload: str, key_sealer: Sealer = sealer) -> dict[str, object]:
+        box = key_sealer.seal(event_id, "future", type_name, 1, envelope["occurred_at"],  # type: ignore[arg-type]
+                              Opened("x", "y", payload, ""))
+        return {"event_id": event_id, "type": type_name, **envelope, "key_id": box.key_id, "nonce": box.nonce,
+                "ciphertext": box.ciphertext}
+
+    bad = [
+        sealed("unknown-type", "MessageTranslated", json.dumps({"text": "hola"})),
+        sealed("not-json", "ConversationTitled", "{not json"),
+        sealed("missing-field", "ConversationTitled", json.dumps({"title": "no conversation"})),
+        sealed("other-key", "ConversationTitled", json.dumps({"conversation": "c", "title": "t"}), Sealer(new_key())),
+        {**sealed("garbled", "ConversationTitled", json.dumps({"conversation": "c", "title": "t"})),
+         "ciphertext": b"\x00" * 40},
+        {**sealed("bad-time", "ConversationTitled", json.dumps({"conversation": "c", "title": "t"})),
+         "occurred_at": "yesterday"},
+    ]
+    with Hub(hub_url) as hub:
+        hub.push("future", bad, 6)
+    desktop, _ = make_home(tmp_path, "desktop", hub_url, key)
+    report = sync_here(desktop)
+    reasons = {row["event_id"]: row["reason"] for row in report["pull"]["skipped_rows"]}
+    assert report["pull"]["skipped"] == len(bad) == len(reasons)
+    assert "unknown event type 'MessageTranslated'" in reasons["unknown-type"]
+    assert "does not decode" in reasons["not-json"] and "does not decode" in reasons["missing-field"]
+    assert "another key" in reasons["other-key"] and "does not open" in reasons["garbled"]
+    assert "does not open" in reasons["bad-time"]  # the envelope is bound to the ciphertext
+    assert search(desktop, "kiwi")  # the good rows came in
+    assert _status(desktop)["skipped_total"] == len(bad)
+    assert sync_here(desktop)["pull"]["skipped"] == 0  # passed over once, not every round
+
+
+def test_hub_down_capture_and_search_go_on_and_sync_catches_up(tmp_path: Path, hub_url: str,
+                                                              pg_cluster: PgCluster) -> None:
+    laptop, key = make_home(tmp_path, "laptop", hub_url)
+    desktop, _ = make_home(tmp_path, "desktop", hub_url, key)
+    capture(laptop, write_session(tmp_path / "a", "s-a", ["before the outage mango"]))
+    sync_here(laptop)
+    pg_cluster.stop()
+    try:
+        capture(laptop, write_session(tmp_path / "b", "s-b", ["during the outage papaya"]))
+        assert search(laptop, "papaya")
+        started = time.monotonic()
+        with pytest.raises(SyncError, match="hub postgresql"):
+            sync_here(laptop)
+        assert time.monotonic() - started < 15
+        status = _status(laptop)
+        assert status["to_push"] == 4 and status["last_error"]  # a message, its title, two import receipts
+    finally:
+        pg_cluster.start()
+    sync_here(laptop)
+    assert _status(laptop)["to_push"] == 0
+    sync_here(desktop)
+    assert search(desktop, "papaya") and search(desktop, "mango")
+
+
+def test_a_hub_restart_mid_round_loses_and_doubles_nothing(tmp_path: Path, hub_url: str,
+                                                          pg_cluster: PgCluster) -> None:
+    import threading
+
+    laptop, key = make_home(tmp_path, "laptop", hub_url)
+    desktop, _ = make_home(tmp_path, "desktop", hub_url, key)
+    for n in range(4):
+        capture(laptop, write_session(tmp_path / "a", f"s-{n}", [f"restart {n} line {i}" for i in range(1500)]))
+    failures: list[BaseException] = []
+
+    def round_() -> None:
+        try:
+            sync_here(laptop)
+        except SyncError as exc:
+            failures.append(exc)
+
+    pusher = threading.Thread(target=round_)
+    pusher.start()
+    with Hub(hub_url) as hub:  # restart once the first rows are in, while the rest are on their way
+        deadline = time.monotonic() + 60
+        while hub.head() == 0 and time.monotonic() < deadline:
+            time.sleep(0.01)
+        hub.close()
+    pg_cluster.stop("immediate")
+    pg_cluster.start()
+    pusher.join(120)
+    assert failures, "the restart came after the round had finished: nothing was tested"
+    sync_here(laptop)
+    sync_here(desktop)
+    ids = event_ids(laptop)
+    with Hub(hub_url) as hub:
+        rows = hub.rows_after(0, 100_000)
+    assert sorted(r.event_id for r in rows) == sorted(ids)
+    assert sorted(event_ids(desktop)) == sorted(ids) and len(set(event_ids(desktop))) == len(ids)
