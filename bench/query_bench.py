@@ -219,15 +219,21 @@ def start_daemon(home: Path) -> subprocess.Popen[bytes]:
 
 
 def wait_warm(sock: Path) -> tuple[float, dict[str, Any]]:
+    """Seconds until the daemon's similarity index is warm and not refitting, and its status.
+
+    ``similar`` answers at once from the full-text index while the warm index is fitted
+    (marked ``warm: false``), so the answer's ``index`` is polled rather than its errors.
+    """
     began = time.perf_counter()
     while True:
         try:
-            result = request(sock, "similar", {"query": "sqlite index query", "top": 1}, timeout=60)
-            return time.perf_counter() - began, result["index"]
+            index = request(sock, "similar", {"query": "sqlite index query", "top": 1}, timeout=60)["index"]
+            if index.get("warm") and not index.get("refitting"):
+                return time.perf_counter() - began, index
         except DaemonError as exc:
             if "still being built" not in exc.message:
                 raise
-            time.sleep(1)
+        time.sleep(1)
 
 
 def queries(count: int) -> dict[str, list[str]]:

@@ -19,9 +19,12 @@ window; see :mod:`tapestryd.projections.messages_search`) and the top 10 compare
 ranking ``search`` uses: same order, same set, mean overlap, how close the bounded BM25
 scores come to the exact ones, and the exact latency.
 
-Target (issue 2): p95 under 50 ms at 1M messages.
+With ``--socket`` the same queries are also asked of ``tapestryd`` running on the home,
+over its Unix socket (:func:`measure_socket`). Target (issue 14): p95 under 50 ms at 1M
+messages through the socket.
 
-Usage: ``python bench/search_bench.py [--sizes 100000 1000000] [--queries 300] [--compare]``
+Usage: ``python bench/search_bench.py [--sizes 100000 1000000] [--queries 300] [--socket] [--compare]
+[--out DIR]``
 """
 
 from __future__ import annotations
@@ -145,6 +148,60 @@ def measure(home: Path, count: int, repeat: int = 3) -> dict[str, Any]:
             "p95_ms_by_words": {n: _stats("", v)["p95_ms"] for n, v in sorted(by_words.items())}}
 
 
+def measure_socket(home: Path, count: int, repeat: int = 3) -> dict[str, Any]:
+    """Latency of the same queries asked of a running ``tapestryd`` over its socket, each the best of ``repeat``.
+
+    The daemon is started on the home and paused as soon as it answers (closing the home's
+    past days and summarizing them would otherwise compete with the queries); its warm
+    similarity index and the catching up of its projections are waited for, so neither runs
+    beside the queries. Each request is
+    ``search`` with the query, its filters and limit 20, on a fresh connection, as
+    ``tapestryctl search`` sends it: the time phrase reading, messages and summaries, one
+    result per passage, JSON both ways. ``daemon_cpu_ms_per_query`` is the daemon's CPU time
+    over the measured requests (``/proc``), divided by their number.
+    """
+    from daemon_common import cpu_seconds
+    from query_bench import start_daemon, wait_warm
+
+    from tapestryd.config import load_settings
+    from tapestryd.paths import paths_for
+    from tapestryd.wire.client import request
+
+    OUT.mkdir(exist_ok=True)  # start_daemon logs there
+    sock = paths_for(load_settings(home)).socket
+    proc = start_daemon(home)
+    try:
+        request(sock, "pause", timeout=30)
+        caught_up_s = _caught_up(sock, request)
+        warm_s, _ = wait_warm(sock)
+        plan = queries(count)
+        for q, f in plan[:20]:
+            request(sock, "search", {"query": q, "limit": 20, **f}, timeout=60)
+        best, cpu_before = [], cpu_seconds(proc.pid)
+        for q, f in plan:
+            runs = []
+            for _ in range(repeat):
+                t = time.perf_counter()
+                request(sock, "search", {"query": q, "limit": 20, **f}, timeout=60)
+                runs.append((time.perf_counter() - t) * 1000)
+            best.append(min(runs))
+        cpu = (cpu_seconds(proc.pid) - cpu_before) * 1000 / (count * repeat)
+    finally:
+        proc.terminate()
+        proc.wait(timeout=120)
+    return {**_stats("socket_", best), "daemon_cpu_ms_per_query": cpu, "index_ready_after_s": warm_s,
+            "projections_caught_up_after_s": caught_up_s}
+
+
+def _caught_up(sock: Path, request: Any) -> float:
+    """Seconds until every projection of the daemon has caught up with the log (the hierarchy and
+    similarity projections of a home built with messages alone catch up once, at the first start)."""
+    began = time.perf_counter()
+    while any(request(sock, "status", timeout=60)["projections"]["lag"].values()):
+        time.sleep(2)
+    return time.perf_counter() - began
+
+
 def _bare(conn: Any, expressions: list[str], repeat: int) -> tuple[list[float], list[float]]:
     """Milliseconds of a bare ``MATCH … ORDER BY bm25() LIMIT 20`` per expression, wall and CPU, the best of ``repeat``."""
     sql = "SELECT rowid, bm25(messages_fts) FROM messages_fts WHERE messages_fts MATCH ? ORDER BY bm25(messages_fts) LIMIT 20"
@@ -221,6 +278,8 @@ def main() -> None:
     parser.add_argument("--queries", type=int, default=300)
     parser.add_argument("--out", type=Path, default=OUT,
                         help="where the homes (search-<N>/) are cached and search.json written (default bench/out)")
+    parser.add_argument("--socket", action="store_true",
+                        help="also ask the same queries of a running tapestryd over its socket (issue 14: p95 < 50 ms)")
     parser.add_argument("--compare", action="store_true",
                         help="also rank every match (exact BM25) and report top-10 agreement and its latency")
     args = parser.parse_args()
@@ -243,6 +302,11 @@ def main() -> None:
         print(f"{'':>9} CPU time: search median {result['cpu_median_ms']:.1f} ms p95 {result['cpu_p95_ms']:.1f}; bare"
               f" every word median {result['cpu_bare_median_ms']:.1f} ms p95 {result['cpu_bare_p95_ms']:.1f}; search /"
               f" bare {result['cpu_median_ms'] / result['cpu_bare_median_ms']:.2f}x", flush=True)
+        if args.socket:
+            result.update(measure_socket(home, args.queries))
+            print(f"{'':>9} through the socket (tapestryd, search op): median {result['socket_median_ms']:.1f} ms p95"
+                  f" {result['socket_p95_ms']:.1f} ms max {result['socket_max_ms']:.1f} ms; daemon CPU"
+                  f" {result['daemon_cpu_ms_per_query']:.1f} ms a query", flush=True)
         if args.compare:
             result["agreement"] = agreed = agreement(home, args.queries)
             words = ", ".join(f"{n} words {a['same_order']:.0%}/{a['mean_overlap']:.0%}"
