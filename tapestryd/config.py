@@ -104,7 +104,9 @@ class SummarizeSettings:
 
     ``concurrency``: requests a remote provider keeps in flight for nodes that do not
     depend on each other (1: one at a time). ``budget_tokens`` is read from
-    ``max_tokens_per_run`` (or its older name ``budget_tokens``).
+    ``max_tokens_per_run`` (or its older name ``budget_tokens``). ``max_cost`` is a run's
+    spending limit in the currency of ``input_price`` and ``output_price``, the provider's
+    prices per million prompt and completion tokens (0: no limit; a limit needs a price).
     """
 
     provider: str = "extractive"
@@ -117,6 +119,9 @@ class SummarizeSettings:
     budget_calls: int = 0
     budget_tokens: int = 0
     concurrency: int = 4
+    max_cost: float = 0.0
+    input_price: float = 0.0
+    output_price: float = 0.0
     api_key: str = field(default="", repr=False)
 
 
@@ -388,8 +393,18 @@ def _summarize(reader: _Reader, secrets: _Secrets) -> SummarizeSettings:
         budget_calls=int(reader.num("summarize", "budget_calls", 0)),
         budget_tokens=int(reader.num("summarize", "max_tokens_per_run", reader.num("summarize", "budget_tokens", 0))),
         concurrency=int(reader.num("summarize", "concurrency", 4, low=1, high=64)),
+        **_cost(reader),
         api_key=secrets.get("TAPESTRY_API_KEY"),
     )
+
+
+def _cost(reader: _Reader) -> dict[str, float]:
+    """``max_cost`` and the prices it is counted in; ConfigError for a limit without a price."""
+    cost = {key: reader.num("summarize", key, 0.0) for key in ("max_cost", "input_price", "output_price")}
+    if cost["max_cost"] and not (cost["input_price"] or cost["output_price"]):
+        raise ConfigError(f"{reader.file}: summarize.max_cost = {cost['max_cost']:g} needs the provider's prices: "
+                          "set summarize.input_price and summarize.output_price (per million tokens)")
+    return cost
 
 
 @dataclass

@@ -143,7 +143,7 @@ def _streak(report: RunReport, earlier: int) -> dict[str, Any]:
 
 
 def _budget(runtime: Runtime) -> Budget:
-    return Budget(runtime.settings.summarize.budget_calls, runtime.settings.summarize.budget_tokens)
+    return Budget.per_run(runtime.settings.summarize)
 
 
 def _iso_date(value: str) -> str:

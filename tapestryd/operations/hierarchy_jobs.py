@@ -130,7 +130,7 @@ def _guarded(host: Host, clock: Clock, kind: str, summarizer: Summarizer | None,
 
 
 def _budget(settings: Settings) -> Budget:
-    return Budget(settings.summarize.budget_calls, settings.summarize.budget_tokens)
+    return Budget.per_run(settings.summarize)
 
 
 def _summarize(host: Host, clock: Clock, summarizer: Summarizer, max_seconds: float) -> dict[str, Any]:

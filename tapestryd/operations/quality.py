@@ -55,7 +55,7 @@ def evaluate(request: EvalRequest, deps: ReadDeps) -> EvalResult:
                               method=request.method or "tfidf", threshold=_threshold(request.threshold),
                               sample=(LOCAL_YIELD_SAMPLE if local else 0) if sample is None else sample)
         make = None if summarizer is None else node_summarize(reader.conn, reader.tz, summarizer,
-                                                              Budget(conf.budget_calls, conf.budget_tokens))
+                                                              Budget.per_run(conf))
         result = run_eval(reader.conn, options, make)
     finally:
         if summarizer is not None:

@@ -12,6 +12,7 @@ import threading
 from dataclasses import dataclass, field
 from typing import Protocol
 
+from tapestryd.config import SummarizeSettings
 from tapestryd.errors import ProviderError
 
 __all__ = ["LEVEL_NAMES", "Budget", "BudgetExhausted", "Passage", "Summarizer", "Summary", "SummaryRequest", "Usage"]
@@ -105,25 +106,47 @@ class Summarizer(Protocol):
 
 
 class Budget:
-    """A per-run allowance of provider calls and tokens (0 means unlimited) and what was spent.
+    """A per-run allowance of provider calls, tokens and cost (0 means unlimited) and what was spent.
 
-    Safe to share between the threads of one run's calls in flight; each checks before its
-    call, so at most the calls already in flight can overrun the allowance.
+    ``cost`` is counted with ``prices``: (prompt, completion) price per million tokens, in the
+    currency of the limit. Safe to share between the threads of one run's calls in flight;
+    each checks before its call, so at most the calls already in flight can overrun the
+    allowance.
     """
 
-    def __init__(self, calls: int = 0, tokens: int = 0) -> None:
+    def __init__(self, calls: int = 0, tokens: int = 0, *, cost: float = 0.0,
+                 prices: tuple[float, float] = (0.0, 0.0)) -> None:
         self.max_calls = calls
         self.max_tokens = tokens
+        self.max_cost = cost
+        self.prices = prices
         self.spent = Usage()
         self._lock = threading.Lock()
 
-    def check(self, tokens_needed: int = 0) -> None:
-        """Raise BudgetExhausted if one more call of about ``tokens_needed`` tokens would overrun."""
+    @classmethod
+    def per_run(cls, settings: SummarizeSettings) -> Budget:
+        """The allowance ``[summarize]`` gives one run: budget_calls, max_tokens_per_run, max_cost."""
+        return cls(settings.budget_calls, settings.budget_tokens, cost=settings.max_cost,
+                   prices=(settings.input_price, settings.output_price))
+
+    def price(self, tokens_in: int, tokens_out: int) -> float:
+        """What ``tokens_in`` prompt and ``tokens_out`` completion tokens cost at this budget's prices."""
+        return (tokens_in * self.prices[0] + tokens_out * self.prices[1]) / 1_000_000
+
+    @property
+    def cost(self) -> float:
+        """What the run has spent so far, at this budget's prices."""
+        return self.price(self.spent.tokens_in, self.spent.tokens_out)
+
+    def check(self, tokens_in: int = 0, tokens_out: int = 0) -> None:
+        """Raise BudgetExhausted if one more call of about ``tokens_in`` + ``tokens_out`` tokens would overrun."""
         if self.max_calls and self.spent.calls >= self.max_calls:
             raise BudgetExhausted(f"call budget of {self.max_calls} spent")
         used = self.spent.tokens_in + self.spent.tokens_out
-        if self.max_tokens and used + tokens_needed > self.max_tokens:
+        if self.max_tokens and used + tokens_in + tokens_out > self.max_tokens:
             raise BudgetExhausted(f"token budget of {self.max_tokens} spent ({used} used)")
+        if self.max_cost and self.cost + self.price(tokens_in, tokens_out) > self.max_cost:
+            raise BudgetExhausted(f"cost budget of {self.max_cost:g} spent ({self.cost:.4f} used)")
 
     def spend(self, usage: Usage) -> None:
         """Record what a call cost."""

@@ -106,7 +106,7 @@ class OpenAISummarizer:
     def _complete(self, messages: list[dict[str, str]], max_tokens: int, budget: Budget) -> tuple[str, Usage]:
         messages = [{**m, "content": outbound(m["content"])} for m in messages]  # nothing private leaves
         prompt_tokens = sum(estimate_tokens(m["content"]) for m in messages)
-        budget.check(prompt_tokens + max_tokens)
+        budget.check(prompt_tokens, max_tokens)
         payload = {"model": self.model, "messages": messages, "temperature": 0.2, "max_tokens": max_tokens}
         answer = self._post(payload)
         text, usage = _read_answer(answer, self.url, prompt_tokens)

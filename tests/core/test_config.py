@@ -86,6 +86,8 @@ def test_an_empty_watched_roots_list_watches_nothing(tmp_path: Path) -> None:
     ("[sources]\ndebounce = -1", "sources.debounce = -1; expected a number at least 0"),
     ("[sources]\nsweep_interval = 0", "sources.sweep_interval"),
     ("[schedule]\nclose_grace_hours = 100000000", "between 0 and 8784"),
+    ("[summarize]\nmax_cost = 5", "summarize.max_cost = 5 needs the provider's prices"),
+    ("[summarize]\nmax_cost = -1", "summarize.max_cost = -1; expected a number at least 0"),
 ])
 def test_bad_values_name_the_file_and_key(tmp_path: Path, toml: str, fragment: str) -> None:
     """A mistake in tapestry.toml is a ConfigError naming the file and the key."""

@@ -82,3 +82,20 @@ def test_a_429_with_retry_after_is_waited_out_while_other_calls_fly(home: Path, 
         summarizer.close()
     assert waits == [7.0] and report.failed == {} and report.remaining == 0
     assert len(llm.calls) == report.summarized + 1
+
+
+def test_a_cost_budget_stops_the_run_cleanly_and_status_says_why(home: Path, llm: FakeLLM,
+                                                                open_runtime: Any) -> None:
+    """max_cost reached at the configured prices: the run stops, the rest stays dirty, status gives the reason."""
+    prices = "max_cost = 0.02\ninput_price = 3.0\noutput_price = 15.0\n"
+    runtime, result = build_tree(home, llm, open_runtime, 4, extra=prices)
+    assert result["stopped"] == "budget" and "cost budget of 0.02 spent" in result["reason"]
+    assert 0 < result["summarized"] and result["remaining"] > 0 and result["failed"] == {}
+    usage = result["usage"]
+    assert (usage["tokens_in"] * 3.0 + usage["tokens_out"] * 15.0) / 1e6 <= 0.02
+    conn = runtime.projector.conn
+    dirty = conn.execute("SELECT COUNT(*) FROM nodes WHERE state = 'dirty' AND closed = 1").fetchone()[0]
+    assert dirty == result["remaining"] and len(llm.calls) == result["summarized"]
+    with Reader.open(runtime.settings) as reader:
+        line = status_view(reader)["runs"]["summarize"]
+    assert "stopped: budget (cost budget of 0.02 spent" in line
