@@ -44,7 +44,7 @@ from tapestryd.db import translate_errors
 from tapestryd.events.types import format_utc
 
 __all__ = ["BOUNDS_SCAN", "KEYS_IN", "RANK_WINDOW", "TIME_JOIN", "TIME_WALK", "WIDEN_FACTOR", "IdBounds",
-           "MessageFilters", "MessageRow", "any_expression", "conversations_of", "document_frequencies",
+           "MessageFilters", "MessageRow", "any_expression", "conversations_and_texts", "document_frequencies",
            "every_expression", "id_bounds", "keys_json", "like_pattern", "matching_messages", "message_rows",
            "message_where", "newest_messages", "ranked_ids", "substring_ranking", "texts_of", "titled_openings",
            "turns_around"]
@@ -300,14 +300,17 @@ def turns_around(conn: sqlite3.Connection, ids: list[int]) -> dict[int, tuple[st
     return {int(i): (str(conv), [int(n) for n in (before, after) if n is not None]) for i, conv, before, after in rows}
 
 
-def conversations_of(conn: sqlite3.Connection, ids: list[int], filters: MessageFilters) -> dict[int, str]:
-    """The conversation of each of ``ids`` that passes ``filters`` (those that do not are left out)."""
+def conversations_and_texts(conn: sqlite3.Connection, ids: list[int], filters: MessageFilters,
+                            chars: int) -> dict[int, tuple[str, str]]:
+    """``{id: (conversation key, the first ``chars`` characters of its text)}`` of each of ``ids`` that passes
+    ``filters`` (those that do not are left out)."""
     if not ids:
         return {}
     where, params = message_where(filters)
-    sql = f"SELECT m.id, m.conversation FROM messages m WHERE m.id IN ({','.join('?' * len(ids))}){where}"
+    sql = (f"SELECT m.id, m.conversation, substr(m.text, 1, ?) FROM messages m"
+           f" WHERE m.id IN ({','.join('?' * len(ids))}){where}")
     with translate_errors(conn):
-        return {int(i): str(conv) for i, conv in conn.execute(sql, (*ids, *params))}
+        return {int(i): (str(conv), str(text)) for i, conv, text in conn.execute(sql, (chars, *ids, *params))}
 
 
 def texts_of(conn: sqlite3.Connection, ids: list[int], chars: int) -> dict[int, str]:

@@ -46,8 +46,8 @@ from dataclasses import dataclass
 
 from tapestryd.projections.analysis import Analyzer
 
-from tapestryd.projections.messages_search import (MessageFilters, any_expression, conversations_of,
-                                                   document_frequencies, every_expression, ranked_ids, texts_of,
+from tapestryd.projections.messages_search import (MessageFilters, any_expression, conversations_and_texts,
+                                                   document_frequencies, every_expression, ranked_ids,
                                                    titled_openings, turns_around)
 
 __all__ = ["KEYWORD_RANKER", "SCAN", "SESSION_K1", "TITLED", "KeywordRanker"]
@@ -109,12 +109,13 @@ class KeywordRanker:
                     lent[turn] += self.neighbour * base[giver]
                     lenders[turn].append(giver)
         # Every candidate passes the filters; a lent turn counts only if it does too.
-        conversation = conversations_of(conn, [*base, *(i for i in lent if i not in base)], filters)
+        passing = conversations_and_texts(conn, [*base, *(i for i in lent if i not in base)], filters,
+                                          SCAN if self.session else 0)
         for turn, amount in lent.items():
-            if turn in conversation:
+            if turn in passing:
                 scores[turn] = scores.get(turn, 0.0) + amount
         if self.session:
-            self._add_sessions(conn, scores, base, terms, {i: conversation[i] for i in scores if i in conversation})
+            self._add_sessions(conn, scores, base, terms, {i: passing[i] for i in scores if i in passing})
         if self.neighbour:
             _below_lenders(scores, base, lenders)
         order = sorted(scores, key=lambda i: (-scores[i], i))[:limit]
@@ -143,20 +144,21 @@ class KeywordRanker:
         return base
 
     def _add_sessions(self, conn: sqlite3.Connection, scores: dict[int, float], base: dict[int, float],
-                      terms: list[str], conversation: dict[int, str]) -> None:
+                      terms: list[str], docs: dict[int, tuple[str, str]]) -> None:
         """Add each message's share of its conversation's score (step 3) to ``scores``, in place.
 
-        ``conversation`` maps each scored message to its conversation's key.
+        ``docs`` maps each scored message to its conversation's key and the first :data:`SCAN`
+        characters of its text.
         """
         wanted = sorted(set(_ANALYZER.terms(" ".join(terms))))
-        if not wanted or not conversation:
+        if not wanted or not docs:
             return
-        texts = texts_of(conn, list(conversation), SCAN)
         held: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
-        stems = _ANALYZER.stems_held([texts.get(i, "") for i in conversation], set(wanted))
-        for conv, found in zip(conversation.values(), stems):
+        stems = _ANALYZER.stems_held([text for _, text in docs.values()], set(wanted))
+        for (conv, _), found in zip(docs.values(), stems):
             for stem in found:
                 held[conv][stem] += 1
+        conversation = {i: conv for i, (conv, _) in docs.items()}
         frequencies, total = document_frequencies(conn, wanted)
         idf = {t: math.log(1 + (total - frequencies.get(t, 0) + 0.5) / (frequencies.get(t, 0) + 0.5)) for t in wanted}
         totals = {conv: sum(idf[t] * n * (SESSION_K1 + 1) / (n + SESSION_K1) for t, n in sorted(counts.items()))
