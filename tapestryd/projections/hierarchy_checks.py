@@ -1,6 +1,8 @@
 """Structural checks of the hierarchy and the health grade they add up to.
 
-Each check is one SQL query that lists offending keys (empty means it passes):
+Each check is an SQL query over the hierarchy's tables that lists offending keys (empty means it
+passes); ``sources_resolve`` also asks the messages projection which message sources it holds
+(:func:`~tapestryd.projections.messages_read.stored_ids`):
 
 =================  =========================================================================
 check              fails for
@@ -26,6 +28,8 @@ from __future__ import annotations
 import sqlite3
 from dataclasses import dataclass
 
+from tapestryd.projections.messages_read import stored_ids
+
 __all__ = ["CHECKS", "Check", "grade", "run_checks"]
 
 CHECKS: dict[str, str] = {
@@ -38,10 +42,7 @@ CHECKS: dict[str, str] = {
         SELECT n.key FROM nodes n WHERE NOT EXISTS (SELECT 1 FROM node_sources s WHERE s.node = n.key)""",
     "sources_resolve": """
         SELECT s.node || ' -> ' || s.source FROM node_sources s LEFT JOIN nodes c ON c.key = s.source
-        WHERE s.kind = 'node' AND (c.key IS NULL OR c.parent != s.node)
-        UNION ALL SELECT s.node || ' -> message ' || s.source FROM node_sources s
-        WHERE s.kind = 'message' AND NOT EXISTS (SELECT 1 FROM messages m WHERE m.id = CAST(s.source AS INTEGER))
-        UNION ALL SELECT s.node || ' -> ' || s.source FROM node_sources s WHERE s.kind NOT IN ('node', 'message')""",
+        WHERE s.kind = 'node' AND (c.key IS NULL OR c.parent != s.node)""",
     "dailies": """
         SELECT DISTINCT 'L1:' || n.agent || ':' || n.period_start FROM nodes n
         WHERE n.level = 0
@@ -53,6 +54,7 @@ CHECKS: dict[str, str] = {
         SELECT key FROM nodes WHERE summarized_fingerprint != '' AND state != 'dirty'
         AND (TRIM(title) = '' OR TRIM(summary) = '')""",
 }
+_OTHER_KINDS = "SELECT node || ' -> ' || source FROM node_sources WHERE kind NOT IN ('node', 'message')"
 _SEVERITY = {"parent_links": "F", "sources_resolve": "F", "duplicates": "F", "orphans": "D", "dailies": "D",
              "empty_content": "C"}
 
@@ -80,8 +82,18 @@ def run_checks(conn: sqlite3.Connection) -> list[Check]:
     results = []
     for name, sql in CHECKS.items():
         rows = [str(r[0]) for r in conn.execute(sql)]
+        if name == "sources_resolve":  # then messages not held, then sources of no known kind
+            rows += _unresolved_messages(conn) + [str(r[0]) for r in conn.execute(_OTHER_KINDS)]
         results.append(Check(name, len(rows), tuple(rows[:5])))
     return results
+
+
+def _unresolved_messages(conn: sqlite3.Connection) -> list[str]:
+    """``node -> message source`` for each message source whose message the messages projection does not hold."""
+    sources = conn.execute("SELECT node, source, CAST(source AS INTEGER) FROM node_sources WHERE kind = 'message'"
+                           ).fetchall()
+    stored = stored_ids(conn, (mid for _, _, mid in sources))
+    return [f"{node} -> message {source}" for node, source, mid in sources if mid not in stored]
 
 
 def grade(checks: list[Check], waiting: int) -> str:

@@ -39,7 +39,9 @@ from collections import defaultdict
 from tapestryd.events.types import Forgotten, StoredEvent
 from tapestryd.projections.forgetting import compiled
 from tapestryd.projections.hierarchy_keys import add_to_digest, l0_fingerprint
+from tapestryd.projections.hierarchy_read import segment_message_ids
 from tapestryd.projections.hierarchy_state import refresh_parent, refresh_state
+from tapestryd.projections.messages_read import stored_ids, text_sizes
 
 __all__ = ["TOMBSTONE", "forget_sources", "tombstone_text"]
 
@@ -56,10 +58,12 @@ def tombstone_text(forgotten_seq: int, variant: int) -> str:
 def forget_sources(conn: sqlite3.Connection, event: StoredEvent) -> list[str]:
     """Apply a Forgotten event to the nodes (see the module docstring); returns the L0 keys touched."""
     lost: dict[str, list[str]] = defaultdict(list)
-    for node, source in conn.execute(
-            "SELECT node, source FROM node_sources WHERE kind = 'message'"
-            " AND CAST(source AS INTEGER) NOT IN (SELECT id FROM messages)"):
-        lost[node].append(source)
+    sources = conn.execute("SELECT node, source, CAST(source AS INTEGER) FROM node_sources WHERE kind = 'message'"
+                           ).fetchall()
+    stored = stored_ids(conn, (mid for _, _, mid in sources))
+    for node, source, mid in sources:
+        if mid not in stored:
+            lost[node].append(source)
     for leaf, sources in sorted(lost.items()):
         _shrink(conn, leaf, sources, event.event_id)
     touched = set(lost) | _blank_tombstones(conn, event)
@@ -106,9 +110,7 @@ def _blank(conn: sqlite3.Connection, key: str, level: int, digest: str, parent: 
 def _shrink(conn: sqlite3.Connection, leaf: str, sources: list[str], forgotten: str) -> None:
     conn.executemany("DELETE FROM node_sources WHERE node = ? AND kind = 'message' AND source = ?",
                      [(leaf, s) for s in sources])
-    count, chars = conn.execute(
-        "SELECT COUNT(*), COALESCE(SUM(LENGTH(m.text)), 0) FROM node_sources s JOIN messages m"
-        " ON m.id = CAST(s.source AS INTEGER) WHERE s.node = ? AND s.kind = 'message'", (leaf,)).fetchone()
+    count, chars = text_sizes(conn, segment_message_ids(conn, leaf))
     row = conn.execute("SELECT digest, message_count, source_chars, parent, level FROM nodes WHERE key = ?",
                        (leaf,)).fetchone()
     if row is None:

@@ -13,13 +13,14 @@ from __future__ import annotations
 
 import sqlite3
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Iterator
 
 from tapestryd.db import translate_errors
 from tapestryd.projections.messages_search import KEYS_IN, keys_json
 
 __all__ = ["NODE_COLUMNS", "NodeFilter", "children", "get_node", "has_nodes", "last_node_id", "node_agents",
-           "nodes_by_keys", "nodes_in_key_range", "ranked_summaries", "segment_days", "source_rows", "summary_rows"]
+           "nodes_by_keys", "nodes_in_key_range", "ranked_summaries", "segment_days", "source_rows", "summaries",
+           "summary_count", "summary_rows"]
 
 NODE_COLUMNS = ("key", "level", "agent", "parent", "period_start", "period_end", "conversation", "title",
                 "summary", "state", "message_count", "first_ts", "last_ts")
@@ -152,3 +153,30 @@ def segment_days(conn: sqlite3.Connection, agent: str, conversation: str) -> lis
         rows = conn.execute("SELECT period_start FROM nodes WHERE agent = ? AND conversation = ? AND level = 0",
                             (agent, conversation)).fetchall()
     return [str(r[0]) for r in rows]
+
+
+_SUMMARIES = "SELECT key, level, agent, conversation, title, summary FROM nodes WHERE summary != ''"
+
+
+def summary_count(conn: sqlite3.Connection) -> int:
+    """How many nodes have a summary (0 without the tables)."""
+    if not has_nodes(conn):
+        return 0
+    with translate_errors(conn):
+        return int(conn.execute("SELECT COUNT(*) FROM nodes WHERE summary != ''").fetchone()[0])
+
+
+def summaries(conn: sqlite3.Connection, keys: list[str] | None = None, *,
+              chunk: int = 900) -> Iterator[tuple[str, int, str, str, str, str]]:
+    """``(key, level, agent, conversation, title, summary)`` of the summarized nodes: every one by key when
+    ``keys`` is None, else those among ``keys`` (``chunk`` keys at a time, in no particular order); none
+    without the tables."""
+    if not has_nodes(conn):
+        return
+    with translate_errors(conn):
+        if keys is None:
+            yield from conn.execute(f"{_SUMMARIES} ORDER BY key")
+            return
+        for start in range(0, len(keys), chunk):
+            some = keys[start:start + chunk]
+            yield from conn.execute(f"{_SUMMARIES} AND key IN ({','.join('?' * len(some))})", some)

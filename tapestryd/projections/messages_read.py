@@ -11,16 +11,17 @@ from __future__ import annotations
 
 import sqlite3
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Iterable, Iterator
 
 from tapestryd.db import translate_errors
 
 __all__ = ["CONVERSATION_COLUMNS", "MessageScope", "agent_totals", "conversation_activity", "conversation_keys_ending",
            "conversation_messages", "conversation_of", "conversation_row", "conversation_titles",
-           "conversations_by_ref", "conversations_in_range", "conversations_under", "day_messages", "first_message_ts",
+           "conversations_by_ref", "conversations_in_range", "conversations_under", "day_messages", "document_count",
+           "documents", "first_message_ts",
            "has_agent", "last_conversation_rowid", "message_by_source", "message_counts", "messages_with_titles",
            "neighbour_ids", "recent_conversations", "role_counts", "scoped_messages", "stored_agents",
-           "stored_message_keys", "timed_messages", "user_text"]
+           "stored_ids", "stored_message_keys", "text_sizes", "timed_messages", "user_text"]
 
 CONVERSATION_COLUMNS = ("key", "agent", "source", "title", "first_ts", "last_ts", "message_count", "session", "cwd",
                         "git_branch")
@@ -284,3 +285,48 @@ def timed_messages(conn: sqlite3.Connection, ids: list[int]) -> list[tuple[int, 
             rows += conn.execute(f"SELECT id, role, ts, text FROM messages WHERE id IN ({','.join('?' * len(chunk))})",
                                  chunk).fetchall()
     return sorted(rows, key=lambda r: (r[2], r[0]))
+
+
+def stored_ids(conn: sqlite3.Connection, ids: Iterable[int]) -> set[int]:
+    """The ids among ``ids`` whose message is stored."""
+    wanted, found = sorted(set(ids)), set[int]()
+    with translate_errors(conn):
+        for start in range(0, len(wanted), _CHUNK):
+            chunk = wanted[start:start + _CHUNK]
+            found.update(int(r[0]) for r in conn.execute(
+                f"SELECT id FROM messages WHERE id IN ({','.join('?' * len(chunk))})", chunk))
+    return found
+
+
+def text_sizes(conn: sqlite3.Connection, ids: list[int]) -> tuple[int, int]:
+    """``(messages, characters of their texts)`` over the stored ones among ``ids``."""
+    count, chars = 0, 0
+    with translate_errors(conn):
+        for start in range(0, len(ids), _CHUNK):
+            chunk = ids[start:start + _CHUNK]
+            n, c = conn.execute("SELECT COUNT(*), COALESCE(SUM(LENGTH(text)), 0) FROM messages"
+                                f" WHERE id IN ({','.join('?' * len(chunk))})", chunk).fetchone()
+            count, chars = count + int(n), chars + int(c)
+    return count, chars
+
+
+_DOCUMENTS = "SELECT id, text, agent, role, ts, conversation FROM messages WHERE text != ''"
+
+
+def document_count(conn: sqlite3.Connection) -> int:
+    """How many messages have text (the documents the similarity index reads)."""
+    with translate_errors(conn):
+        return int(conn.execute("SELECT COUNT(*) FROM messages WHERE text != ''").fetchone()[0])
+
+
+def documents(conn: sqlite3.Connection, ids: list[int] | None = None, *,
+              chunk: int = 900) -> Iterator[tuple[int, str, str, str, str, str]]:
+    """``(id, text, agent, role, ts, conversation)`` of the messages with text: every one by id when ``ids``
+    is None, else those among ``ids`` (looked up ``chunk`` ids at a time, in no particular order)."""
+    with translate_errors(conn):
+        if ids is None:
+            yield from conn.execute(f"{_DOCUMENTS} ORDER BY id")
+            return
+        for start in range(0, len(ids), chunk):
+            some = ids[start:start + chunk]
+            yield from conn.execute(f"{_DOCUMENTS} AND id IN ({','.join('?' * len(some))})", some)

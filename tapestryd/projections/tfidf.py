@@ -27,6 +27,8 @@ import structlog
 from tapestryd.db import connect
 from tapestryd.projections.analysis import Analyzer
 from tapestryd.projections.failures import Failures
+from tapestryd.projections.hierarchy_views import summary_count
+from tapestryd.projections.messages_read import document_count
 from tapestryd.projections.similarity import feed_after, feed_head
 from tapestryd.projections.termcount import count, fit_counts
 from tapestryd.projections.termmatrix import Block, Codes, Stats, cosine
@@ -274,10 +276,7 @@ class SimilarityIndex:
 
 def _documents(conn: Any) -> int:
     """How many documents a fit will read (messages with text, summarized nodes)."""
-    total = int(conn.execute("SELECT COUNT(*) FROM messages WHERE text != ''").fetchone()[0])
-    if conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'nodes'").fetchone() is not None:
-        total += int(conn.execute("SELECT COUNT(*) FROM nodes WHERE summary != ''").fetchone()[0])
-    return total
+    return document_count(conn) + summary_count(conn)
 
 
 def _count(texts: Iterator[str], total: int) -> tuple[dict[str, int], Any, list[int]]:

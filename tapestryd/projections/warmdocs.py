@@ -17,7 +17,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Iterator
 
-from tapestryd.db import translate_errors
+from tapestryd.projections.hierarchy_views import summaries
+from tapestryd.projections.messages_read import documents
 from tapestryd.projections.termmatrix import Codes
 
 __all__ = ["MESSAGE", "Corpus", "load_changed", "micros"]
@@ -25,8 +26,6 @@ __all__ = ["MESSAGE", "Corpus", "load_changed", "micros"]
 MESSAGE = -1  # kind of a message; nodes use their level 0–4
 _CHUNK = 900  # ids per IN (...) list, under SQLite's parameter limit
 _COLUMNS = (("kinds", "b"), ("refs", "q"), ("ts", "q"), ("agent", "i"), ("role", "i"), ("conversation", "i"))
-_MESSAGES = "SELECT id, text, agent, role, ts, conversation FROM messages WHERE text != ''"
-_NODES = "SELECT key, level, agent, conversation, title, summary FROM nodes WHERE summary != ''"
 
 
 def _arrays() -> dict[str, array[int]]:
@@ -97,12 +96,10 @@ class Corpus:
 
     def stream(self, conn: sqlite3.Connection, codes: Codes) -> Iterator[str]:
         """Yield every message text (id order) then every summary (key order), recording each one's values."""
-        with translate_errors(conn):
-            for row in conn.execute(f"{_MESSAGES} ORDER BY id"):
-                yield self.take_message(row, codes, keep=False)
-            if _has_nodes(conn):
-                for row in conn.execute(f"{_NODES} ORDER BY key"):
-                    yield self.take_node(row, codes, keep=False)
+        for row in documents(conn):
+            yield self.take_message(row, codes, keep=False)
+        for node in summaries(conn):
+            yield self.take_node(node, codes, keep=False)
 
     def take_message(self, row: tuple[Any, ...], codes: Codes, *, keep: bool) -> str:
         """Record a ``messages`` row (id, text, agent, role, ts, conversation); returns its text."""
@@ -130,22 +127,13 @@ def micros(ts: str) -> int:
     return int(moment.timestamp() * 1_000_000)
 
 
-def _has_nodes(conn: sqlite3.Connection) -> bool:
-    return conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'nodes'").fetchone() is not None
-
-
 def load_changed(conn: sqlite3.Connection, docs: list[str], codes: Codes, node_keys: list[str]) -> Corpus:
     """The current text of ``docs`` that still exist with text; new node keys are appended to ``node_keys``."""
     corpus = Corpus(node_keys=node_keys)
     ids = [int(d[2:]) for d in docs if d.startswith("m:")]
     keys = [d[2:] for d in docs if d.startswith("n:")]
-    with translate_errors(conn):
-        for start in range(0, len(ids), _CHUNK):
-            some_ids = ids[start:start + _CHUNK]
-            for row in conn.execute(f"{_MESSAGES} AND id IN ({','.join('?' * len(some_ids))})", some_ids):
-                corpus.take_message(row, codes, keep=True)
-        for start in range(0, len(keys) if _has_nodes(conn) else 0, _CHUNK):
-            some_keys = keys[start:start + _CHUNK]
-            for row in conn.execute(f"{_NODES} AND key IN ({','.join('?' * len(some_keys))})", some_keys):
-                corpus.take_node(row, codes, keep=True)
+    for row in documents(conn, ids, chunk=_CHUNK):
+        corpus.take_message(row, codes, keep=True)
+    for node in summaries(conn, keys, chunk=_CHUNK):
+        corpus.take_node(node, codes, keep=True)
     return corpus
