@@ -203,8 +203,10 @@ def _caught_up(sock: Path, request: Any) -> float:
 
 
 def _bare(conn: Any, expressions: list[str], repeat: int) -> tuple[list[float], list[float]]:
-    """Milliseconds of a bare ``MATCH … ORDER BY bm25() LIMIT 20`` per expression, wall and CPU, the best of ``repeat``."""
-    sql = "SELECT rowid, bm25(messages_fts) FROM messages_fts WHERE messages_fts MATCH ? ORDER BY bm25(messages_fts) LIMIT 20"
+    """Milliseconds of a bare ``MATCH … ORDER BY bm25() LIMIT 20`` per expression, wall and CPU,
+    the best of ``repeat``."""
+    sql = ("SELECT rowid, bm25(messages_fts) FROM messages_fts WHERE messages_fts MATCH ?"
+           " ORDER BY bm25(messages_fts) LIMIT 20")
     wall, cpu = [], []
     for expr in expressions:
         runs, cpus = [], []

@@ -34,7 +34,8 @@ def sync(ctx: typer.Context,
 
 @sync_app.command("init")
 def init(ctx: typer.Context,
-         key: Optional[str] = typer.Option(None, "--key", help="The passphrase `sync init` showed on the first machine."),
+         key: Optional[str] = typer.Option(None, "--key",
+                                           help="The passphrase `sync init` showed on the first machine."),
          force: bool = typer.Option(False, "--force", help="Replace a different key already on this machine."),
          fmt: Format = typer.Option(Format.text, "-f", "--format")) -> None:
     """Create this machine's sync key (shown once), or take the first machine's with --key."""

@@ -232,8 +232,8 @@ class EventStore:
         with translate_errors(self.conn):
             for start in range(0, len(ids), _ID_CHUNK):
                 chunk = ids[start:start + _ID_CHUNK]
-                rows = self.conn.execute(f"SELECT event_id FROM events WHERE event_id IN ({','.join('?' * len(chunk))})",
-                                         chunk)
+                marks = ",".join("?" * len(chunk))
+                rows = self.conn.execute(f"SELECT event_id FROM events WHERE event_id IN ({marks})", chunk)
                 known.update(r[0] for r in rows)
         return known
 

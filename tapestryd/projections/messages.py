@@ -149,7 +149,8 @@ class MessagesProjection:
         payload = event.event
         if isinstance(payload, MessageRecorded):
             self._record(conn, event, payload)
-        elif isinstance(payload, ConversationTitled) and not forgetting.conversation_forgotten(conn, payload.conversation):
+        elif (isinstance(payload, ConversationTitled)
+              and not forgetting.conversation_forgotten(conn, payload.conversation)):
             self._ensure_conversation(conn, event, payload.conversation)
             if not forgetting.title_forgotten(conn, payload.conversation, outbound(payload.title)):
                 _set_title(conn, payload)
@@ -161,7 +162,8 @@ class MessagesProjection:
         """True when the batch deletes no message: no Forgotten event, no compacted message, no forget rule yet."""
         for event in events:
             payload = event.event
-            if isinstance(payload, Forgotten) or (isinstance(payload, MessageRecorded) and payload.meta.get("forgotten")):
+            if isinstance(payload, Forgotten) or (isinstance(payload, MessageRecorded)
+                                                  and payload.meta.get("forgotten")):
                 return False
         return not forgetting.rules(conn)
 
@@ -242,7 +244,8 @@ class MessagesProjection:
         return False
 
     def _insert(self, conn: sqlite3.Connection, event: StoredEvent, msg: MessageRecorded) -> bool:
-        """Insert the message (indexed at the next flush); False (nothing written) when its key is stored: a later part."""
+        """Insert the message (indexed at the next flush); False (nothing written) when its key is
+        stored: a later part."""
         text = outbound(msg.text)
         cur = conn.execute(
             "INSERT INTO messages (conversation, message_key, seq, agent, role, ts, text, model, session, sidechain,"
@@ -300,7 +303,8 @@ class MessagesProjection:
 
 
 def _part_seqs(first: int, parts: str) -> list[int]:
-    """The log seqs whose texts make a message: its first part (or the version ``=N`` that replaced it), then ``parts``."""
+    """The log seqs whose texts make a message: its first part (or the version ``=N`` that
+    replaced it), then ``parts``."""
     seqs = parts.split()
     if seqs and seqs[0].startswith("="):
         return [int(seqs[0][1:]), *map(int, seqs[1:])]

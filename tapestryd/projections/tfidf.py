@@ -1,12 +1,13 @@
 """The warm index: messages and summaries as term counts in memory, kept current from the feed.
 
 Fitted once (term counts of :class:`~tapestryd.projections.analysis.Analyzer` stems, FTS5's
-tokens, by :mod:`tapestryd.projections.termcount`), then kept current without refitting: each :meth:`SimilarityIndex.refresh`
-reads the documents the similarity feed (:mod:`tapestryd.projections.similarity`) lists
-after the last seq it saw, hides their old rows and counts their new text into a small
-delta block with the fitted vocabulary. When the delta passes ``refit_fraction`` of the
-fitted rows (or a ``reset`` arrives: something was forgotten), a background thread refits
-from the database and swaps the new index in; queries keep using the old one meanwhile.
+tokens, by :mod:`tapestryd.projections.termcount`), then kept current without refitting:
+each :meth:`SimilarityIndex.refresh` reads the documents the similarity feed
+(:mod:`tapestryd.projections.similarity`) lists after the last seq it saw, hides their old
+rows and counts their new text into a small delta block with the fitted vocabulary. When
+the delta passes ``refit_fraction`` of the fitted rows (or a ``reset`` arrives: something
+was forgotten), a background thread refits from the database and swaps the new index in;
+queries keep using the old one meanwhile.
 A poller thread refreshes every few seconds in the daemon.
 
 :meth:`~SimilarityIndex.query` answers ``similar`` from the counts: TF-IDF cosine

@@ -228,7 +228,8 @@ def rrf_merge(lists: list[list[Any]], *, limit: int, key: Callable[[Any], Any], 
 
 
 def search_messages(reader: Reader, query: str, filters: SearchFilters = SearchFilters(), *,
-                    limit: int = 20, sort: str = "relevance", ranker: KeywordRanker = KEYWORD_RANKER) -> list[SearchHit]:
+                    limit: int = 20, sort: str = "relevance",
+                    ranker: KeywordRanker = KEYWORD_RANKER) -> list[SearchHit]:
     """Messages for ``query``: ranked by ``ranker`` (``sort=relevance``), or newest first (``sort=time``).
 
     ``sort=time`` lists matches of every content word, then of any, to fill ``limit``.

@@ -22,8 +22,8 @@ it alone is the summary), in time order (passage, then position), joined as pros
 and L1 the relative time words of a chosen sentence are resolved against the node's day
 (:mod:`tapestryd.summarize.relative_time`: "yesterday" → "on 7 May 2023"); above a day,
 where a sentence's day is unknown, one that still holds such a word is passed over.
-Ranking reads each sentence as said; only the written text carries the date. Titles come from :mod:`tapestryd.summarize.titles`. Same input, same output: no
-randomness anywhere.
+Ranking reads each sentence as said; only the written text carries the date. Titles come
+from :mod:`tapestryd.summarize.titles`. Same input, same output: no randomness anywhere.
 """
 
 from __future__ import annotations

@@ -11,7 +11,8 @@ list stubs (a markdown heading, a line with no closing punctuation and fewer tha
 colon that only announces what follows) and assistant scaffolding: "Certainly, I'll…",
 "Here is…", "Let me know if…", "I hope this helps", "Great question". A sentence longer
 than 360 characters is not a summary sentence and is passed over (never cut). Each sentence
-is split into its stand-alone clauses and compressed (:mod:`tapestryd.summarize.compress`). A sentence's *specificity* counts what a reader would want kept:
+is split into its stand-alone clauses and compressed (:mod:`tapestryd.summarize.compress`).
+A sentence's *specificity* counts what a reader would want kept:
 numbers, dates and times, names (capitalised words not opening the sentence),
 identifiers (``file.py``, ``a/b``, ``snake_case``), quoted terms and decision words.
 """
@@ -41,7 +42,8 @@ _SPECIFIC = re.compile(
     r"because)\w*))"
     r"|(?<=[\s(\"'])(?P<name>[A-Z][a-z]+(?:[A-Z][a-z]+)*|[A-Z]{2,})\b")
 _TAG = re.compile(r"</?[A-Za-z][\w:.-]*(?:\s[^<>]*)?/?>")
-_CODE = re.compile(r"[;{}],?$|^[\w.]+\s*[:=]\s*[\[{(]|^['\"][\w.-]+['\"]\s*:|^(?:import|export|from|const|let|var|function|def|class|return)\s.*[(){}=;:'\"]")
+_CODE = re.compile(r"[;{}],?$|^[\w.]+\s*[:=]\s*[\[{(]|^['\"][\w.-]+['\"]\s*:"
+                   r"|^(?:import|export|from|const|let|var|function|def|class|return)\s.*[(){}=;:'\"]")
 _BRACKETED = re.compile(r"^\[[^\]]*\]$")
 _NOT_PROSE = re.compile(r"[\d_]|[^\w\s]")
 _WEIGHTS = {"number": 1.5, "ident": 1.0, "quoted": 1.0, "calendar": 1.5, "decision": 0.75, "name": 1.0}
