@@ -114,12 +114,14 @@ def any_expression(terms: list[str]) -> str:
 
 
 def ranked_ids(conn: sqlite3.Connection, expr: str, filters: MessageFilters, limit: int, sort: str, *,
-               window: int | None = RANK_WINDOW) -> list[tuple[int, float]]:
+               window: int | None = RANK_WINDOW, most: int | None = None) -> list[tuple[int, float]]:
     """``(message id, bm25)`` of FTS5 expression ``expr``, best first (lower bm25 is better).
 
     ``sort='time'`` gives the newest by timestamp instead. ``window=None`` ranks every
-    match (exact BM25 top ``limit``, as the benchmark's reference). Ties go to the lower
-    id. Raises StoreError (via translate_errors) on a database error.
+    match (exact BM25 top ``limit``, as the benchmark's reference). ``most``, when known,
+    is an upper bound of the matches (from the words' document frequencies): when it fits
+    in the window, the newest matches are not walked to find the window's start. Ties go to
+    the lower id. Raises StoreError (via translate_errors) on a database error.
     """
     with translate_errors(conn):
         bounds = id_bounds(conn, filters)
@@ -129,7 +131,8 @@ def ranked_ids(conn: sqlite3.Connection, expr: str, filters: MessageFilters, lim
             return _newest(conn, expr, filters, bounds, limit)
         size = None if window is None else max(window, limit)
         while True:
-            start = _window_start(conn, expr, bounds, size)
+            start = 0 if most is not None and size is not None and most <= size else _window_start(conn, expr,
+                                                                                                   bounds, size)
             ranked = _score(conn, expr, filters, IdBounds(max(bounds.low, start), bounds.high), limit, _BY_SCORE)
             if start <= bounds.low or len(ranked) >= limit or size is None:
                 return ranked

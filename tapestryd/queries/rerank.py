@@ -50,7 +50,7 @@ from tapestryd.projections.messages_search import (MessageFilters, any_expressio
                                                    document_frequencies, every_expression, ranked_ids,
                                                    titled_openings, turns_around)
 
-__all__ = ["KEYWORD_RANKER", "SCAN", "SESSION_K1", "TITLED", "KeywordRanker"]
+__all__ = ["KEYWORD_RANKER", "SCAN", "SESSION_K1", "TITLED", "KeywordRanker", "match_bounds"]
 
 TITLED = 5
 """Conversations found by their title whose opening turn joins the candidates, at most."""
@@ -93,7 +93,10 @@ class KeywordRanker:
         """
         if not terms or limit <= 0:
             return [], {}
-        base = self.candidates(conn, terms, filters, max(self.pool, limit))
+        stems = {term: _ANALYZER.terms(term) for term in terms}
+        wanted = sorted({stem for found in stems.values() for stem in found})
+        frequencies = document_frequencies(conn, wanted) if wanted else ({}, 0)
+        base = self.candidates(conn, terms, filters, max(self.pool, limit), match_bounds(stems, frequencies[0]))
         openings = [i for i in titled_openings(conn, terms, filters, TITLED) if i not in base] if self.title else []
         if not base and not openings:
             return [], {}
@@ -115,18 +118,20 @@ class KeywordRanker:
             if turn in passing:
                 scores[turn] = scores.get(turn, 0.0) + amount
         if self.session:
-            self._add_sessions(conn, scores, base, terms, {i: passing[i] for i in scores if i in passing})
+            self._add_sessions(scores, base, wanted, frequencies, {i: passing[i] for i in scores if i in passing})
         if self.neighbour:
             _below_lenders(scores, base, lenders)
         order = sorted(scores, key=lambda i: (-scores[i], i))[:limit]
         marks = {i: "next_to_match" for i in order if i not in base} | {i: "title_match" for i in openings}
         return [(i, -scores[i]) for i in order], {i: mark for i, mark in marks.items() if i in scores and i in order}
 
-    def candidates(self, conn: sqlite3.Connection, terms: list[str], filters: MessageFilters,
-                   size: int) -> dict[int, float]:
+    def candidates(self, conn: sqlite3.Connection, terms: list[str], filters: MessageFilters, size: int,
+                   most: tuple[int | None, int | None] = (None, None)) -> dict[int, float]:
         """Step 1: up to ``size`` messages by ``-bm25``: those holding every term, then any word to fill.
 
-        A term holding a space is a quoted phrase: required in both lists.
+        A term holding a space is a quoted phrase: required in both lists. ``most``: upper
+        bounds of the matches of every term and of any (``most`` of
+        :func:`~tapestryd.projections.messages_search.ranked_ids`), None where unknown.
 
         A message holding every word scores the same under both expressions (FTS5 sums
         ``bm25()`` over the query's phrases), so the two lists rank on one scale; the
@@ -134,23 +139,25 @@ class KeywordRanker:
         hold every word, and ranks only its :attr:`any_window` newest matches.
         """
         every, some_expr = every_expression(terms), any_expression(terms)
-        base = {i: -score for i, score in ranked_ids(conn, every, filters, size, "relevance")}
+        base = {i: -score for i, score in ranked_ids(conn, every, filters, size, "relevance", most=most[0])}
         if len(base) < size and some_expr != every:
-            some = ranked_ids(conn, some_expr, filters, size + len(base), "relevance", window=self.any_window)
+            some = ranked_ids(conn, some_expr, filters, size + len(base), "relevance", window=self.any_window,
+                              most=most[1])
             for i, score in some:
                 if len(base) >= size:
                     break
                 base.setdefault(i, -score)
         return base
 
-    def _add_sessions(self, conn: sqlite3.Connection, scores: dict[int, float], base: dict[int, float],
-                      terms: list[str], docs: dict[int, tuple[str, str]]) -> None:
+    def _add_sessions(self, scores: dict[int, float], base: dict[int, float], wanted: list[str],
+                      frequencies: tuple[dict[str, int], int], docs: dict[int, tuple[str, str]]) -> None:
         """Add each message's share of its conversation's score (step 3) to ``scores``, in place.
 
-        ``docs`` maps each scored message to its conversation's key and the first :data:`SCAN`
-        characters of its text.
+        ``wanted`` are the query's stems, ``frequencies`` their document frequencies and the
+        count of messages (:func:`~tapestryd.projections.messages_search.document_frequencies`);
+        ``docs`` maps each scored message to its conversation's key and the first
+        :data:`SCAN` characters of its text.
         """
-        wanted = sorted(set(_ANALYZER.terms(" ".join(terms))))
         if not wanted or not docs:
             return
         held: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
@@ -159,8 +166,8 @@ class KeywordRanker:
             for stem in found:
                 held[conv][stem] += 1
         conversation = {i: conv for i, (conv, _) in docs.items()}
-        frequencies, total = document_frequencies(conn, wanted)
-        idf = {t: math.log(1 + (total - frequencies.get(t, 0) + 0.5) / (frequencies.get(t, 0) + 0.5)) for t in wanted}
+        df, total = frequencies
+        idf = {t: math.log(1 + (total - df.get(t, 0) + 0.5) / (df.get(t, 0) + 0.5)) for t in wanted}
         totals = {conv: sum(idf[t] * n * (SESSION_K1 + 1) / (n + SESSION_K1) for t, n in sorted(counts.items()))
                   for conv, counts in held.items()}
         if not totals or max(totals.values()) <= 0:
@@ -172,6 +179,21 @@ class KeywordRanker:
 
 KEYWORD_RANKER = KeywordRanker()
 """The weights search uses unless a caller passes its own."""
+
+
+def match_bounds(stems: dict[str, list[str]], frequencies: dict[str, int]) -> tuple[int | None, int | None]:
+    """Upper bounds of the messages matching every term and any term, from their stems' document frequencies.
+
+    A message matching a term holds each of its stems, so it is counted in the smallest of
+    their frequencies; any term matches at most the sum of the words' bounds, and every
+    match holds each phrase (a term with a space). None when a term has no stem (stop words
+    only) or a stem that the index does not hold as a word (an unusual tokenization).
+    """
+    if any(not found or any(stem not in frequencies for stem in found) for found in stems.values()):
+        return None, None
+    bound = {term: min(frequencies[stem] for stem in found) for term, found in stems.items()}
+    phrases = [n for term, n in bound.items() if " " in term]
+    return min(bound.values()), min(phrases) if phrases else sum(bound.values())
 
 
 def _below_lenders(scores: dict[int, float], base: dict[int, float], lenders: dict[int, list[int]]) -> None:

@@ -11,7 +11,7 @@ from tapestryd.config import load_settings
 from tapestryd.projections import messages_search
 from tapestryd.projections.messages_search import IdBounds, id_bounds, ranked_ids
 from tapestryd.queries.reader import Reader
-from tapestryd.queries.rerank import KeywordRanker
+from tapestryd.queries.rerank import KeywordRanker, match_bounds
 from tapestryd.queries.search import SearchFilters, fts_ranking, search_messages
 
 START = datetime(2026, 1, 5, 9, 0, tzinfo=PARIS)
@@ -117,3 +117,24 @@ def test_newest_first_walks_by_time_even_when_ids_do_not_follow_time(history: Hi
     assert [ranked_ids(conn, '"tide"', f, 8, "time") for f in cases] == looked_up
     monkeypatch.setattr(messages_search, "TIME_WALK", 1)
     assert [ranked_ids(conn, '"tide"', f, 8, "time") for f in cases] == looked_up
+
+
+def test_a_bound_within_the_window_skips_the_walk_and_changes_nothing(reader: Reader,
+                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    """'tide' is in 11 messages: a bound of 11 under a window of 12 ranks as the walk would, without walking."""
+    walked = ranked_ids(reader.conn, '"tide"', SearchFilters(), 5, "relevance", window=12)
+    monkeypatch.setattr(messages_search, "_window_start", lambda *args: pytest.fail("walked the matches"))
+    assert ranked_ids(reader.conn, '"tide"', SearchFilters(), 5, "relevance", window=12, most=11) == walked
+
+
+def test_the_ranker_walks_when_the_words_are_commoner_than_its_window(reader: Reader) -> None:
+    """'harbor' or 'tide' match 11 messages: with an any-word window of 3, only ids 10..12 compete for 2 places."""
+    ranker = KeywordRanker(pool=2, any_window=3, neighbour=0, session=0, title=0)
+    terms = ["tide", "harbor", "zebra"]  # no message holds all three words
+    assert set(ranker.candidates(reader.conn, terms, SearchFilters(), 2, (0, 11))) <= {10, 11, 12}
+    assert set(ranker.candidates(reader.conn, terms, SearchFilters(), 2, (0, 2))) == {1, 2}  # a bound too small
+    frequencies, _ = messages_search.document_frequencies(reader.conn, ["harbor", "tide", "zebra"])
+    assert match_bounds({t: [t] for t in terms}, frequencies) == (None, None)  # 'zebra' is no word of the index
+    assert frequencies == {"tide": 11, "harbor": 5}
+    assert match_bounds({"tide": ["tide"], "harbor": ["harbor"]}, frequencies) == (5, 16)
+    assert {i for i, _ in ranker.rank(reader.conn, terms, SearchFilters(), 2)[0]} <= {10, 11, 12}
