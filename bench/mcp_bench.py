@@ -8,7 +8,8 @@ conversations over two years for three agents, every past day closed and summari
 each tool ``--repeats`` times through the MCP SDK's own stdio client, timing every
 ``call_tool`` round trip as an AI client sees it (JSON-RPC over the pipes, the tool, the
 socket request to the daemon, the answer). For comparison, each ``search`` is also sent
-straight over the socket just before. Prints p50/p95 per tool and writes ``bench/out/mcp_bench.json``.
+straight over the socket just before. Prints p50/p95 per tool, with the CPU time the daemon and the
+MCP server spent a call, and writes ``bench/out/mcp_bench.json``.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters, stdio_client
+from daemon_common import cpu_seconds
 from query_bench import PROJECTS, build, queries, start_daemon, stats, wait_warm
 
 from tapestryd.config import load_settings
@@ -54,12 +56,14 @@ def tool_calls(repeats: int, message_ids: list[int]) -> dict[str, list[dict[str,
     }
 
 
-async def measure_tools(home: Path, calls: dict[str, list[dict[str, Any]]]) -> dict[str, Any]:
+async def measure_tools(home: Path, calls: dict[str, list[dict[str, Any]]], daemon_pid: int) -> dict[str, Any]:
     """Time each call through a fresh ``tapestryctl mcp`` over stdio; errors are counted, never hidden.
 
     Each ``search`` is also sent straight over the socket just before (``socket_search``), so
     the two are compared on the same queries under the same load: the difference is what the
-    MCP layer adds.
+    MCP layer adds. Per tool, the CPU time the daemon and the MCP server spent is divided by
+    the calls (``daemon_cpu_ms``, ``server_cpu_ms``; for ``search`` the daemon's includes the
+    socket twin's), which a loaded machine moves less than the wall time.
     """
     sock, socket_times = paths_for(load_settings(home)).socket, []
     env = {**os.environ, "TAPESTRY_HOME": str(home)}
@@ -69,9 +73,11 @@ async def measure_tools(home: Path, calls: dict[str, list[dict[str, Any]]]) -> d
         began = time.perf_counter()
         async with Client(stdio_client(params, errlog=errlog), read_timeout_seconds=120) as client:
             results["start_and_initialize_s"] = round(time.perf_counter() - began, 2)
+            server_pid = _server_pid()
             for name, arg_list in calls.items():
                 tool = "search" if name.startswith("search") else name
                 times, errors, sizes = [], 0, []
+                cpu = cpu_seconds(daemon_pid), cpu_seconds(server_pid)
                 for args in arg_list:
                     if name == "search":  # the same query straight over the socket, just before
                         t0 = time.perf_counter()
@@ -82,11 +88,28 @@ async def measure_tools(home: Path, calls: dict[str, list[dict[str, Any]]]) -> d
                     times.append(time.perf_counter() - t0)
                     errors += bool(answer.is_error)
                     sizes.append(len(answer.content[0].text) if answer.content else 0)
-                results[name] = {**stats(times), "errors": errors, "median_chars": sorted(sizes)[len(sizes) // 2]}
+                daemon_cpu, server_cpu = ((cpu_seconds(pid) - before) * 1000 / len(arg_list)
+                                          for pid, before in zip((daemon_pid, server_pid), cpu))
+                results[name] = {**stats(times), "errors": errors, "median_chars": sorted(sizes)[len(sizes) // 2],
+                                 "daemon_cpu_ms": round(daemon_cpu, 1), "server_cpu_ms": round(server_cpu, 1)}
                 print(f"  {name:20s} p50 {results[name]['median_ms']:8.2f} ms  p95 {results[name]['p95_ms']:8.2f} ms"
-                      f"  errors {errors}", flush=True)
+                      f"  CPU a call: daemon {daemon_cpu:6.1f} ms, MCP server {server_cpu:6.1f} ms  errors {errors}",
+                      flush=True)
         results["socket_search"] = stats(socket_times)
     return results
+
+
+def _server_pid() -> int:
+    """The pid of the ``tapestryctl mcp`` this process started (a child running ``tapestryd.cli mcp``)."""
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            ppid = int(stat.read_text().rsplit(")", 1)[1].split()[1])
+            command = (stat.parent / "cmdline").read_bytes().split(b"\0")
+        except (OSError, IndexError, ValueError):
+            continue
+        if ppid == os.getpid() and b"tapestryd.cli" in command and b"mcp" in command:
+            return int(stat.parent.name)
+    raise SystemExit("the MCP server process was not found")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -110,7 +133,7 @@ def main(argv: list[str] | None = None) -> int:
         calls = tool_calls(args.repeats, ids)
         report: dict[str, Any] = {"built": built, "repeats": args.repeats, "index_ready_after_s": round(warm_s, 1),
                                   "machine": f"{os.cpu_count()} cores, load {os.getloadavg()[0]:.1f} at start"}
-        report["tools"] = asyncio.run(measure_tools(args.home, calls))
+        report["tools"] = asyncio.run(measure_tools(args.home, calls, proc.pid))
         socket = report["tools"]["socket_search"]
         print(f"  {'socket search':20s} p50 {socket['median_ms']:8.2f} ms  p95 {socket['p95_ms']:8.2f} ms "
               "(the same queries)", flush=True)
