@@ -2,7 +2,8 @@
 
 from tapestryd.projections.hierarchy import HierarchyProjection
 from tapestryd.projections.messages import MessagesProjection
-from tapestryd.projections.runner import Projection, Projector, checkpoints
+from tapestryd.projections.protocol import BatchProjection, Projection
+from tapestryd.projections.runner import Projector, checkpoints
 from tapestryd.projections.similarity import SimilarityFeed
 
 __all__ = ["HierarchyProjection", "MessagesProjection", "Projection", "Projector", "SimilarityFeed", "checkpoints",
@@ -10,6 +11,11 @@ __all__ = ["HierarchyProjection", "MessagesProjection", "Projection", "Projector
 
 
 def default_projections(timezone: str, first_day_of_week: int) -> list[Projection]:
-    """Every projection the daemon runs, in apply order, for one timezone and week start."""
-    messages = MessagesProjection()  # hands the rows it stores in a batch to the two after it
-    return [messages, HierarchyProjection(timezone, first_day_of_week, messages), SimilarityFeed(messages)]
+    """Every projection the daemon runs, in apply order, for one timezone and week start.
+
+    Each is a :class:`~tapestryd.projections.protocol.BatchProjection` (mypy checks it here), so a
+    catch-up may hand them whole batches; none holds another (they share rows through the tables).
+    """
+    shipped: list[BatchProjection] = [MessagesProjection(), HierarchyProjection(timezone, first_day_of_week),
+                                      SimilarityFeed()]
+    return list(shipped)

@@ -25,11 +25,13 @@ from __future__ import annotations
 import multiprocessing
 import threading
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Callable, Protocol, Sequence
 
 import structlog
 
-__all__ = ["STORE_FAILED", "Follower"]
+from tapestryd.projections.protocol import Projection
+
+__all__ = ["STORE_FAILED", "Follower", "StopFlag"]
 
 log = structlog.get_logger(__name__)
 
@@ -41,6 +43,16 @@ STORE_FAILED = 75
 parent logs no warning, since the parent's catch-up afterwards meets the same error and reports it."""
 
 
+class StopFlag(Protocol):
+    """What the child's loop is told to stop with (a ``multiprocessing`` Event)."""
+
+    def is_set(self) -> bool:
+        """Whether the parent asked the child to finish."""
+
+    def wait(self, timeout: float | None = None) -> bool:
+        """Wait up to ``timeout`` seconds for the flag; whether it is set."""
+
+
 class Follower:
     """Starts the child after ``delay`` seconds unless stopped before; ``stop`` waits for it.
 
@@ -49,8 +61,8 @@ class Follower:
     (:func:`tapestryd.projections.runner.follow`, a module-level function the child imports).
     """
 
-    def __init__(self, events_db: Path, projections_db: Path, projections: Sequence[Any], delay: float,
-                 follow: Callable[[Path, Path, list[Any], Any], None]) -> None:
+    def __init__(self, events_db: Path, projections_db: Path, projections: Sequence[Projection], delay: float,
+                 follow: Callable[[Path, Path, list[Projection], StopFlag], None]) -> None:
         context = multiprocessing.get_context("spawn")
         self._stop = context.Event()
         self._process = context.Process(target=follow, args=(events_db, projections_db, list(projections), self._stop),

@@ -53,7 +53,7 @@ from tapestryd.projections.hierarchy_keys import NodeId, add_to_digest, chain_of
 from tapestryd.projections.hierarchy_read import get_node
 from tapestryd.projections.hierarchy_schema import SCHEMA, TABLES
 from tapestryd.projections.hierarchy_state import mark_context_stale, refresh_parent, refresh_state
-from tapestryd.projections.messages import MessagesProjection, message_row
+from tapestryd.projections.messages_read import message_row
 
 __all__ = ["HierarchyProjection"]
 
@@ -63,17 +63,16 @@ log = structlog.get_logger(__name__)
 class HierarchyProjection:
     """Summary nodes per agent over local periods of ``timezone`` (see the module docstring).
 
-    ``first_day_of_week`` is 0 for Monday … 6 for Sunday. ``messages``, the messages projection
-    applied before this one, hands over the rows it just stored (else each is read).
+    ``first_day_of_week`` is 0 for Monday … 6 for Sunday. It reads the message rows the messages
+    projection, applied before it, stored for each event through that projection's read functions.
     """
 
     name = "hierarchy"
     types: tuple[str, ...] = (MessageRecorded.type, DayClosed.type, NodeSummarized.type, Forgotten.type)
 
-    def __init__(self, timezone: str, first_day_of_week: int, messages: MessagesProjection | None = None) -> None:
+    def __init__(self, timezone: str, first_day_of_week: int) -> None:
         from zoneinfo import ZoneInfo
 
-        self.messages = messages
         self.timezone = timezone
         self.tz = ZoneInfo(timezone)
         self.first_day_of_week = first_day_of_week
@@ -126,7 +125,7 @@ class HierarchyProjection:
 
     def _record(self, conn: sqlite3.Connection, event: StoredEvent, msg: MessageRecorded, counts: _Counts) -> None:
         """File the message under its L0 (created with its chain when new); its counts go to ``counts``."""
-        row = self.messages.stored_row(conn, msg) if self.messages is not None else message_row(conn, msg)
+        row = message_row(conn, msg)
         if row is None:
             return
         message_id, ts, first_seq = row

@@ -54,7 +54,7 @@ from tapestryd.privacy import outbound
 from tapestryd.projections import forgetting, unsplit
 from tapestryd.projections.message_parts import join_parts
 
-__all__ = ["MessagesProjection", "message_row"]
+__all__ = ["MessagesProjection"]
 
 _SCHEMA = [
     """CREATE TABLE IF NOT EXISTS conversations (
@@ -98,10 +98,6 @@ class MessagesProjection:
 
     def __init__(self) -> None:
         self._unindexed: dict[int, str] = {}  # message id → its text, stored but not yet in messages_fts
-        # (conversation, message key) → (id, ts, seq) of the rows this batch stored or joined to: what
-        # stored_row reads for the projections after this one. Emptied by flush, which every deletion
-        # of messages (Forgotten, a forgotten message) and the end of each batch run first.
-        self._stored: dict[tuple[str, str], tuple[int, str, int]] = {}
         # message id → its verbatim joined text, for the rows this batch stored or joined to: a later part
         # in the same batch (a streamed reply's parts are neighbours in the log) reads no event back.
         self._verbatim: dict[int, str] = {}
@@ -113,7 +109,7 @@ class MessagesProjection:
 
     def __getstate__(self) -> dict[str, object]:
         """Picklable state (for the follower child, which attaches its own log): no log, no batch buffers."""
-        return {**self.__dict__, "_log": None, "_unindexed": {}, "_stored": {}, "_verbatim": {}}
+        return {**self.__dict__, "_log": None, "_unindexed": {}, "_verbatim": {}}
 
     def create(self, conn: sqlite3.Connection) -> None:
         """Create the tables, indexes, FTS5 table and triggers if missing; set the FTS5 options."""
@@ -204,19 +200,9 @@ class MessagesProjection:
         self.discard()
 
     def discard(self) -> None:
-        """Drop the unindexed texts and the rows held for :meth:`stored_row` (a rolled-back batch's too)."""
+        """Drop the unindexed texts and the verbatim texts held for this batch (a rolled-back batch's too)."""
         self._unindexed.clear()
-        self._stored.clear()
         self._verbatim.clear()
-
-    def stored_row(self, conn: sqlite3.Connection, msg: MessageRecorded) -> tuple[int, str, int] | None:
-        """``(id, ts, seq)`` of ``msg``'s stored message row, None when it is not stored.
-
-        Held in memory for the rows this batch stored or joined to (the hierarchy and the
-        similarity feed, applied after this projection, then read no row per message: ~6 us
-        of index lookup each); read from ``messages`` for the others.
-        """
-        return self._stored.get((msg.conversation, msg.message)) or message_row(conn, msg)
 
     def _record(self, conn: sqlite3.Connection, event: StoredEvent, msg: MessageRecorded) -> None:
         if msg.meta.get("forgotten") or forgetting.is_forgotten(conn, msg.conversation, msg.timestamp,
@@ -240,7 +226,6 @@ class MessagesProjection:
             self._set_text(conn, row[0], row[1], outbound(msg.text), dict(msg.skipped), f"={event.seq}")
         else:
             self._join_part(conn, row, event.seq, msg)
-        self._stored[msg.conversation, msg.message] = (row[0], row[3], row[4])
         return False
 
     def _insert(self, conn: sqlite3.Connection, event: StoredEvent, msg: MessageRecorded) -> bool:
@@ -259,7 +244,6 @@ class MessagesProjection:
         message_id = cast(int, cur.lastrowid)  # set: the row was inserted
         self._unindexed[message_id] = text
         self._verbatim[message_id] = msg.text
-        self._stored[msg.conversation, msg.message] = (message_id, msg.timestamp, event.seq)
         return True
 
     def _join_part(self, conn: sqlite3.Connection, row: tuple[int, str, str, str, int, str | None], seq: int,
@@ -309,14 +293,6 @@ def _part_seqs(first: int, parts: str) -> list[int]:
     if seqs and seqs[0].startswith("="):
         return [int(seqs[0][1:]), *map(int, seqs[1:])]
     return [first, *map(int, seqs)]
-
-
-def message_row(conn: sqlite3.Connection, msg: MessageRecorded) -> tuple[int, str, int] | None:
-    """``(id, ts, seq)`` of ``msg``'s stored message row read from ``messages``, None when it is not stored."""
-    row: tuple[int, str, int] | None = conn.execute(
-        "SELECT id, ts, seq FROM messages WHERE conversation = ? AND message_key = ?",
-        (msg.conversation, msg.message)).fetchone()
-    return row
 
 
 def _set_title(conn: sqlite3.Connection, titled: ConversationTitled) -> None:

@@ -14,12 +14,13 @@ from dataclasses import dataclass
 from typing import Any, Iterable, Iterator
 
 from tapestryd.db import translate_errors
+from tapestryd.events.types import MessageRecorded
 
 __all__ = ["CONVERSATION_COLUMNS", "MessageScope", "agent_totals", "conversation_activity", "conversation_keys_ending",
            "conversation_messages", "conversation_of", "conversation_row", "conversation_titles",
            "conversations_by_ref", "conversations_in_range", "conversations_under", "day_messages", "document_count",
            "documents", "first_message_ts",
-           "has_agent", "last_conversation_rowid", "message_by_source", "message_counts", "messages_with_titles",
+           "has_agent", "last_conversation_rowid", "message_by_source", "message_row", "message_counts", "messages_with_titles",
            "neighbour_ids", "recent_conversations", "role_counts", "scoped_messages", "stored_agents",
            "stored_ids", "stored_message_keys", "text_sizes", "timed_messages", "user_text"]
 
@@ -330,3 +331,13 @@ def documents(conn: sqlite3.Connection, ids: list[int] | None = None, *,
         for start in range(0, len(ids), chunk):
             some = ids[start:start + chunk]
             yield from conn.execute(f"{_DOCUMENTS} AND id IN ({','.join('?' * len(some))})", some)
+
+
+def message_row(conn: sqlite3.Connection, msg: MessageRecorded) -> tuple[int, str, int] | None:
+    """``(id, ts, seq)`` of ``msg``'s stored message row (its first part's ts and log seq), None when it is
+    not stored: how the hierarchy and the similarity feed, applied after the messages projection in
+    the same transaction, find the row an event made (a lookup in the unique (conversation, key) index)."""
+    row: tuple[int, str, int] | None = conn.execute(
+        "SELECT id, ts, seq FROM messages WHERE conversation = ? AND message_key = ?",
+        (msg.conversation, msg.message)).fetchone()
+    return row

@@ -24,7 +24,7 @@ import sqlite3
 import sys
 import time
 from pathlib import Path
-from typing import Any, Callable, Protocol, Sequence, TypeVar, runtime_checkable
+from typing import Callable, Sequence, TypeVar
 
 import structlog
 
@@ -32,9 +32,10 @@ from tapestryd.db import connect, transaction, translate_errors
 from tapestryd.errors import StoreError
 from tapestryd.events.store import EventStore
 from tapestryd.events.types import StoredEvent
-from tapestryd.projections.follower import POLL, STORE_FAILED, Follower
+from tapestryd.projections.follower import POLL, STORE_FAILED, Follower, StopFlag
+from tapestryd.projections.protocol import BatchProjection, BufferedProjection, LogReadingProjection, Projection
 
-__all__ = ["BatchProjection", "BufferedProjection", "Projection", "Projector", "checkpoints", "follow"]
+__all__ = ["Projector", "checkpoints", "follow"]
 
 log = structlog.get_logger(__name__)
 
@@ -46,49 +47,6 @@ FOLLOW_AFTER = 0.5
 BATCH = 5000
 """Events per transaction of a catch-up: about 5 MB of message text at ChatGPT export sizes; fewer,
 larger FTS5 segments to write and merge than 2,000 (200 MB export: commits 2.1 s -> 1.6 s of CPU)."""
-
-
-class Projection(Protocol):
-    """A read model built from events.
-
-    ``types`` lists the event type names it reads (the runner skips the rest). ``apply``
-    must be deterministic: the same events in the same order give the same rows.
-    """
-
-    name: str
-    types: tuple[str, ...]
-
-    def create(self, conn: sqlite3.Connection) -> None:
-        """Create its tables and indexes if missing."""
-
-    def clear(self, conn: sqlite3.Connection) -> None:
-        """Remove every row it owns."""
-
-    def apply(self, conn: sqlite3.Connection, event: StoredEvent) -> None:
-        """Apply one event, inside the runner's transaction."""
-
-
-@runtime_checkable
-class BufferedProjection(Projection, Protocol):
-    """A projection that holds some writes of a batch in memory (the messages projection's FTS rows)."""
-
-    def flush(self, conn: sqlite3.Connection) -> None:
-        """Write what it holds; the runner calls it after a batch's last event, before committing."""
-
-    def discard(self) -> None:
-        """Drop what it holds; the runner calls it when the batch's transaction rolled back."""
-
-
-@runtime_checkable
-class BatchProjection(Projection, Protocol):
-    """A projection that applies a batch of events in one call, with the rows ``apply`` would give."""
-
-    def apply_batch(self, conn: sqlite3.Connection, events: Sequence[StoredEvent]) -> None:
-        """Apply ``events`` (already filtered to its types and checkpoint) in order, in the runner's transaction."""
-
-    def batch_safe(self, conn: sqlite3.Connection, events: Sequence[StoredEvent]) -> bool:
-        """Whether the projections after it may see the whole batch's effect at once: True when the
-        batch changes none of its rows that others read except by adding rows."""
 
 
 def _create_checkpoints(conn: sqlite3.Connection) -> None:
@@ -105,9 +63,10 @@ def checkpoints(conn: sqlite3.Connection) -> dict[str, int]:
 class Projector:
     """Runs projections over the event log into one SQLite database.
 
-    ``store`` is the event log; ``db_path`` the projections file (created when missing). A
-    projection with an ``attach_log(store)`` method is handed the log (the messages projection
-    reads earlier parts of a message back from it).
+    ``store`` is the event log; ``db_path`` the projections file (created when missing);
+    ``projections`` satisfy :class:`~tapestryd.projections.protocol.Projection`, with its optional
+    hooks: a :class:`~tapestryd.projections.protocol.LogReadingProjection` is handed the log (the
+    messages projection reads earlier parts of a message back from it).
     """
 
     def __init__(self, store: EventStore, db_path: Path, projections: Sequence[Projection]) -> None:
@@ -115,9 +74,8 @@ class Projector:
         self.db_path = db_path
         self.projections = list(projections)
         for projection in self.projections:
-            attach = getattr(projection, "attach_log", None)
-            if attach is not None:
-                attach(store)
+            if isinstance(projection, LogReadingProjection):
+                projection.attach_log(store)
         self.conn = connect(db_path, durable=False)
         with transaction(self.conn):
             _create_checkpoints(self.conn)
@@ -257,7 +215,7 @@ def _wanted(projection: Projection, marks: dict[str, int], events: list[StoredEv
     return [e for e in events if e.seq > mark and (not types or e.type in types)]
 
 
-def follow(events_db: Path, projections_db: Path, projections: list[Any], stop: Any) -> None:
+def follow(events_db: Path, projections_db: Path, projections: list[Projection], stop: StopFlag) -> None:
     """A :class:`~tapestryd.projections.follower.Follower` child's loop: catch up a batch at a
     time, wait ``POLL`` seconds when nothing was new; once ``stop`` is set, finish what the log
     holds and return. Returns at once when the parent died."""

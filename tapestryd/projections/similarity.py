@@ -19,7 +19,7 @@ from typing import Sequence
 
 from tapestryd.db import translate_errors
 from tapestryd.events.types import Forgotten, MessageRecorded, NodeSummarized, StoredEvent
-from tapestryd.projections.messages import MessagesProjection, message_row
+from tapestryd.projections.messages_read import message_row
 
 __all__ = ["SimilarityFeed", "feed_after", "feed_head"]
 
@@ -30,17 +30,11 @@ _SCHEMA = [
 
 
 class SimilarityFeed:
-    """Records the documents each event changes (see the module docstring).
-
-    ``messages``, the messages projection applied before this one, hands over the rows it just
-    stored (else each message's id is read).
-    """
+    """Records the documents each event changes (see the module docstring); a message's id is read
+    through the messages projection's :func:`~tapestryd.projections.messages_read.message_row`."""
 
     name = "similarity"
     types: tuple[str, ...] = (MessageRecorded.type, NodeSummarized.type, Forgotten.type)
-
-    def __init__(self, messages: MessagesProjection | None = None) -> None:
-        self.messages = messages
 
     def create(self, conn: sqlite3.Connection) -> None:
         """Create the feed table and its seq index if missing."""
@@ -73,7 +67,7 @@ class SimilarityFeed:
         """The document ``event`` changed (``''`` for none: a message that is not stored)."""
         payload = event.event
         if isinstance(payload, MessageRecorded):
-            row = self.messages.stored_row(conn, payload) if self.messages is not None else message_row(conn, payload)
+            row = message_row(conn, payload)
             return f"m:{row[0]}" if row is not None else ""
         if isinstance(payload, NodeSummarized):
             return f"n:{payload.node}"
