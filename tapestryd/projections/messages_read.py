@@ -19,10 +19,10 @@ from tapestryd.events.types import MessageRecorded
 __all__ = ["CONVERSATION_COLUMNS", "MessageScope", "agent_totals", "conversation_activity", "conversation_keys_ending",
            "conversation_messages", "conversation_of", "conversation_row", "conversation_titles",
            "conversations_by_ref", "conversations_in_range", "conversations_under", "day_messages", "document_count",
-           "documents", "first_message_ts",
-           "has_agent", "last_conversation_rowid", "message_by_source", "message_row", "message_counts", "messages_with_titles",
-           "neighbour_ids", "recent_conversations", "role_counts", "scoped_messages", "stored_agents",
-           "stored_ids", "stored_message_keys", "text_sizes", "timed_messages", "user_text"]
+           "documents", "first_message_ts", "has_agent", "last_conversation_rowid", "message_by_source",
+           "message_counts", "message_row", "messages_with_titles", "neighbour_ids", "recent_conversations",
+           "role_counts", "scoped_messages", "stored_agents", "stored_ids", "stored_message_keys", "text_sizes",
+           "timed_messages", "user_text"]
 
 CONVERSATION_COLUMNS = ("key", "agent", "source", "title", "first_ts", "last_ts", "message_count", "session", "cwd",
                         "git_branch")
