@@ -25,11 +25,14 @@ app.add_typer(sync_app, name="sync")
 def sync(ctx: typer.Context,
          from_start: bool = typer.Option(False, "--from-start",
                                          help="Pull the whole hub again (what was skipped before comes in)."),
+         batch: int = typer.Option(2000, "--batch", min=1, max=50_000,
+                                   help="Events per hub transaction and per local append."),
          fmt: Format = typer.Option(Format.text, "-f", "--format")) -> None:
     """Push this machine's events to the hub and pull the others' now (without a subcommand)."""
     if ctx.invoked_subcommand is not None:
         return
-    emit(call(ctx, SyncRequest, {"from_start": from_start}, timeout=ROUND_TIMEOUT), fmt, render_round)
+    emit(call(ctx, SyncRequest, {"from_start": from_start, "batch": batch}, timeout=ROUND_TIMEOUT), fmt,
+         render_round)
 
 
 @sync_app.command("init")

@@ -52,7 +52,7 @@ class Service(Protocol):
     def sweep(self) -> None:
         """Catch up with session files changed on disk."""
 
-    def sync_now(self, from_start: bool = False) -> dict[str, Any]:
+    def sync_now(self, from_start: bool = False, batch: int = 2000) -> dict[str, Any]:
         """Run one sync round (see :meth:`tapestryd.daemon.service.Service.sync_now`)."""
 
 

@@ -359,7 +359,7 @@ class Service:
         return self._serve_web()
 
 
-    def sync_now(self, from_start: bool = False) -> dict[str, Any]:
+    def sync_now(self, from_start: bool = False, batch: int = 2000) -> dict[str, Any]:
         """Run one sync round on this thread (after the one in progress): the hub is asked here, the log
         read through a read-only connection of this thread, and written only on the writer thread.
 
@@ -374,7 +374,8 @@ class Service:
             return writer.run(lambda runtime: fn(runtime.store), name="sync")
 
         with self._sync, EventStore(self.paths.events_db, readonly=True, machine=self.settings.sync.machine) as store:
-            return run_round(self.settings, store, write, from_start=from_start, stop=self._stopping.is_set)
+            return run_round(self.settings, store, write, from_start=from_start, batch=batch,
+                             stop=self._stopping.is_set)
 
 
 def check_summarizer(settings: Settings) -> None:

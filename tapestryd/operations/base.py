@@ -71,7 +71,7 @@ class DaemonControl(Protocol):
     def reload(self) -> dict[str, Any]:
         """Read tapestry.toml again and apply it (as SIGHUP does)."""
 
-    def sync_now(self, from_start: bool) -> dict[str, Any]:
+    def sync_now(self, from_start: bool = False, batch: int = 2000) -> dict[str, Any]:
         """Run one sync round now (after the one in progress), its local writes on the writer; its report."""
 
 

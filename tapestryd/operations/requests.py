@@ -309,9 +309,11 @@ class RestoreRequest:
 class SyncRequest:
     """One sync round with the hub now: push this machine's events, pull the others' (run in the
     caller's process; through the running daemon when there is one). ``from_start`` pulls the
-    whole hub again (after a key was fixed or tapestryd upgraded: what was skipped comes in)."""
+    whole hub again (after a key was fixed or tapestryd upgraded: what was skipped comes in).
+    ``batch``: events per hub transaction and per local append (1 to 50,000)."""
 
     from_start: bool = False
+    batch: int = 2000
 
 
 @dataclass(frozen=True)
@@ -319,6 +321,7 @@ class SyncRoundRequest:
     """The running daemon's half of ``sync``: the round on its own sync thread, local writes on the writer."""
 
     from_start: bool = False
+    batch: int = 2000
 
 
 @dataclass(frozen=True)

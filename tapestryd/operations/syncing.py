@@ -42,16 +42,20 @@ def _now() -> str:
 
 
 def run_round(settings: Settings, store: EventStore, write: Callable[[Callable[[EventStore], Any]], Any], *,
-              from_start: bool = False, stop: Callable[[], bool] = lambda: False) -> dict[str, Any]:
+              from_start: bool = False, batch: int = 2000,
+              stop: Callable[[], bool] = lambda: False) -> dict[str, Any]:
     """Push, push tombstones, pull, pull tombstones; record the outcome in ``sync-state.json``.
 
     Returns the round's report (see :class:`~tapestryd.operations.results.SyncResult`). Raises
     SyncError (recorded as ``last_error``) when no hub or key is set up or the hub fails; what
-    committed before stays, covered by its checkpoints.
+    committed before stays, covered by its checkpoints. ``batch``: events per hub transaction
+    and per local append. Raises TapestryError for a batch outside 1 to 50,000.
     """
+    if not 1 <= batch <= 50_000:
+        raise TapestryError(f"--batch must be between 1 and 50000, got {batch}")
     paths = paths_for(settings)
     try:
-        report = _round(settings, paths, store, write, from_start, stop)
+        report = _round(settings, paths, store, write, from_start, batch, stop)
     except SyncError as exc:
         record_error(paths.sync_state, _now(), exc.message)
         raise
@@ -60,7 +64,7 @@ def run_round(settings: Settings, store: EventStore, write: Callable[[Callable[[
 
 
 def _round(settings: Settings, paths: Paths, store: EventStore, write: Callable[[Callable[[EventStore], Any]], Any],
-           from_start: bool, stop: Callable[[], bool]) -> dict[str, Any]:
+           from_start: bool, batch: int, stop: Callable[[], bool]) -> dict[str, Any]:
     from tapestryd.operations.archive import forget_in_archive
     from tapestryd.operations.compact import COMPACTIONS, is_tombstone, squeeze, tombstones
     from tapestryd.sync import engine
@@ -82,7 +86,7 @@ def _round(settings: Settings, paths: Paths, store: EventStore, write: Callable[
                                                      engine.FORGOTTEN_PUSHED: 0}))
         elif from_start:
             write(lambda s: s.append((), checkpoints={engine.PULLED: 0, engine.FORGOTTEN: 0}))
-        pushed = engine.push(hub, sealer, store, conf.machine, write, stop=stop)
+        pushed = engine.push(hub, sealer, store, conf.machine, write, batch=batch, stop=stop)
         forgotten_pushed = 0
         compactions = store.checkpoint(COMPACTIONS)
         if compactions > store.checkpoint(engine.FORGOTTEN_PUSHED):
@@ -90,8 +94,8 @@ def _round(settings: Settings, paths: Paths, store: EventStore, write: Callable[
             forgotten_pushed = engine.push_forgotten(hub, sealer, conf.machine,
                                                      store.at(sorted(seq for seq, _ in local.values())),
                                                      compactions, write)
-        pulled = engine.pull(hub, sealer, store, write, stop=stop)
-        forgotten = engine.pull_forgotten(hub, sealer, store, write, is_tombstone)
+        pulled = engine.pull(hub, sealer, store, write, batch=batch, stop=stop)
+        forgotten = engine.pull_forgotten(hub, sealer, store, write, is_tombstone, batch=batch)
         head = hub.head()
     if pulled.new_types.get(Forgotten.type):
         write(lambda s: forget_in_archive(paths, s))
@@ -116,12 +120,13 @@ def sync(request: SyncRequest, deps: LocalDeps) -> SyncResult:
     paths = paths_for(settings)
     if paths.socket.exists():
         try:
-            return SyncResult(ask(paths.socket, "sync_round", encode(SyncRoundRequest(request.from_start)),
-                                  timeout=ROUND_TIMEOUT))
+            return SyncResult(ask(paths.socket, "sync_round",
+                                  encode(SyncRoundRequest(request.from_start, request.batch)), timeout=ROUND_TIMEOUT))
         except DaemonNotRunning:
             pass
     with Runtime.open(settings, role="cli") as runtime:
-        report = run_round(settings, runtime.store, lambda fn: fn(runtime.store), from_start=request.from_start)
+        report = run_round(settings, runtime.store, lambda fn: fn(runtime.store), from_start=request.from_start,
+                           batch=request.batch)
         runtime.projector.catch_up()
     return SyncResult(report)
 
@@ -130,7 +135,7 @@ def sync_round(request: SyncRoundRequest, deps: ReadDeps) -> SyncResult:
     """The daemon runs one round now (after the one in progress, if any); DaemonNotRunning without a daemon."""
     if deps.control is None:
         raise DaemonNotRunning("tapestryd is not running; `tapestryctl sync` runs the round itself")
-    return SyncResult(deps.control.sync_now(request.from_start))
+    return SyncResult(deps.control.sync_now(request.from_start, request.batch))
 
 
 def sync_init(request: SyncInitRequest, deps: LocalDeps) -> SyncInitResult:

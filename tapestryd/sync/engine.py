@@ -174,8 +174,10 @@ def pull(hub: Hub, sealer: Sealer, store: EventStore, write: Write[Any], *, batc
         rows = hub.rows_after(start, batch)
         if not rows:
             break
-        news = []
+        news: list[NewEvent] = []
         for row in rows:
+            if store.contains(row.event_id):  # this log has it (its own, or pulled before a crash): no decryption
+                continue
             opened = _open(sealer, row, done)
             if opened is None:
                 continue

@@ -112,6 +112,12 @@ _ROW_COLUMNS = (_EVENTS.c.hub_seq, _EVENTS.c.event_id, _EVENTS.c.origin, _EVENTS
                 _EVENTS.c.occurred_at, _EVENTS.c.key_id, _EVENTS.c.nonce, _EVENTS.c.ciphertext)
 
 
+_COPIED = ("event_id", "origin", "type", "schema", "occurred_at", "key_id", "nonce", "ciphertext")
+_STAGE_DDL = sa.text("CREATE TEMPORARY TABLE IF NOT EXISTS hub_stage (ord integer, event_id text, origin text,"
+                     " type text, schema integer, occurred_at text, key_id text, nonce bytea, ciphertext bytea)"
+                     " ON COMMIT DELETE ROWS")
+
+
 @dataclass(frozen=True)
 class HubRow:
     """One row of ``hub_events`` as pulled (``seq`` is ``hub_seq``, or ``forgotten_seq`` for a tombstone)."""
@@ -233,15 +239,31 @@ class Hub:
         machine's checkpoint to ``pushed_seq``, in one transaction. Returns how many rows were new."""
         self.ensure_schema()
         with self._begin(locked=True) as conn:
-            new = 0
-            if rows:
-                result = conn.execute(pg.insert(_EVENTS).on_conflict_do_nothing(index_elements=["event_id"])
-                                      .returning(_EVENTS.c.hub_seq), list(rows))
-                new = len(result.fetchall())
+            new = self._copy_in(conn, rows) if rows else 0
             stmt = pg.insert(_MACHINES).values(machine=machine, pushed_seq=pushed_seq)
             conn.execute(stmt.on_conflict_do_update(index_elements=["machine"], set_={
                 "pushed_seq": stmt.excluded.pushed_seq, "updated_at": sa.func.now()}))
         return new
+
+    @staticmethod
+    def _copy_in(conn: Connection, rows: Sequence[dict[str, Any]]) -> int:
+        """COPY ``rows`` into a session-temporary table, then insert those the hub lacks in their order.
+
+        COPY is several times faster than a multi-row INSERT here (psycopg parses no statement
+        per row); ``INSERT ... SELECT ... ON CONFLICT DO NOTHING`` keeps the idempotence.
+        """
+        conn.execute(_STAGE_DDL)
+        raw = conn.connection.driver_connection
+        assert raw is not None
+        with raw.cursor() as cursor:
+            with cursor.copy(f"COPY hub_stage (ord, {', '.join(_COPIED)}) FROM STDIN") as copy:
+                for n, row in enumerate(rows):
+                    copy.write_row((n, *(row[c] for c in _COPIED)))
+        staged = sa.table("hub_stage", sa.column("ord"), *(sa.column(c) for c in _COPIED))
+        inserted = conn.execute(pg.insert(_EVENTS).from_select(
+            list(_COPIED), sa.select(*(staged.c[c] for c in _COPIED)).order_by(staged.c.ord))
+            .on_conflict_do_nothing(index_elements=["event_id"]).returning(_EVENTS.c.hub_seq))
+        return len(inserted.fetchall())
 
     def rows_after(self, seq: int, limit: int) -> list[HubRow]:
         """Up to ``limit`` rows with ``hub_seq > seq``, in hub_seq order."""
