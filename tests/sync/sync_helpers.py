@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
 from pathlib import Path
 from typing import Any
@@ -78,3 +79,65 @@ def search(settings: Settings, query: str) -> list[tuple[Any, ...]]:
     found = run_here(settings, SearchRequest(query=query, limit=50)).to_json()
     return [(h.get("conversation"), h.get("role"), h.get("ts") or h.get("timestamp"), h.get("snippet"))
             for h in found["hits"]]
+
+
+class DaemonProcess:
+    """``tapestryd`` of one home as a child process (stderr to ``<home>/daemon.log``)."""
+
+    def __init__(self, settings: Settings) -> None:
+        import subprocess
+        import sys
+
+        self.settings = settings
+        self.socket = paths_for(settings).socket
+        assert settings.home is not None
+        log = (settings.home / "daemon.log").open("ab")
+        self.proc = subprocess.Popen([sys.executable, "-m", "tapestryd.daemon.main", "--log-format", "json"],
+                                     env={**os.environ, "TAPESTRY_HOME": str(settings.home)},
+                                     stdout=subprocess.DEVNULL, stderr=log)
+        log.close()
+        wait_until(self.ready, 60)
+
+    def ready(self) -> bool:
+        """Whether it answers ping."""
+        from tapestryd.errors import DaemonError
+        from tapestryd.wire.client import request
+
+        assert self.proc.poll() is None, "tapestryd exited"
+        try:
+            return bool(request(self.socket, "ping", {}, timeout=2))
+        except DaemonError:
+            return False
+
+    def call(self, op: str, args: dict[str, Any] | None = None, timeout: float = 30.0) -> Any:
+        """One request through the socket."""
+        from tapestryd.wire.client import request
+
+        return request(self.socket, op, args or {}, timeout=timeout)
+
+    def stop(self) -> None:
+        """SIGTERM, then SIGKILL if it lingers; the socket is removed."""
+        import signal
+        import subprocess
+
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                self.proc.wait(20)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait(10)
+        self.socket.unlink(missing_ok=True)
+
+
+def wait_until(predicate: Any, timeout: float) -> Any:
+    """Poll ``predicate`` until it returns something truthy; fail after ``timeout`` s."""
+    import time
+
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = predicate()
+        if value:
+            return value
+        time.sleep(0.1)
+    raise AssertionError(f"condition not met within {timeout} s")
