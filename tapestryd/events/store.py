@@ -1,9 +1,15 @@
 """The append-only event log: one SQLite file (``events.db``) in WAL mode, ``synchronous=FULL``.
 
+Its tables are the SQLModel models of :mod:`tapestryd.events.models`: the named migrations
+run their DDL and appends run their Core statements, both compiled for SQLite ahead of time
+(:mod:`tapestryd.events.sqlite_schema`, written by :mod:`tapestryd.events.statements` and
+checked against the models by a test) and run on this module's ``sqlite3`` connection, so
+no reader or writer of ``events.db`` imports SQLAlchemy.
+
 * ``seq`` is assigned by SQLite (``INTEGER PRIMARY KEY AUTOINCREMENT``): strictly
   increasing, never reused, even after compaction deletes rows.
-* ``event_id`` is unique: appending a known key is a no-op (``INSERT OR IGNORE``), which is
-  what makes every import idempotent.
+* ``event_id`` is unique: appending a known key is a no-op (``ON CONFLICT DO NOTHING``),
+  which is what makes every import idempotent.
 * A batch is appended in one transaction, together with the source offsets (file path →
   byte offset, inode, size) of the bytes it was read from, so a crash can neither lose nor
   repeat a line, and with named checkpoints (``sync_checkpoints``: how far sync copied,
@@ -25,6 +31,7 @@ from typing import Any, Iterable, Iterator, Mapping, Sequence
 
 from tapestryd.db import Migration, connect, migrate, transaction, translate_errors
 from tapestryd.errors import StoreError
+from tapestryd.events import sqlite_schema as sql
 from tapestryd.events.codec import decode, encode
 from tapestryd.events.types import ConversationTitled, MessageRecorded, NewEvent, StoredEvent, format_utc
 
@@ -34,7 +41,6 @@ __all__ = ["AppendResult", "EventStore", "SourceOffset", "default_machine"]
 def default_machine() -> str:
     """This machine's name when ``[sync] machine`` is not set: its host name."""
     return socket.gethostname() or "localhost"
-
 
 
 @dataclass(frozen=True)
@@ -65,57 +71,38 @@ class AppendResult:
 
 
 def _create_events(conn: sqlite3.Connection) -> None:
-    conn.execute(
-        """CREATE TABLE events (
-            seq INTEGER PRIMARY KEY AUTOINCREMENT,
-            event_id TEXT NOT NULL UNIQUE,
-            type TEXT NOT NULL,
-            schema INTEGER NOT NULL,
-            occurred_at TEXT NOT NULL,
-            recorded_at TEXT NOT NULL,
-            agent TEXT NOT NULL,
-            source TEXT NOT NULL,
-            payload TEXT NOT NULL)"""
-    )
-    conn.execute("CREATE INDEX events_type_seq ON events(type, seq)")
+    _run(conn, sql.CREATE_EVENTS)
 
 
 def _create_source_offsets(conn: sqlite3.Connection) -> None:
-    conn.execute(
-        """CREATE TABLE source_offsets (
-            path TEXT PRIMARY KEY,
-            offset INTEGER NOT NULL,
-            inode INTEGER NOT NULL,
-            size INTEGER NOT NULL,
-            updated_at TEXT NOT NULL)"""
-    )
+    _run(conn, sql.CREATE_SOURCE_OFFSETS)
 
 
 def _add_origin(machine: str) -> Migration:
-    """The migration adding ``events.origin``; the rows already stored were captured by ``machine``."""
+    """The migration adding ``events.origin`` (a log created from today's model has it already); the rows
+    already stored were captured by ``machine``."""
     def _add_origin(conn: sqlite3.Connection) -> None:
-        conn.execute("ALTER TABLE events ADD COLUMN origin TEXT NOT NULL DEFAULT ''")
-        conn.execute("UPDATE events SET origin = ?", (machine,))
+        if "origin" not in {row[1] for row in conn.execute("PRAGMA table_info(events)")}:
+            conn.execute(sql.ADD_EVENTS_ORIGIN)
+            conn.execute("UPDATE events SET origin = ?", (machine,))
     return _add_origin
 
 
 def _create_sync_checkpoints(conn: sqlite3.Connection) -> None:
-    conn.execute(
-        """CREATE TABLE sync_checkpoints (
-            name TEXT PRIMARY KEY,
-            position INTEGER NOT NULL,
-            updated_at TEXT NOT NULL)"""
-    )
+    _run(conn, sql.CREATE_SYNC_CHECKPOINTS)
+
+
+def _run(conn: sqlite3.Connection, ddl: Sequence[str]) -> None:
+    for statement in ddl:
+        conn.execute(statement)
 
 
 def migrations(machine: str) -> list[Migration]:
-    """The event log's named migrations in order; ``machine`` names the origin of events stored before
-    ``_add_origin``."""
+    """The event log's named migrations in order (their DDL compiled from :mod:`tapestryd.events.models`);
+    ``machine`` names the origin of the events stored before ``_add_origin``."""
     return [_create_events, _create_source_offsets, _add_origin(machine), _create_sync_checkpoints]
 
 
-_INSERT = ("INSERT OR IGNORE INTO events (event_id, type, schema, occurred_at, recorded_at, agent, source, payload,"
-           " origin) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)")
 _NO_CHECKPOINTS: Mapping[str, int] = MappingProxyType({})
 CACHE_KIB = 64 << 10
 """Page cache of a writing store, in KiB (SQLite's default is 2 MiB). The ``event_id`` index
@@ -127,6 +114,7 @@ _ID_CHUNK = 500
 
 
 def _row(new: NewEvent, recorded: str, machine: str) -> tuple[object, ...]:
+    """The columns ``EVENT_COLUMNS[1:]`` of :mod:`~tapestryd.events.sqlite_schema` of one new event, in that order."""
     type_name, schema, payload = encode(new.event)
     if new.recorded_at is not None:
         recorded = format_utc(new.recorded_at)
@@ -134,7 +122,8 @@ def _row(new: NewEvent, recorded: str, machine: str) -> tuple[object, ...]:
             new.origin or machine)
 
 
-_COLUMNS = "seq, event_id, type, schema, occurred_at, recorded_at, agent, source, payload"
+_COLUMNS = ", ".join(sql.EVENT_COLUMNS[:-1])
+"""The columns reads select but the last, ``origin`` (which ``_read_old_schema`` may stand in for)."""
 
 
 class EventStore:
@@ -203,6 +192,10 @@ class EventStore:
     def _insert_many(self, events: Sequence[NewEvent], recorded: str) -> tuple[int | None, ...]:
         """Insert the events not stored yet with one ``executemany``, inside the caller's transaction.
 
+        The INSERT is the models' Core statement compiled for SQLite
+        (:mod:`~tapestryd.events.sqlite_schema`), run by ``sqlite3`` itself: SQLAlchemy's
+        execution layer would cost more than the insert on this path.
+
         The known ids are looked up first; the rest get consecutive seqs after the table's
         AUTOINCREMENT counter (``sqlite_sequence``), which the insert count and the new
         maximum confirm (StoreError otherwise, rolling the batch back).
@@ -218,7 +211,7 @@ class EventStore:
         base = self._sequence()
         before = self.conn.total_changes
         with translate_errors(self.conn):
-            self.conn.executemany(_INSERT, rows)
+            self.conn.executemany(sql.INSERT_EVENT, rows)
         stored = self.conn.total_changes - before
         if stored != len(rows) or (rows and self._sequence() != base + len(rows)):
             raise StoreError(f"{self.path}: an append stored {stored} of {len(rows)} new events; nothing of the batch"
@@ -244,19 +237,11 @@ class EventStore:
         return int(row[0]) if row else 0
 
     def _save_offset(self, off: SourceOffset, recorded: str) -> None:
-        self.conn.execute(
-            "INSERT INTO source_offsets VALUES (?, ?, ?, ?, ?) ON CONFLICT(path) DO UPDATE SET"
-            " offset = excluded.offset, inode = excluded.inode, size = excluded.size, updated_at = excluded.updated_at",
-            (off.path, off.offset, off.inode, off.size, recorded),
-        )
+        self.conn.execute(sql.SAVE_OFFSET, (off.path, off.offset, off.inode, off.size, recorded))
 
     def _save_checkpoint(self, name: str, position: int, recorded: str) -> None:
         with translate_errors(self.conn):
-            self.conn.execute(
-                "INSERT INTO sync_checkpoints VALUES (?, ?, ?) ON CONFLICT(name) DO UPDATE SET"
-                " position = excluded.position, updated_at = excluded.updated_at",
-                (name, int(position), recorded),
-            )
+            self.conn.execute(sql.SAVE_CHECKPOINT, (name, int(position), recorded))
 
     def checkpoint(self, name: str) -> int:
         """The position stored under checkpoint ``name`` (0 when it was never saved)."""

@@ -1,5 +1,6 @@
 """Without a daemon the CLI imports only the operation module it runs: search, context,
-conversations and status never load numpy or scikit-learn (the summarizers' dependencies)."""
+conversations and status never load numpy or scikit-learn (the summarizers' dependencies), nor
+SQLAlchemy and SQLModel (the event log's writers')."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from pathlib import Path
 import pytest
 from test_cli_core import seed
 
-HEAVY = ("numpy", "sklearn", "scipy", "tapestryd.summarize", "tapestryd.operations.hierarchy")
+HEAVY = ("numpy", "sklearn", "scipy", "tapestryd.summarize", "tapestryd.operations.hierarchy", "sqlalchemy", "sqlmodel")
 
 
 @pytest.mark.parametrize("args", [("search", "rope"), ("context",), ("conversations",), ("status",)])
