@@ -7,15 +7,11 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 from test_cli_core import seed
+from waiting import PATIENCE, ReadySignal
 
-from tapestryd.config import load_settings
-from tapestryd.errors import DaemonError
-from tapestryd.paths import paths_for
-from tapestryd.wire.client import request
 
 TYPO = "unknown key 'timezon' in [general] (ignored); did you mean 'timezone'?"
 
@@ -52,11 +48,13 @@ def test_the_daemon_logs_it_and_its_status_shows_it_once(tmp_path: Path) -> None
     home = _home(tmp_path)
     seed(home)
     log = home / "daemon.log"
+    ready = ReadySignal()
     with log.open("wb") as sink:
         proc = subprocess.Popen([sys.executable, "-m", "tapestryd.daemon.main", "--log-format", "json"],
-                                env={**os.environ, "TAPESTRY_HOME": str(home)}, stdout=subprocess.DEVNULL, stderr=sink)
+                                env={**os.environ, "TAPESTRY_HOME": str(home), **ready.env},
+                                stdout=subprocess.DEVNULL, stderr=sink)
     try:
-        _wait_serving(paths_for(load_settings(home)).socket, proc)
+        ready.wait(proc, log.read_text)
         assert "config.key_ignored" in log.read_text() and TYPO in log.read_text()
         for fast in ("1", "0"):
             out = ctl("status", home=home, fast=fast)
@@ -65,17 +63,5 @@ def test_the_daemon_logs_it_and_its_status_shows_it_once(tmp_path: Path) -> None
             assert (out.stdout + out.stderr).count(TYPO) == 1, (fast, out.stdout, out.stderr)
     finally:
         proc.send_signal(signal.SIGTERM)
-        proc.wait(timeout=20)
-
-
-def _wait_serving(sock: Path, proc: subprocess.Popen[bytes], timeout: float = 30.0) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        assert proc.poll() is None, f"tapestryd exited with {proc.returncode}"
-        try:
-            if request(sock, "ping", timeout=2):
-                return
-        except DaemonError:
-            pass
-        time.sleep(0.1)
-    raise AssertionError(f"tapestryd did not answer on {sock} within {timeout} s")
+        proc.wait(timeout=PATIENCE)
+        ready.close()

@@ -12,7 +12,9 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
+
+from waiting import PATIENCE, ReadySignal, wait_for
 
 from tapestryd.config import load_settings
 from tapestryd.errors import DaemonError
@@ -39,17 +41,6 @@ def session_line(session: str, uuid: str, text: str, *, role: str = "user", ts: 
     return json.dumps(record).encode() + b"\n"
 
 
-def wait_for(predicate: Callable[[], Any], timeout: float = 10.0, interval: float = 0.05) -> Any:
-    """Poll ``predicate`` until it returns something truthy; fail the test after ``timeout`` s."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = predicate()
-        if value:
-            return value
-        time.sleep(interval)
-    raise AssertionError(f"condition not met within {timeout} s")
-
-
 class Daemon:
     """``tapestryd`` of one home, as a subprocess; its stderr goes to ``log``."""
 
@@ -59,16 +50,29 @@ class Daemon:
         self.socket = paths_for(self.settings).socket
         self.log = home / "daemon.log"
         self.proc: subprocess.Popen[bytes] | None = None
+        self.notify: ReadySignal | None = None
 
     def start(self, *, env: dict[str, str] | None = None, wait: bool = True) -> Daemon:
-        """Start it (and wait until it answers ping)."""
-        full = {**os.environ, "TAPESTRY_HOME": str(self.home), **(env or {})}
+        """Start it; with ``wait``, return once it said ``READY=1`` (or, when ``env`` names a
+        ``NOTIFY_SOCKET`` of the test's own, once it answers ping)."""
+        self._close_notify()
+        if wait and "NOTIFY_SOCKET" not in (env or {}):
+            self.notify = ReadySignal()
+        full = {**os.environ, "TAPESTRY_HOME": str(self.home), **(self.notify.env if self.notify else {}),
+                **(env or {})}
         with self.log.open("ab") as log:
             self.proc = subprocess.Popen([sys.executable, "-m", "tapestryd.daemon.main", "--log-format", "json"],
                                          env=full, stdout=subprocess.DEVNULL, stderr=log)
-        if wait:
-            wait_for(self.ready, timeout=20)
+        if self.notify is not None:
+            self.notify.wait(self.proc, lambda: self.log.read_text()[-3000:])
+        elif wait:
+            wait_for(self.ready)
         return self
+
+    def _close_notify(self) -> None:
+        if self.notify is not None:
+            self.notify.close()
+            self.notify = None
 
     def ready(self) -> bool:
         """Whether it answers ping."""
@@ -80,7 +84,7 @@ class Daemon:
         except DaemonError:
             return False
 
-    def call(self, op: str, args: dict[str, Any] | None = None, timeout: float = 10.0) -> Any:
+    def call(self, op: str, args: dict[str, Any] | None = None, timeout: float = PATIENCE) -> Any:
         """One request through the socket."""
         return request(self.socket, op, args or {}, timeout=timeout)
 
@@ -89,13 +93,15 @@ class Daemon:
         assert self.proc is not None
         self.proc.send_signal(signum)
 
-    def stop(self, signum: int = signal.SIGTERM, timeout: float = 10.0) -> tuple[int, float]:
+    def stop(self, signum: int = signal.SIGTERM, timeout: float = PATIENCE) -> tuple[int, float]:
         """Send ``signum`` and wait: ``(exit code, seconds it took)``."""
         assert self.proc is not None
         started = time.monotonic()
         self.proc.send_signal(signum)
         code = self.proc.wait(timeout)
-        return code, time.monotonic() - started
+        seconds = time.monotonic() - started
+        self._close_notify()
+        return code, seconds
 
     def messages(self) -> list[tuple[str, str, str]]:
         """``(conversation, message key, text)`` of every projected message (read-only)."""
@@ -117,5 +123,6 @@ class Daemon:
         """Kill a process still running and remove a socket a SIGKILL left behind."""
         if self.proc is not None and self.proc.poll() is None:
             self.proc.kill()
-            self.proc.wait(10)
+            self.proc.wait(PATIENCE)
+        self._close_notify()
         self.socket.unlink(missing_ok=True)

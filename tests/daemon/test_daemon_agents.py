@@ -64,9 +64,9 @@ def test_each_growing_format_is_searchable_soon_after_an_append(agents_daemon: t
     conn = sqlite3.connect(db)
     opencode_message(conn, 1, "the opencode turn mentions quokkaopencode")
     conn.close()
-    assert wait_for(lambda: found(daemon, "quokkacodex"), timeout=10) == ["codex"]
-    assert wait_for(lambda: found(daemon, "quokkagemini"), timeout=10) == ["gemini-cli"]
-    assert wait_for(lambda: found(daemon, "quokkaopencode"), timeout=10) == ["opencode"]
+    assert wait_for(lambda: found(daemon, "quokkacodex")) == ["codex"]
+    assert wait_for(lambda: found(daemon, "quokkagemini")) == ["gemini-cli"]
+    assert wait_for(lambda: found(daemon, "quokkaopencode")) == ["opencode"]
     sources = daemon.call("status")["sources"]
     assert sources["codex (codex)"].startswith("1 files, 1 messages, last capture 20")
     assert sources["gemini (gemini-cli)"].startswith("1 files, 1 messages")
@@ -127,7 +127,7 @@ def test_sigkill_while_agents_write_loses_and_repeats_nothing(agents_daemon: tup
         daemon.stop(signal.SIGKILL)
         daemon.start()
     writer.join()
-    wait_for(lambda: len(daemon.messages()) >= len(written), timeout=30)
+    wait_for(lambda: len(daemon.messages()) >= len(written))
     stored = [text for _, _, text in daemon.messages()]
     assert len(written) == 450 and sorted(stored) == sorted(written)
     assert len(stored) == daemon.event_count()

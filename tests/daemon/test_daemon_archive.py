@@ -80,15 +80,15 @@ def test_sigkill_while_sessions_grow_loses_no_archived_byte(daemon: Daemon, home
             fh.write(rest + b"".join(lines[1][:-1]) + lines[1][-1][:40])
         rest = lines[1][-1][40:]
         if round_ < 5:
-            wait_for(lambda: archived(home, paths[0])[0] > seen, timeout=20)
+            wait_for(lambda: archived(home, paths[0])[0] > seen)
             daemon.stop(signal.SIGKILL)
             daemon.start()
     with paths[1].open("ab") as fh:
         fh.write(rest)
     for path in paths:
-        wait_for(lambda: caught_up(home, path), timeout=30)
+        wait_for(lambda: caught_up(home, path))
         assert archived(home, path)[1] == path.read_bytes()
-    wait_for(lambda: len(daemon.messages()) >= len(written), timeout=30)
+    wait_for(lambda: len(daemon.messages()) >= len(written))
     assert sorted(text for _, _, text in daemon.messages()) == sorted(written)
     assert daemon.event_count() == len(written)
 

@@ -44,7 +44,7 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Daemon]:
     daemon = Daemon(home).start()
     wait_for(lambda: len(daemon.messages()) == 2)
     # the warm index answers search once it holds both messages; wait, so every test sees one ranking
-    wait_for(lambda: _indexed(daemon) == 2, timeout=30)
+    wait_for(lambda: _indexed(daemon) == 2)
     yield daemon
     daemon.cleanup()
 

@@ -15,7 +15,7 @@ def _started(tmp_path: Path) -> Daemon:
     """A daemon of an empty home whose first hierarchy run (at start) is over: the next is a minute away."""
     write_config(tmp_path, roots=[tmp_path / "projects"])
     daemon = Daemon(tmp_path).start()
-    wait_for(lambda: "hierarchy" in daemon.call("status")["daemon"]["jobs"], timeout=20)
+    wait_for(lambda: "hierarchy" in daemon.call("status")["daemon"]["jobs"])
     assert daemon.event_count("DayClosed") == 0
     return daemon
 
@@ -27,8 +27,8 @@ def test_an_inbox_import_of_past_days_closes_them_at_once(tmp_path: Path) -> Non
         inbox = paths_for(daemon.settings).inbox
         inbox.mkdir(parents=True, exist_ok=True)
         os.replace(export(tmp_path / "export.json", 3), inbox / "export.json")
-        wait_for(lambda: daemon.event_count() == 6, timeout=20)
-        wait_for(lambda: daemon.event_count("DayClosed") > 0, timeout=10)
+        wait_for(lambda: daemon.event_count() == 6)
+        wait_for(lambda: daemon.event_count("DayClosed") > 0)
     finally:
         daemon.stop()
 
@@ -40,7 +40,7 @@ def test_a_tail_pass_with_past_messages_closes_their_day_at_once(tmp_path: Path)
         folder = tmp_path / "projects" / "-home-me-proj"
         folder.mkdir(parents=True)
         (folder / "s1.jsonl").write_bytes(session_line("s1", "u1", "an old question about sourdough"))
-        wait_for(lambda: daemon.event_count() == 1, timeout=20)
-        wait_for(lambda: daemon.event_count("DayClosed") > 0, timeout=10)
+        wait_for(lambda: daemon.event_count() == 1)
+        wait_for(lambda: daemon.event_count("DayClosed") > 0)
     finally:
         daemon.stop()

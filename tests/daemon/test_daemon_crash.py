@@ -61,7 +61,7 @@ def test_sigkill_at_random_moments_loses_and_repeats_nothing(daemon: Daemon, pro
         daemon.stop(signal.SIGKILL)
         daemon.start()
     writer.join()
-    wait_for(lambda: len(daemon.messages()) >= len(written), timeout=20)
+    wait_for(lambda: len(daemon.messages()) >= len(written))
     stored = [text for _, _, text in daemon.messages()]
     assert len(written) == SESSIONS * LINES_PER_SESSION
     assert sorted(stored) == sorted(written)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
 from daemon_helpers import Daemon, session_line, wait_for, write_config
@@ -24,7 +23,9 @@ def test_an_excluded_project_folder_is_never_read(tmp_path: Path) -> None:
         with (root / "-srv-public" / "-srv-public.jsonl").open("ab") as fh:
             fh.write(session_line("-srv-public", "u2", "fixed"))
         wait_for(lambda: sorted(m[2] for m in daemon.messages()) == ["fixed", "the README typo"])
-        time.sleep(2.5)  # two more sweeps (sweep_interval = 1 s) must not read the secret folder either
+        sweeps = {daemon.call("status")["daemon"]["last_sweep"]}  # two more sweeps must not read it either
+        wait_for(lambda: sweeps.add(daemon.call("status")["daemon"]["last_sweep"]) or len(sweeps) > 2, interval=0.2)
+        daemon.call("catch_up")  # runs on the writer after the tail passes those sweeps queued there
         assert daemon.event_count() == 2
     finally:
         daemon.stop()

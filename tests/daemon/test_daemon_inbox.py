@@ -59,7 +59,7 @@ def test_every_corpus_file_dropped_in_the_inbox_is_imported_and_filed(daemon: Da
     today = datetime.now(timezone.utc).date().isoformat()
     processed = inbox / "processed" / today
     wait_for(lambda: (inbox / "failed" / "broken.json.error.txt").exists()
-             and processed.is_dir() and len(list(processed.iterdir())) == len(files), timeout=30)
+             and processed.is_dir() and len(list(processed.iterdir())) == len(files))
     assert sorted(p.name for p in processed.iterdir()) == sorted(p.name for p in files)
     assert sorted(p.name for p in inbox.iterdir()) == ["export.zip.part", "failed", "processed"]
     error = (inbox / "failed" / "broken.json.error.txt").read_text()
@@ -77,10 +77,10 @@ def test_dropping_the_same_export_twice_adds_nothing(daemon: Daemon, corpus: Pat
     daemon.start()
     inbox = paths_for(daemon.settings).inbox
     shutil.copy(export, inbox / export.name)
-    wait_for(lambda: daemon.call("status")["daemon"]["inbox"]["imported"] == 1, timeout=15)
+    wait_for(lambda: daemon.call("status")["daemon"]["inbox"]["imported"] == 1)
     events = daemon.event_count("MessageRecorded") + daemon.event_count("ImportFinished")
     shutil.copy(export, inbox / export.name)
-    wait_for(lambda: daemon.call("status")["daemon"]["inbox"]["imported"] == 2, timeout=15)
+    wait_for(lambda: daemon.call("status")["daemon"]["inbox"]["imported"] == 2)
     assert daemon.event_count("MessageRecorded") + daemon.event_count("ImportFinished") == events
     filed = sorted(p.name for p in (inbox / "processed").rglob("*.json"))
     assert filed == ["echomine-003_with_code-2.json", "echomine-003_with_code.json"]
@@ -105,6 +105,6 @@ def test_a_folder_that_imports_with_a_bad_file_names_it_in_status(daemon: Daemon
     drop.mkdir(parents=True)
     shutil.copy(export, drop / "x.json")
     (drop / "bad.zip").write_bytes(b"Salted__ not a zip at all")
-    wait_for(lambda: daemon.call("status")["daemon"]["inbox"]["imported"] == 1, timeout=20)
+    wait_for(lambda: daemon.call("status")["daemon"]["inbox"]["imported"] == 1)
     errors = [e["message"] for e in daemon.call("status")["daemon"]["errors"] if e["source"] == "inbox"]
     assert len(errors) == 1 and errors[0].startswith("sub: ") and "bad.zip: not a ZIP archive" in errors[0]

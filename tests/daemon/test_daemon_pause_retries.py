@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import socket
-import time
 from pathlib import Path
 from typing import Iterator
 
@@ -49,10 +48,10 @@ def test_pause_ends_the_retries_of_the_node_in_hand(tmp_path: Path, failing: Fak
     daemon = with_backlog(tmp_path, 3)
     try:
         seen = len(failing.calls)
-        wait_for(lambda: len(failing.calls) > seen, timeout=15)
+        wait_for(lambda: len(failing.calls) > seen)
         assert daemon.call("pause") == {"paused": True}
         held = len(failing.calls)
-        time.sleep(3.5)  # the call in flight fails at 1 s; a retry would start 1 s later
+        wait_for(lambda: "hierarchy" in daemon.call("status")["daemon"]["jobs"])  # the run ended, halted
         assert len(failing.calls) == held
         log = daemon.log.read_text()
         assert "provider.retries_abandoned" in log
@@ -69,8 +68,9 @@ def test_stop_during_a_retry_wait_is_quick_and_clean(tmp_path: Path, failing: Fa
     daemon = with_backlog(tmp_path, 3)
     try:
         seen = len(failing.calls)
-        wait_for(lambda: len(failing.calls) > seen + 1, timeout=15)  # the second attempt: the waits are longer now
-        time.sleep(0.3)
+        wait_for(lambda: len(failing.calls) > seen + 1)  # the second attempt: the waits are longer now
+        logged = daemon.log.read_text().count('"provider.retried"')
+        wait_for(lambda: daemon.log.read_text().count('"provider.retried"') > logged)  # it failed; a wait began
         code, seconds = daemon.stop()
         assert code == 0 and seconds < 2.0
         log = daemon.log.read_text()
@@ -86,7 +86,7 @@ def test_stop_says_unclean_when_a_job_was_abandoned(tmp_path: Path, failing: Fak
     daemon = with_backlog(tmp_path, 3)
     try:
         seen = len(failing.calls)
-        wait_for(lambda: len(failing.calls) > seen, timeout=15)
+        wait_for(lambda: len(failing.calls) > seen)
         code, _ = daemon.stop()
         assert code == 0
         log = daemon.log.read_text()
@@ -111,7 +111,7 @@ def test_reload_to_a_busy_port_keeps_the_calendar_and_says_so(tmp_path: Path, bu
     write_config(tmp_path, roots=[tmp_path / "projects"], extra=f"[web]\nport = {first}\n")
     daemon = Daemon(tmp_path).start()
     try:
-        wait_for(lambda: daemon.call("status")["daemon"].get("web"), timeout=20)
+        wait_for(lambda: daemon.call("status")["daemon"].get("web"))
         write_config(tmp_path, roots=[tmp_path / "projects"], extra=f"[web]\nport = {busy_port}\n")
         result = daemon.call("reload")
         said = f"calendar: port {busy_port} is in use on 127.0.0.1; still serving on http://127.0.0.1:{first}/"
@@ -164,9 +164,9 @@ def test_the_json_log_holds_no_colour_codes(tmp_path: Path) -> None:
     write_config(tmp_path, roots=[tmp_path / "projects"], extra=f"[web]\nport = {port}\n")
     daemon = Daemon(tmp_path).start()
     try:
-        wait_for(lambda: daemon.call("status")["daemon"].get("web"), timeout=20)
+        wait_for(lambda: daemon.call("status")["daemon"].get("web"))
         assert _serves(port)
-        wait_for(lambda: "GET / HTTP/1.1" in daemon.log.read_text(), timeout=5)
+        wait_for(lambda: "GET / HTTP/1.1" in daemon.log.read_text())
     finally:
         daemon.stop()
     lines = [json.loads(line) for line in daemon.log.read_text().splitlines() if line.startswith("{")]

@@ -91,7 +91,7 @@ def test_refusing_past_the_limit_costs_nothing(serve: Callable[[float], SocketSe
     echo_server = serve(30.0)
     with ExitStack() as stack:
         held = [stack.enter_context(_connect(echo_server.path)) for _ in range(8)]
-        wait_for(lambda: len(echo_server._watched) == 8, timeout=5, interval=0.01)
+        wait_for(lambda: len(echo_server._watched) == 8, interval=0.01)
         started = time.monotonic()
         refusals = []
         for _ in range(100):
@@ -100,7 +100,7 @@ def test_refusing_past_the_limit_costs_nothing(serve: Callable[[float], SocketSe
         elapsed = time.monotonic() - started
         assert refusals == ["busy"] * 100 and elapsed < 3.0, elapsed
         held[0].close()
-        wait_for(lambda: len(echo_server._watched) < 8, timeout=5, interval=0.01)
+        wait_for(lambda: len(echo_server._watched) < 8, interval=0.01)
         with _connect(echo_server.path) as conn:
             assert _ask(conn, b'{"v": 1, "op": "ping"}')["ok"]
 

@@ -41,7 +41,7 @@ def test_the_child_gives_the_same_summary_and_the_parent_keeps_the_budget() -> N
 
 KILLED_PARENT = textwrap.dedent("""
     import os, signal, sys
-    sys.path.insert(0, sys.argv[1])
+    sys.path[:0] = sys.argv[1:]
     from test_daemon_summary_worker import REQUEST
     from tapestryd.config import SummarizeSettings
     from tapestryd.daemon.summary_worker import IsolatedSummarizer
@@ -60,11 +60,12 @@ def test_the_child_ends_when_the_daemon_is_killed(tmp_path: Path) -> None:
     script = tmp_path / "killed_parent.py"
     script.write_text(KILLED_PARENT)
     repo = Path(__file__).resolve().parents[2]  # the script runs from tmp_path: tapestryd need not be installed
-    done = subprocess.run([sys.executable, str(script), str(Path(__file__).parent)], capture_output=True,
+    tests = Path(__file__).parent
+    done = subprocess.run([sys.executable, str(script), str(tests), str(tests.parent)], capture_output=True,
                           text=True, timeout=60, env={**os.environ, "PYTHONPATH": str(repo)})
     pids = [int(pid) for pid in done.stdout.split()]
     assert len(pids) == 1, done.stderr[-2000:]
-    wait_for(lambda: not _alive(pids[0]), timeout=15)
+    wait_for(lambda: not _alive(pids[0]))
 
 
 def _alive(pid: int) -> bool:
@@ -106,7 +107,7 @@ def test_the_running_daemon_summarizes_without_loading_scikit_learn(tmp_path: Pa
     daemon = Daemon(tmp_path).start()
     try:
         wait_for(lambda: daemon.event_count("MessageRecorded") == 3)
-        result = wait_for(lambda: _iterate(daemon), timeout=60)  # the start-up job may hold the summarizer
+        result = wait_for(lambda: _iterate(daemon))  # the start-up job may hold the summarizer
         assert not result["failed"] and daemon.event_count("NodeSummarized") >= 3
         assert daemon.proc is not None
         maps = Path(f"/proc/{daemon.proc.pid}/maps").read_text()

@@ -102,7 +102,7 @@ def test_polling_mode_tails_too(daemon: Daemon, home: Path, projects: Path) -> N
     assert daemon.call("status")["daemon"]["sources"]["mode"] == "polling"
     (projects / "-home-me-p").mkdir()
     (projects / "-home-me-p" / "s.jsonl").write_bytes(session_line("p", "u1", "polled pelican"))
-    wait_for(lambda: daemon.call("search", {"query": "pelican"})["hits"], timeout=15)
+    wait_for(lambda: daemon.call("search", {"query": "pelican"})["hits"])
 
 
 class _ExhaustedInotify(BaseObserver):

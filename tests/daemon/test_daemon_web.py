@@ -21,7 +21,7 @@ def test_the_daemon_serves_the_calendar_and_stops_it(tmp_path: Path) -> None:
     write_config(tmp_path, roots=[tmp_path / "projects"], extra=f"[web]\nport = {port}\n")
     daemon = Daemon(tmp_path).start()
     try:
-        wait_for(lambda: daemon.call("status")["daemon"].get("web"), timeout=20)
+        wait_for(lambda: daemon.call("status")["daemon"].get("web"))
         with urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=10) as page:
             assert page.status == 200 and b"tapestry" in page.read()
         assert daemon.call("status")["daemon"]["web"] == f"http://127.0.0.1:{port}/"
@@ -41,7 +41,7 @@ def test_a_taken_port_is_reported_and_the_daemon_keeps_serving(tmp_path: Path) -
         write_config(tmp_path, roots=[tmp_path / "projects"], extra=f"[web]\nport = {port}\n")
         daemon = Daemon(tmp_path).start()
         try:
-            status = wait_for(lambda: (s := daemon.call("status")["daemon"])["errors"] and s, timeout=20)
+            status = wait_for(lambda: (s := daemon.call("status")["daemon"])["errors"] and s)
             assert status["web"] is None and any("calendar" in str(e) for e in status["errors"])
             assert daemon.call("ping")["pong"] is True
         finally:

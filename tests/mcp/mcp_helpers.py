@@ -10,21 +10,19 @@ import os
 import signal
 import subprocess
 import sys
-import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from datetime import datetime
 from pathlib import Path
-from typing import IO, Any
+from typing import IO
 from zoneinfo import ZoneInfo
 
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters, stdio_client
+from waiting import PATIENCE, ReadySignal
 
 from tapestryd.config import load_settings
-from tapestryd.wire.client import request
 from tapestryd.operations.runtime import Runtime
-from tapestryd.errors import DaemonError
 from tapestryd.events import (
     MessageRecorded,
     NewEvent,
@@ -67,15 +65,6 @@ def seed(home: Path) -> None:
         runtime.projector.catch_up()
 
 
-def wait_for(check: Callable[[], Any], timeout: float = 30.0) -> Any:
-    """Poll ``check`` every 50 ms until it is truthy; fail after ``timeout`` s."""
-    deadline = time.monotonic() + timeout
-    while not (value := check()):
-        assert time.monotonic() < deadline, "condition not met in time"
-        time.sleep(0.05)
-    return value
-
-
 class Daemon:
     """tapestryd of one home as a subprocess."""
 
@@ -83,25 +72,27 @@ class Daemon:
         self.home = home
         self.socket = paths_for(load_settings(home)).socket
         self.proc: subprocess.Popen[bytes] | None = None
+        self.notify: ReadySignal | None = None
 
     def start(self) -> Daemon:
-        env = {**os.environ, "TAPESTRY_HOME": str(self.home)}
-        with (self.home / "daemon.log").open("ab") as log:
+        """Start it (its calendar off: test daemons never race for a port) and return once it said ``READY=1``."""
+        config = self.home / "tapestry.toml"
+        config.write_text(config.read_text() + "[web]\nenabled = false\n")
+        log_path = self.home / "daemon.log"
+        self.notify = ReadySignal()
+        env = {**os.environ, "TAPESTRY_HOME": str(self.home), **self.notify.env}
+        with log_path.open("ab") as log:
             self.proc = subprocess.Popen([sys.executable, "-m", "tapestryd.daemon.main", "--log-format", "json"],
                                          env=env, stdout=subprocess.DEVNULL, stderr=log, cwd=ROOT)
-        wait_for(self._pong)
+        self.notify.wait(self.proc, lambda: log_path.read_text()[-3000:])
         return self
-
-    def _pong(self) -> bool:
-        try:
-            return bool(request(self.socket, "ping", timeout=2))
-        except DaemonError:
-            return False
 
     def stop(self) -> None:
         if self.proc is not None and self.proc.poll() is None:
             self.proc.send_signal(signal.SIGTERM)
-            self.proc.wait(timeout=20)
+            self.proc.wait(timeout=PATIENCE)
+        if self.notify is not None:
+            self.notify.close()
 
 
 def server_params(home: Path) -> StdioServerParameters:

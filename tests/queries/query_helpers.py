@@ -8,11 +8,12 @@ of its own, not conftest: test folders share the module name ``conftest``.)
 from __future__ import annotations
 
 import json
-import time
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Callable
 from zoneinfo import ZoneInfo
+
+from waiting import PATIENCE, wait_for
 
 from tapestryd.config import Settings
 from tapestryd.events import (
@@ -78,9 +79,6 @@ def hook_json(event: str, **extra: str) -> str:
                        "hook_event_name": event, **extra})
 
 
-def wait_until(check: Callable[[], bool], timeout: float = 20.0) -> None:
+def wait_until(check: Callable[[], bool], timeout: float = PATIENCE) -> None:
     """Poll ``check`` every 20 ms until it is true; fail the test after ``timeout`` s."""
-    deadline = time.monotonic() + timeout
-    while not check():
-        assert time.monotonic() < deadline, "condition not met in time"
-        time.sleep(0.02)
+    wait_for(check, timeout, interval=0.02)

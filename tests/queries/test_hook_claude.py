@@ -58,10 +58,11 @@ def run_hook(home: Path, stdin: str, env: dict[str, str] | None = None) -> tuple
 @pytest.mark.parametrize("stdin", [hook_json("UserPromptSubmit", prompt="hello"),
                                    hook_json("SessionStart", source="startup"), "garbage", ""])
 def test_with_the_daemon_down_the_hook_prints_nothing_and_exits_0_fast(home: Path, stdin: str) -> None:
-    """No daemon, no cache: empty stdout, exit code 0 (never 2), well within the hook timeout."""
+    """No daemon, no cache: empty stdout, exit code 0 (never 2), well within the hook timeout (half of
+    it: a start-up of some 0.3 s on an idle machine, so a busy one passes; waiting on a socket does not)."""
     done, seconds = run_hook(home, stdin)
     assert done.returncode == 0 and done.stdout == "" and done.stderr == ""
-    assert seconds < 5
+    assert seconds < HOOK_TIMEOUT_S / 2
 
 
 def test_disabled_tapestry_injects_nothing(home: Path) -> None:

@@ -7,29 +7,18 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from datetime import datetime, timedelta
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Iterator
 from zoneinfo import ZoneInfo
 
 import pytest
 from query_helpers import History, check_documented_shape, hook_json
+from waiting import PATIENCE, ReadySignal, wait_for
 
 from tapestryd.config import load_settings
-from tapestryd.errors import DaemonError
 from tapestryd.paths import paths_for
 from tapestryd.wire.client import request
-
-
-def wait_for(check: Callable[[], Any], timeout: float = 30.0) -> Any:
-    deadline = time.monotonic() + timeout
-    while True:
-        value = check()
-        if value:
-            return value
-        assert time.monotonic() < deadline, "condition not met in time"
-        time.sleep(0.1)
 
 
 class Daemon:
@@ -39,24 +28,26 @@ class Daemon:
         self.home = home
         self.socket = paths_for(load_settings(home)).socket
         self.proc: subprocess.Popen[bytes] | None = None
+        self.notify: ReadySignal | None = None
 
     def start(self) -> None:
-        env = {**os.environ, "TAPESTRY_HOME": str(self.home)}
-        with (self.home / "daemon.log").open("ab") as log:
+        """Start it (its calendar off: test daemons never race for a port) and return once it said ``READY=1``."""
+        config = self.home / "tapestry.toml"
+        config.write_text(config.read_text() + "[web]\nenabled = false\n")
+        log_path = self.home / "daemon.log"
+        self.notify = ReadySignal()
+        env = {**os.environ, "TAPESTRY_HOME": str(self.home), **self.notify.env}
+        with log_path.open("ab") as log:
             self.proc = subprocess.Popen([sys.executable, "-m", "tapestryd.daemon.main", "--log-format", "json"],
                                          env=env, stdout=subprocess.DEVNULL, stderr=log)
-        wait_for(self._pong)
-
-    def _pong(self) -> bool:
-        try:
-            return bool(request(self.socket, "ping", timeout=2))
-        except DaemonError:
-            return False
+        self.notify.wait(self.proc, lambda: log_path.read_text()[-3000:])
 
     def stop(self) -> None:
         if self.proc is not None and self.proc.poll() is None:
             self.proc.send_signal(signal.SIGTERM)
-            self.proc.wait(timeout=20)
+            self.proc.wait(timeout=PATIENCE)
+        if self.notify is not None:
+            self.notify.close()
 
 
 @pytest.fixture
@@ -94,7 +85,7 @@ def test_context_and_similar_through_the_socket(daemon: Daemon) -> None:
     assert "Wire the hook into Claude Code settings" in text.stdout
     answer = json.loads(ctl(daemon.home, "context", "-f", "json", "--max-tokens", "400").stdout)
     assert answer["tokens"]["used"] <= 400 and "rendered" not in answer
-    warm = wait_for(lambda: request(daemon.socket, "similar", {"query": "telescoping context"}, timeout=10))
+    warm = wait_for(lambda: request(daemon.socket, "similar", {"query": "telescoping context"}, timeout=PATIENCE))
     assert warm["index"]["warm"] is True and warm["hits"][0]["conversation"] == "claude-code:other"
 
 

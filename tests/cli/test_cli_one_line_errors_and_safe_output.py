@@ -1,4 +1,6 @@
-"""Regressions found by trying tapestryd as a new user: a folder's receipt, same-second backups, search errors."""
+"""A user's mistake is one line, not a traceback or an empty answer (bad search values, regular
+expressions, an unwritable data dir); output never passes terminal controls through; a folder's
+receipt names what it passed over; a same-second backup is the one kept (found by a new user)."""
 
 from __future__ import annotations
 

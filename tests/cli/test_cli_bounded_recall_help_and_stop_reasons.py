@@ -1,5 +1,5 @@
-"""Fixes from the fourth fresh-user test: eval and drift name an unknown agent, status records
-iterate's real stop reason, flags show no ``<bool>`` value in help, recall output is bounded."""
+"""recall's output is bounded, status records iterate's real stop reason, flags show no ``<bool>``
+value in help, and eval and drift name an unknown agent (found by the fourth fresh-user test)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 import typer.main
 from fake_llm import FakeLLM
-from test_cli_tester3_fixes import error_of, fill, iterate_failing, run
+from test_cli_refuses_and_warns import error_of, fill, iterate_failing, run
 
 from tapestryd.cli.app import app
 from tapestryd.cli.main import COMMAND_MODULES

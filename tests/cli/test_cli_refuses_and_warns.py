@@ -1,5 +1,7 @@
-"""Fixes from the third fresh-user test: iterate gives up on a failing provider, stale
-projections are warned about, unknown agents are named, level names and thresholds checked."""
+"""The CLI refuses what cannot be meant and warns about what is off: iterate gives up on a failing
+provider, stale projections are warned about, unknown agents are named, level names and thresholds
+are checked, a home that is a file and a calendar port in use are named (found by the third
+fresh-user test)."""
 
 from __future__ import annotations
 
