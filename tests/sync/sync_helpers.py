@@ -8,6 +8,8 @@ import sqlite3
 from pathlib import Path
 from typing import Any
 
+from waiting import PATIENCE, ReadySignal, wait_for
+
 from tapestryd.config import Settings, load_settings
 from tapestryd.operations.dispatch import run_here
 from tapestryd.operations.requests import IngestRequest, SearchRequest, SyncInitRequest, SyncRequest
@@ -23,7 +25,8 @@ def make_home(root: Path, machine: str, hub_url: str, passphrase: str = "") -> t
     home.mkdir(parents=True)
     (home / "tapestry.toml").write_text(
         f'[general]\ntimezone = "UTC"\n[sources]\nwatched_roots = ["{home / "claude-projects"}"]\n'
-        f'[sync]\nmachine = "{machine}"\nurl = "{hub_url}"\ninterval = 1\n')
+        f'[sync]\nmachine = "{machine}"\nurl = "{hub_url}"\ninterval = 1\n'
+        '[web]\nenabled = false\n')  # a daemon of a test never races another for the calendar's port
     settings = load_settings(home)
     made = run_here(settings, SyncInitRequest(key=passphrase)).to_json()
     return settings, passphrase or made["passphrase"]
@@ -91,25 +94,15 @@ class DaemonProcess:
         self.settings = settings
         self.socket = paths_for(settings).socket
         assert settings.home is not None
-        log = (settings.home / "daemon.log").open("ab")
-        self.proc = subprocess.Popen([sys.executable, "-m", "tapestryd.daemon.main", "--log-format", "json"],
-                                     env={**os.environ, "TAPESTRY_HOME": str(settings.home)},
-                                     stdout=subprocess.DEVNULL, stderr=log)
-        log.close()
-        wait_until(self.ready, 60)
+        log_path = settings.home / "daemon.log"
+        self.notify = ReadySignal()
+        with log_path.open("ab") as log:
+            self.proc = subprocess.Popen([sys.executable, "-m", "tapestryd.daemon.main", "--log-format", "json"],
+                                         env={**os.environ, "TAPESTRY_HOME": str(settings.home), **self.notify.env},
+                                         stdout=subprocess.DEVNULL, stderr=log)
+        self.notify.wait(self.proc, lambda: log_path.read_text()[-3000:])  # its READY=1
 
-    def ready(self) -> bool:
-        """Whether it answers ping."""
-        from tapestryd.errors import DaemonError
-        from tapestryd.wire.client import request
-
-        assert self.proc.poll() is None, "tapestryd exited"
-        try:
-            return bool(request(self.socket, "ping", {}, timeout=2))
-        except DaemonError:
-            return False
-
-    def call(self, op: str, args: dict[str, Any] | None = None, timeout: float = 30.0) -> Any:
+    def call(self, op: str, args: dict[str, Any] | None = None, timeout: float = PATIENCE) -> Any:
         """One request through the socket."""
         from tapestryd.wire.client import request
 
@@ -123,21 +116,14 @@ class DaemonProcess:
         if self.proc.poll() is None:
             self.proc.send_signal(signal.SIGTERM)
             try:
-                self.proc.wait(20)
+                self.proc.wait(PATIENCE)
             except subprocess.TimeoutExpired:
                 self.proc.kill()
-                self.proc.wait(10)
+                self.proc.wait(PATIENCE)
+        self.notify.close()
         self.socket.unlink(missing_ok=True)
 
 
-def wait_until(predicate: Any, timeout: float) -> Any:
+def wait_until(predicate: Any, timeout: float = PATIENCE) -> Any:
     """Poll ``predicate`` until it returns something truthy; fail after ``timeout`` s."""
-    import time
-
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = predicate()
-        if value:
-            return value
-        time.sleep(0.1)
-    raise AssertionError(f"condition not met within {timeout} s")
+    return wait_for(predicate, timeout, interval=0.1)
