@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any, Iterable, Iterator, Mapping, Sequence
+from typing import Any, Iterable, Iterator, Mapping, NamedTuple, Sequence
 
 from tapestryd.db import Migration, connect, migrate, transaction, translate_errors
 from tapestryd.errors import StoreError
@@ -35,7 +35,7 @@ from tapestryd.events import sqlite_schema as sql
 from tapestryd.events.codec import decode, encode
 from tapestryd.events.types import ConversationTitled, MessageRecorded, NewEvent, StoredEvent, format_utc
 
-__all__ = ["AppendResult", "EventStore", "SourceOffset", "default_machine"]
+__all__ = ["AppendResult", "EventStore", "RawEvent", "SourceOffset", "default_machine"]
 
 
 def default_machine() -> str:
@@ -51,6 +51,21 @@ class SourceOffset:
     offset: int
     inode: int = 0
     size: int = 0
+
+
+class RawEvent(NamedTuple):
+    """A stored row as it is: its payload JSON text not decoded (:meth:`EventStore.read_rows`)."""
+
+    seq: int
+    event_id: str
+    type: str
+    schema: int
+    occurred_at: str
+    recorded_at: str
+    agent: str
+    source: str
+    payload: str
+    origin: str
 
 
 @dataclass(frozen=True)
@@ -348,6 +363,15 @@ class EventStore:
             if len(rows) < batch:
                 return
             after = rows[-1][0]
+
+    def read_rows(self, after: int, *, until: int, origin: str, limit: int) -> list[RawEvent]:
+        """Up to ``limit`` rows of machine ``origin`` with ``after < seq <= until``, in seq order, as stored
+        (the payload JSON text not decoded: what sync seals and sends as it is)."""
+        where, params = self._filter((), until, origin)
+        with translate_errors(self.conn):
+            rows = self.conn.execute(f"SELECT {self._columns} FROM events WHERE seq > ?{where} ORDER BY seq LIMIT ?",
+                                     (after, *params, limit)).fetchall()
+        return [RawEvent(*row) for row in rows]
 
     def at(self, seqs: Sequence[int]) -> list[StoredEvent]:
         """The stored events of ``seqs`` in seq order (a seq not in the log is left out).

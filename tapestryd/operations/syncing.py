@@ -94,7 +94,7 @@ def _round(settings: Settings, paths: Paths, store: EventStore, write: Callable[
             forgotten_pushed = engine.push_forgotten(hub, sealer, conf.machine,
                                                      store.at(sorted(seq for seq, _ in local.values())),
                                                      compactions, write)
-        pulled = engine.pull(hub, sealer, store, write, batch=batch, stop=stop)
+        pulled = engine.pull(hub, sealer, store, conf.machine, write, batch=batch, stop=stop)
         forgotten = engine.pull_forgotten(hub, sealer, store, write, is_tombstone, batch=batch)
         head = hub.head()
     if pulled.new_types.get(Forgotten.type):

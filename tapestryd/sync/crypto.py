@@ -22,7 +22,10 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
+import orjson
+
 from tapestryd.errors import SyncError
+from tapestryd.events.codec import loads
 from tapestryd.filemodes import private_file
 
 __all__ = ["KEY_BYTES", "Opened", "Sealed", "Sealer", "key_from_passphrase", "key_id", "load_key", "new_key",
@@ -118,6 +121,15 @@ def _aad(event_id: str, origin: str, type_name: str, schema: int, occurred_at: s
     return "\x1f".join((event_id, origin, type_name, str(schema), occurred_at)).encode("utf-8", "surrogatepass")
 
 
+def _header(opened: Opened) -> bytes:
+    """Agent, source and recorded time as a JSON array (orjson; the stdlib escapes a lone surrogate)."""
+    values = [opened.agent, opened.source, opened.recorded_at]
+    try:
+        return orjson.dumps(values)
+    except orjson.JSONEncodeError:
+        return json.dumps(values).encode()
+
+
 class Sealer:
     """Seals and opens event payloads with one key (AES-256-GCM)."""
 
@@ -132,7 +144,7 @@ class Sealer:
     def seal(self, event_id: str, origin: str, type_name: str, schema: int, occurred_at: str,
              opened: Opened) -> Sealed:
         """Encrypt agent, source and payload, bound to the envelope fields given."""
-        head = json.dumps([opened.agent, opened.source, opened.recorded_at]).encode()  # ASCII: lone surrogates escaped
+        head = _header(opened)
         plain = head + b"\n" + opened.payload.encode("utf-8", "surrogatepass")
         nonce = os.urandom(NONCE_BYTES)
         return Sealed(self.key_id, nonce, self._aes.encrypt(nonce, plain,
@@ -152,7 +164,7 @@ class Sealer:
             raise SyncError("does not open with this key: damaged, altered, or sealed with another key") from exc
         head, sep, payload = plain.partition(b"\n")
         try:
-            agent, source, recorded = json.loads(head)
+            agent, source, recorded = loads(head.decode())
             return Opened(str(agent), str(source), payload.decode("utf-8", "surrogatepass"), str(recorded))
         except (ValueError, TypeError) as exc:
             raise SyncError(f"opens, but its contents are malformed: {exc}") from exc

@@ -31,7 +31,7 @@ from typing import Any, Callable, Sequence, TypeVar
 
 from tapestryd.errors import SyncError
 from tapestryd.events.codec import decode, encode
-from tapestryd.events.store import AppendResult, EventStore
+from tapestryd.events.store import AppendResult, EventStore, RawEvent
 from tapestryd.events.types import NewEvent, StoredEvent, UnknownEvent, parse_utc
 from tapestryd.sync.crypto import Opened, Sealed, Sealer
 from tapestryd.sync.hub import Hub, HubRow
@@ -94,16 +94,20 @@ def _rewrite(store: EventStore, *, payloads: dict[str, str], checkpoints: dict[s
     return store.rewrite(payloads, checkpoints)
 
 
-def _seal(sealer: Sealer, event: StoredEvent) -> dict[str, Any]:
-    """The ``hub_events`` row of a local event."""
-    type_name, schema, payload = encode(event.event)
-    if isinstance(event.event, UnknownEvent):
-        raise SyncError(f"event seq {event.seq} is of a type this version does not know ({type_name})")
-    sealed = sealer.seal(event.event_id, event.origin, type_name, schema, event.occurred_at,
-                         Opened(event.agent, event.source, payload, event.recorded_at))
-    return {"event_id": event.event_id, "origin": event.origin, "type": type_name, "schema": schema,
-            "occurred_at": event.occurred_at, "key_id": sealed.key_id, "nonce": sealed.nonce,
+def _seal(sealer: Sealer, row: RawEvent) -> dict[str, Any]:
+    """The ``hub_events`` row of a local row."""
+    sealed = sealer.seal(row.event_id, row.origin, row.type, row.schema, row.occurred_at,
+                         Opened(row.agent, row.source, row.payload, row.recorded_at))
+    return {"event_id": row.event_id, "origin": row.origin, "type": row.type, "schema": row.schema,
+            "occurred_at": row.occurred_at, "key_id": sealed.key_id, "nonce": sealed.nonce,
             "ciphertext": sealed.ciphertext}
+
+
+def _raw(event: StoredEvent) -> RawEvent:
+    """A decoded event as its stored row (its payload encoded again)."""
+    type_name, schema, payload = encode(event.event)
+    return RawEvent(event.seq, event.event_id, type_name, schema, event.occurred_at, event.recorded_at, event.agent,
+                    event.source, payload, event.origin)
 
 
 def push(hub: Hub, sealer: Sealer, store: EventStore, machine: str, write: Write[Any], *,
@@ -116,22 +120,13 @@ def push(hub: Hub, sealer: Sealer, store: EventStore, machine: str, write: Write
     done = Transfer()
     start = min(hub.pushed(machine), store.checkpoint(PUSHED))
     upto = store.last_seq()
-    while not stop():
-        events = []
-        for event in store.read(start, until=upto, origin=machine, batch=batch):
-            events.append(event)
-            if len(events) >= batch:
-                break
-        end = events[-1].seq if len(events) >= batch else upto
-        if end <= start and not events:
-            break
-        rows = [_seal(sealer, e) for e in events]
+    while start < upto and not stop():
+        rows = store.read_rows(start, until=upto, origin=machine, limit=batch)
+        end = rows[-1].seq if len(rows) >= batch else upto
         done.seen += len(rows)
-        done.new += hub.push(machine, rows, end)
+        done.new += hub.push(machine, [_seal(sealer, row) for row in rows], end)
         write(partial(_save, checkpoints={PUSHED: end}))
         start = end
-        if end >= upto:
-            break
     return done
 
 
@@ -162,21 +157,27 @@ def _new_event(row: HubRow, opened: Opened, event: Any) -> NewEvent | None:
     return NewEvent(row.event_id, event, occurred, opened.agent, opened.source, row.origin, recorded)
 
 
-def pull(hub: Hub, sealer: Sealer, store: EventStore, write: Write[Any], *, batch: int = BATCH,
+def pull(hub: Hub, sealer: Sealer, store: EventStore, machine: str, write: Write[Any], *, batch: int = BATCH,
          stop: Callable[[], bool] = lambda: False) -> Transfer:
     """Append the hub's events this log lacks (see the module docstring); returns what it did.
 
-    Raises SyncError when the hub fails; what was appended stays, with its checkpoint.
+    This machine's own rows are left on the hub (they came from this log) unless the log may
+    lack some: its first pull from this hub (a new or wiped log), or the hub knows more of its
+    events than the log holds (a log restored from an older backup). Raises SyncError when the
+    hub fails; what was appended stays, with its checkpoint.
     """
     done = Transfer()
     start = store.checkpoint(PULLED)
+    others_only = start > 0 and hub.pushed(machine) <= store.last_seq()
     while not stop():
-        rows = hub.rows_after(start, batch)
+        head, rows = hub.rows_after(start, batch, skip_origin=machine if others_only else None)
         if not rows:
+            if head > start:  # only this machine's own rows were left: pass over them
+                write(partial(_save, checkpoints={PULLED: head}))
             break
         news: list[NewEvent] = []
         for row in rows:
-            if store.contains(row.event_id):  # this log has it (its own, or pulled before a crash): no decryption
+            if store.contains(row.event_id):  # this log has it (pulled before a crash, or its own): no decryption
                 continue
             opened = _open(sealer, row, done)
             if opened is None:
@@ -186,7 +187,7 @@ def pull(hub: Hub, sealer: Sealer, store: EventStore, write: Write[Any], *, batc
                 done.skip(row, f"occurred_at {row.occurred_at!r} is not an ISO time")
                 continue
             news.append(new)
-        end = rows[-1].seq
+        end = rows[-1].seq if len(rows) >= batch else head
         result: AppendResult = write(partial(_append, news=news, checkpoints={PULLED: end}))
         done.seen += len(rows)
         done.new += result.new
@@ -204,7 +205,7 @@ def push_forgotten(hub: Hub, sealer: Sealer, machine: str, tombstones: Sequence[
     """Replace the hub's payloads of ``tombstones`` (the local events compaction rewrote) and record them
     as forgotten; then save compaction ``generation`` as pushed (``sync.forgotten_pushed``). Returns how
     many tombstones were new on the hub. Raises SyncError when the hub fails (the next round redoes it)."""
-    rows = [_seal(sealer, event) for event in tombstones]
+    rows = [_seal(sealer, _raw(event)) for event in tombstones]
     new = 0
     for start in range(0, len(rows), BATCH):
         new += hub.forget(machine, rows[start:start + BATCH])

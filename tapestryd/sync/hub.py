@@ -265,13 +265,19 @@ class Hub:
             .on_conflict_do_nothing(index_elements=["event_id"]).returning(_EVENTS.c.hub_seq))
         return len(inserted.fetchall())
 
-    def rows_after(self, seq: int, limit: int) -> list[HubRow]:
-        """Up to ``limit`` rows with ``hub_seq > seq``, in hub_seq order."""
+    def rows_after(self, seq: int, limit: int, *, skip_origin: str | None = None) -> tuple[int, list[HubRow]]:
+        """The hub's head (highest ``hub_seq``) and up to ``limit`` rows with ``seq < hub_seq <= head``, in
+        hub_seq order, leaving out those of origin ``skip_origin``. Every row up to the head has
+        committed (pushes commit in hub_seq order), so a puller may move its checkpoint to the head
+        when fewer than ``limit`` rows came."""
         self.ensure_schema()
         with self._begin() as conn:
-            found = conn.execute(sa.select(*_ROW_COLUMNS).where(_EVENTS.c.hub_seq > seq)
-                                 .order_by(_EVENTS.c.hub_seq).limit(limit)).all()
-        return [HubRow(*row) for row in found]
+            head = int(conn.execute(sa.select(sa.func.coalesce(sa.func.max(_EVENTS.c.hub_seq), 0))).scalar_one())
+            query = sa.select(*_ROW_COLUMNS).where(_EVENTS.c.hub_seq > seq, _EVENTS.c.hub_seq <= head)
+            if skip_origin is not None:
+                query = query.where(_EVENTS.c.origin != skip_origin)
+            found = conn.execute(query.order_by(_EVENTS.c.hub_seq).limit(limit)).all()
+        return head, [HubRow(*row) for row in found]
 
     def head(self) -> int:
         """The highest ``hub_seq`` (0 for an empty hub)."""

@@ -20,10 +20,13 @@ def test_push_is_idempotent_and_moves_the_checkpoint_with_the_rows(hub_url: str)
         assert hub.push("laptop", [_row(1), _row(2)], 7) == 2
         assert hub.push("laptop", [_row(2), _row(3)], 9) == 1  # e2 is there already
         assert hub.pushed("laptop") == 9 and hub.pushed("desktop") == 0
-        rows = hub.rows_after(0, 10)
+        rows = hub.rows_after(0, 10)[1]
         assert [r.event_id for r in rows] == ["e1", "e2", "e3"]
-        assert [r.event_id for r in hub.rows_after(rows[0].seq, 1)] == ["e2"]
+        assert [r.event_id for r in hub.rows_after(rows[0].seq, 1)[1]] == ["e2"]
         assert hub.head() == rows[-1].seq
+        hub.push("desktop", [_row(4, "desktop")], 1)
+        head, others = hub.rows_after(0, 10, skip_origin="laptop")
+        assert head == hub.head() and [r.event_id for r in others] == ["e4"]
 
 
 def test_forget_replaces_the_payload_once(hub_url: str) -> None:
@@ -35,7 +38,7 @@ def test_forget_replaces_the_payload_once(hub_url: str) -> None:
         rows = hub.forgotten_after(0, 10)
         assert [(r.event_id, bytes(r.ciphertext)) for r in rows] == [("e1", b"tombstone")]
         assert hub.forgotten_head() == rows[0].seq
-        assert bytes(hub.rows_after(0, 1)[0].ciphertext) == b"tombstone"
+        assert bytes(hub.rows_after(0, 1)[1][0].ciphertext) == b"tombstone"
 
 
 def test_an_unreachable_hub_raises_sync_error_quickly(pg_cluster: object) -> None:

@@ -14,7 +14,7 @@ from tapestryd.sync.hub import Hub
 
 def _hub_holds(url: str, n: int) -> bool:
     with Hub(url) as hub:
-        return hub.head() >= n and len(hub.rows_after(0, 100_000)) >= n
+        return hub.head() >= n and len(hub.rows_after(0, 100_000)[1]) >= n
 
 
 def test_the_daemon_pushes_on_its_interval_and_captures_while_the_hub_is_down(tmp_path: Path, hub_url: str,

@@ -35,7 +35,7 @@ def test_a_machine_with_another_key_is_refused_and_keeps_its_log(tmp_path: Path,
     status = _status(stranger)
     assert "sealed with key" in status["last_error"]["message"] and status["to_push"] > 0  # type: ignore[index,operator]
     with Hub(hub_url) as hub:
-        assert all(row.origin == "laptop" for row in hub.rows_after(0, 1000))
+        assert all(row.origin == "laptop" for row in hub.rows_after(0, 1000)[1])
 
 
 def test_bad_hub_rows_are_reported_and_skipped(tmp_path: Path, hub_url: str) -> None:
@@ -131,6 +131,6 @@ def test_a_hub_restart_mid_round_loses_and_doubles_nothing(tmp_path: Path, hub_u
     sync_here(desktop)
     ids = event_ids(laptop)
     with Hub(hub_url) as hub:
-        rows = hub.rows_after(0, 100_000)
+        rows = hub.rows_after(0, 100_000)[1]
     assert sorted(r.event_id for r in rows) == sorted(ids)
     assert sorted(event_ids(desktop)) == sorted(ids) and len(set(event_ids(desktop))) == len(ids)

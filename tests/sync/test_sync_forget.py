@@ -40,7 +40,7 @@ def test_forget_then_compact_propagates_to_the_hub_and_every_machine(tmp_path: P
     assert report["forgotten_pushed"] >= 3  # two messages and the conversation's title
     sealer = Sealer(load_key(paths_for(laptop).sync_key))
     with Hub(hub_url) as hub:
-        rows = hub.rows_after(0, 1000)
+        rows = hub.rows_after(0, 1000)[1]
         opened = [sealer.open(r.event_id, r.origin, r.type, r.schema, r.occurred_at,
                               Sealed(r.key_id, bytes(r.nonce), bytes(r.ciphertext))) for r in rows]
     assert not any("platypus" in o.payload for o in opened) and any("heron" in o.payload for o in opened)
