@@ -98,7 +98,7 @@ def test_refusing_past_the_limit_costs_nothing(serve: Callable[[float], SocketSe
             with _connect(echo_server.path) as conn:
                 refusals.append(_ask(conn, b'{"v": 1, "op": "ping"}')["error"]["code"])
         elapsed = time.monotonic() - started
-        assert refusals == ["busy"] * 100 and elapsed < 3.0, elapsed
+        assert refusals == ["busy"] * 100 and elapsed < 10.0, elapsed  # 0.2 s each before: 20 s
         held[0].close()
         wait_for(lambda: len(echo_server._watched) < 8, interval=0.01)
         with _connect(echo_server.path) as conn:
