@@ -6,13 +6,13 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from collections import Counter
 from datetime import date
 from pathlib import Path
 
 from fake_llm import FakeLLM
 from hierarchy_helpers import append, history, write_config
+from waiting import PATIENCE, wait_for
 
 from tapestryd.events import EventStore
 from tapestryd.operations.runtime import Runtime
@@ -25,11 +25,8 @@ def iterate(home: Path) -> subprocess.Popen[bytes]:
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
 
 
-def wait_for_calls(llm: FakeLLM, n: int, timeout: float = 90.0) -> None:
-    deadline = time.monotonic() + timeout
-    while len(llm.calls) < n:
-        assert time.monotonic() < deadline, f"only {len(llm.calls)} calls after {timeout} s"
-        time.sleep(0.02)
+def wait_for_calls(llm: FakeLLM, n: int) -> None:
+    wait_for(lambda: len(llm.calls) >= n, interval=0.02)
 
 
 def recorded(home: Path) -> list[tuple[str, str]]:
@@ -60,7 +57,7 @@ def test_a_killed_iterate_resumes_without_gaps_duplicates_or_repeated_calls(home
     assert len(before_kill) == 40 and calls_before_restart >= 41  # more if the slow call timed out and was retried
 
     second = iterate(home)
-    _, err = second.communicate(timeout=180)
+    _, err = second.communicate(timeout=PATIENCE)
     assert second.returncode == 0, err.decode()
     later = llm.calls[calls_before_restart:]
     assert later and not any(c["hash"] in answered for c in later)

@@ -12,11 +12,11 @@ import random
 import sqlite3
 import subprocess
 import sys
-import time
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
 import pytest
+from waiting import wait_for
 
 from tapestryd.config import load_settings
 from tapestryd.daemon.jobs import probe_storage
@@ -44,13 +44,8 @@ def _line(n: int) -> bytes:
     return json.dumps(record).encode() + b"\n"
 
 
-def _wait(predicate: Callable[[], Any], timeout: float = 15.0) -> Any:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if value := predicate():
-            return value
-        time.sleep(0.05)
-    raise AssertionError(f"condition not met within {timeout} s")
+def _wait(predicate: Callable[[], Any]) -> Any:
+    return wait_for(predicate)
 
 
 def _query(db: Path, sql: str, *args: object) -> list[tuple[Any, ...]]:

@@ -6,11 +6,11 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-import time
 import zipfile
 from pathlib import Path
 
 from sources_helpers import CHATGPT, SESSION, ingest
+from waiting import wait_for
 
 from tapestryd.config import Settings
 from tapestryd.events.store import EventStore
@@ -171,9 +171,7 @@ def test_the_inbox_watcher_hands_over_a_dropped_folder_once_quiet(tmp_path: Path
     try:
         (drop / "sub").mkdir()
         (drop / "sub" / "x.json").write_bytes(CHATGPT.read_bytes())
-        deadline = time.monotonic() + 10
-        while not ready and time.monotonic() < deadline:
-            time.sleep(0.05)
+        wait_for(lambda: ready)
     finally:
         watcher.stop()
     assert ready == [drop / "sub"]

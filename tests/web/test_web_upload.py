@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 from typing import Any
 
 from flask import Flask
 from flask.testing import FlaskClient
+from waiting import wait_for
 
 from tapestryd.config import Settings
 
@@ -20,14 +20,13 @@ def post_file(app: Flask, client: FlaskClient, data: bytes, name: str, **query: 
                        headers={"Origin": "http://localhost", "X-CSRF-Token": csrf_of(app)})
 
 
-def wait_job(client: FlaskClient, job_id: str, timeout: float = 30.0) -> dict[str, Any]:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        job = client.get(f"/api/upload/{job_id}").get_json()["job"]
-        if job["state"] != "importing":
-            return job  # type: ignore[no-any-return]
-        time.sleep(0.05)
-    raise AssertionError(f"upload job {job_id} still importing after {timeout} s")
+def wait_job(client: FlaskClient, job_id: str) -> dict[str, Any]:
+    """The upload job once it is no longer importing."""
+    def done() -> dict[str, Any] | None:
+        job: dict[str, Any] = client.get(f"/api/upload/{job_id}").get_json()["job"]
+        return job if job["state"] != "importing" else None
+
+    return wait_for(done)  # type: ignore[no-any-return]
 
 
 def test_a_chatgpt_export_is_imported_and_its_receipt_returned(app: Flask, client: FlaskClient, history: Settings,
