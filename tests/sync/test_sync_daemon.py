@@ -49,3 +49,28 @@ def test_the_daemon_pushes_on_its_interval_and_captures_while_the_hub_is_down(tm
         daemon.stop()
     sync_here(desktop)
     assert search(desktop, "okapi")
+
+
+def test_a_conversation_forgotten_elsewhere_leaves_this_machines_raw_archive(tmp_path: Path, hub_url: str) -> None:
+    from tapestryd.operations.requests import ArchiveListRequest, ForgetRequest
+
+    desktop, key = make_home(tmp_path, "desktop", hub_url)
+    laptop, _ = make_home(tmp_path, "laptop", hub_url, key)
+    projects = tmp_path / "desktop" / "claude-projects" / "proj"
+    projects.mkdir(parents=True)
+    (projects / "private.jsonl").write_text(session_line("private", "p1", "the quokka secret"))
+    (projects / "public.jsonl").write_text(session_line("public", "q1", "the wombat notes"))
+    daemon = DaemonProcess(desktop)  # tails, archives and pushes both sessions
+    try:
+        archived = wait_until(lambda: {Path(f["path"]).name for f in run_here(desktop, ArchiveListRequest()).to_json()}
+                              >= {"private.jsonl", "public.jsonl"}, 60)
+        assert archived
+        wait_until(lambda: _hub_holds(hub_url, 4), 60)
+    finally:
+        daemon.stop()
+    sync_here(laptop)
+    run_here(laptop, ForgetRequest(conversation="claude-code:private"))  # forgotten on the laptop
+    sync_here(laptop)
+    sync_here(desktop)  # `tapestryctl sync` with no daemon: the pulled Forgotten event reaches the archive too
+    assert {Path(f["path"]).name for f in run_here(desktop, ArchiveListRequest()).to_json()} == {"public.jsonl"}
+    assert not search(desktop, "quokka") and search(desktop, "wombat")
