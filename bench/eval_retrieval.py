@@ -1,6 +1,6 @@
 """Evaluation: evidence recall of search, similar and hybrid on LoCoMo-dev, against plain BM25.
 
-Run: python bench/eval_retrieval.py [--data ../shared/evals/locomo-dev] [--summaries]
+Run: python bench/eval_retrieval.py [--data ../shared/evals/locomo-dev] [--summaries] [--systems search,bm25]
 
 The conversations are imported through the normal ingest path
 (:func:`tapestryd.sources.ingest.ingest_paths`, read in place, never copied) into a scratch
@@ -179,13 +179,15 @@ def score(answer: Answer, question: dict[str, Any], k: int) -> dict[str, tuple[i
             "session": (len(wanted_s & set(sessions[:k])), len(wanted_s))}
 
 
-def evaluate(reader: Reader, questions: list[dict[str, Any]], baseline: PlainBM25, level: str) -> dict[str, Any]:
-    """Per system: per category and k, recall/any/all at message and session level, and timing."""
-    tally: dict[str, Any] = {s: defaultdict(lambda: defaultdict(list)) for s in SYSTEMS}
-    seconds: dict[str, list[float]] = {s: [] for s in SYSTEMS}
+def evaluate(reader: Reader, questions: list[dict[str, Any]], baseline: PlainBM25, level: str,
+             names: tuple[str, ...] = SYSTEMS) -> dict[str, Any]:
+    """Per system of ``names``: per category and k, recall/any/all at message and session level, and timing."""
+    tally: dict[str, Any] = {s: defaultdict(lambda: defaultdict(list)) for s in names}
+    seconds: dict[str, list[float]] = {s: [] for s in names}
+    runs = {name: run for name, run in systems(reader, baseline, level).items() if name in names}
     for question in questions:
         now = parse_utc(question["asked_at"])
-        for name, run in systems(reader, baseline, level).items():
+        for name, run in runs.items():
             started = time.perf_counter()
             answer = run(question["question"], now)
             seconds[name].append(time.perf_counter() - started)
@@ -194,7 +196,7 @@ def evaluate(reader: Reader, questions: list[dict[str, Any]], baseline: PlainBM2
                     if total:
                         tally[name][str(question["category"])][(unit, k)].append((found, total))
     return {name: {"categories": _summarize(tally[name]),
-                   "median_ms": round(statistics.median(seconds[name]) * 1000, 2)} for name in SYSTEMS}
+                   "median_ms": round(statistics.median(seconds[name]) * 1000, 2)} for name in names}
 
 
 def _summarize(per_category: dict[str, dict[tuple[str, int], list[tuple[int, int]]]]) -> dict[str, Any]:
@@ -219,22 +221,26 @@ NAMES = {"1": "multi-hop", "2": "temporal", "3": "open-domain", "4": "single-hop
 
 
 def print_tables(results: dict[str, Any]) -> None:
+    names = [s for s in SYSTEMS if s in results]
     for unit in ("message", "session"):
         print(f"\n{unit}-level recall@5 / @10 / @25")
-        print(f"{'category':<16}" + "".join(f"{s:>22}" for s in SYSTEMS))
+        print(f"{'category':<16}" + "".join(f"{s:>22}" for s in names))
         for cat in NAMES:
             cells = []
-            for system in SYSTEMS:
+            for system in names:
                 row = results[system]["categories"].get(cat, {})
                 cells.append(" / ".join(f"{row[f'{unit}@{k}']['recall']:.3f}" if f"{unit}@{k}" in row else "  -  "
                                         for k in KS))
             print(f"{NAMES[cat]:<16}" + "".join(f"{c:>22}" for c in cells))
-    print("\nmedian ms per question: " + ", ".join(f"{s} {results[s]['median_ms']}" for s in SYSTEMS))
+    print("\nmedian ms per question: " + ", ".join(f"{s} {results[s]['median_ms']}" for s in names))
 
 
 def verdict(results: dict[str, Any]) -> dict[str, Any]:
-    """Whether hybrid beats the BM25 baseline at recall@10 in every category, at message and session level."""
+    """Whether hybrid beats the BM25 baseline at recall@10 in every category, at message and session level
+    (empty when either was not run)."""
     out: dict[str, Any] = {}
+    if "hybrid" not in results or "bm25" not in results:
+        return {}
     for unit in ("message@10", "session@10"):
         out[unit] = {}
         for cat in ("1", "2", "3", "4", "5"):
@@ -248,7 +254,14 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data", type=Path, default=DATA)
     parser.add_argument("--summaries", action="store_true", help="summarize the hierarchy first (extractive)")
+    parser.add_argument("--systems", default=",".join(SYSTEMS),
+                        help=f"comma-separated systems to run, of {', '.join(SYSTEMS)} (default: all; the verdict"
+                             " needs bm25 and hybrid; 'search' alone takes about a minute)")
     args = parser.parse_args(argv)
+    names = tuple(s for s in SYSTEMS if s in args.systems.split(","))
+    if not names or set(args.systems.split(",")) - set(SYSTEMS):
+        print(f"--systems: expected names of {', '.join(SYSTEMS)}, got {args.systems!r}", file=sys.stderr)
+        return 2
     if not (args.data / "conversations.json").is_file():
         print(f"no eval data at {args.data}", file=sys.stderr)
         return 2
@@ -259,16 +272,18 @@ def main(argv: list[str] | None = None) -> int:
         index = SimilarityIndex(reader.paths.projections_db)
         index.build()
         register_warm_index(reader.paths.projections_db, index)
-        results = evaluate(reader, questions, PlainBM25(message_docs(reader)), "all" if args.summaries else "messages")
+        results = evaluate(reader, questions, PlainBM25(message_docs(reader)), "all" if args.summaries else "messages",
+                           names)
         index.stop()
     print(f"imported: {imported}; questions: {len(questions)}")
     print_tables(results)
     outcome = verdict(results)
-    for unit in ("message@10", "session@10"):
+    for unit in outcome and ("message@10", "session@10"):
         print(f"\nhybrid vs bm25 at {unit.replace('@', ' recall@')}: " + ", ".join(
             f"{c} {r['hybrid']:.3f} vs {r['bm25']:.3f}{'' if r['beats'] else ' (NOT beaten)'}"
             for c, r in outcome[unit].items()))
-    print(f"→ {'beats in every category at both levels' if outcome['all_beat'] else 'does NOT beat everywhere'}")
+    if outcome:
+        print(f"→ {'beats in every category at both levels' if outcome['all_beat'] else 'does NOT beat everywhere'}")
     OUT.mkdir(exist_ok=True)
     name = "eval_retrieval_summaries.json" if args.summaries else "eval_retrieval.json"
     (OUT / name).write_text(json.dumps({"home": str(home), "imported": imported, "questions": len(questions),
