@@ -31,6 +31,13 @@ Tables it owns (in ``projections.db``):
   words in (CJK, kana, hangul, Thai, emoji: :mod:`tapestryd.projections.unsplit`),
   recorded at the same flush, emptied with the messages and kept in step by a delete
   trigger; a file made before it gets it filled by one scan when the projector opens it.
+* ``windows_fts``, ``windows_gone``: each message indexed with the turns before and after
+  it (:mod:`tapestryd.projections.windows`), written at the same flush with its
+  neighbours', and again when a neighbour changes or goes; filled once for an older file.
+* ``conversation_blocks``, ``block_members``, ``blocks_fts``: runs of up to 64 of a
+  conversation's messages indexed as one document (:mod:`tapestryd.projections.blocks`),
+  filed and indexed at the same flush, a block written again when a message of it changes
+  or goes; a file made before them gets them filled when the projector opens it.
 
 Timestamps (``ts``, ``first_ts``, ``last_ts``) are ISO 8601 UTC text of fixed width, so
 text order is time order.
@@ -51,7 +58,7 @@ from typing import Mapping, Sequence, cast
 from tapestryd.events.store import EventStore
 from tapestryd.events.types import TITLE_KINDS, ConversationTitled, Forgotten, MessageRecorded, StoredEvent
 from tapestryd.privacy import outbound
-from tapestryd.projections import forgetting, unsplit
+from tapestryd.projections import blocks, forgetting, unsplit, windows
 from tapestryd.projections.message_parts import join_parts
 
 __all__ = ["MessagesProjection"]
@@ -98,6 +105,7 @@ class MessagesProjection:
 
     def __init__(self) -> None:
         self._unindexed: dict[int, str] = {}  # message id → its text, stored but not yet in messages_fts
+        self._unfiled: dict[int, str] = {}  # message id → its conversation, stored but not yet in a block
         # message id → its verbatim joined text, for the rows this batch stored or joined to: a later part
         # in the same batch (a streamed reply's parts are neighbours in the log) reads no event back.
         self._verbatim: dict[int, str] = {}
@@ -109,7 +117,7 @@ class MessagesProjection:
 
     def __getstate__(self) -> dict[str, object]:
         """Picklable state (for the follower child, which attaches its own log): no log, no batch buffers."""
-        return {**self.__dict__, "_log": None, "_unindexed": {}, "_verbatim": {}}
+        return {**self.__dict__, "_log": None, "_unindexed": {}, "_unfiled": {}, "_verbatim": {}}
 
     def create(self, conn: sqlite3.Connection) -> None:
         """Create the tables, indexes, FTS5 table and triggers if missing; set the FTS5 options."""
@@ -126,6 +134,10 @@ class MessagesProjection:
         forgetting.create_rules(conn)
         if unsplit.create_table(conn):
             unsplit.backfill(conn)
+        if blocks.create_tables(conn):  # a file made before blocks: its messages are filed once
+            blocks.backfill(conn)
+        if windows.create_tables(conn):  # a file made before windows: every message's is written once
+            windows.backfill(conn)
         stored = dict(conn.execute("SELECT k, v FROM messages_fts_config"))
         for option, value in _FTS_OPTIONS.items():
             if stored.get(option) != value:
@@ -134,9 +146,11 @@ class MessagesProjection:
     def clear(self, conn: sqlite3.Connection) -> None:
         """Delete every conversation and message (the FTS index follows through triggers)."""
         self.discard()
+        blocks.clear(conn)  # first: the delete trigger then finds no member to take out
         conn.execute("DELETE FROM messages")
         conn.execute("INSERT INTO messages_fts(messages_fts) VALUES ('delete-all')")
         conn.execute("DELETE FROM messages_unsplit")
+        windows.clear(conn)  # after: the delete trigger noted every message as gone
         conn.execute("DELETE FROM conversations")
         forgetting.clear_rules(conn)
 
@@ -197,11 +211,15 @@ class MessagesProjection:
         """
         conn.executemany("INSERT INTO messages_fts(rowid, text) VALUES (?, ?)", sorted(self._unindexed.items()))
         unsplit.record(conn, self._unindexed.items())
+        blocks.file_messages(conn, sorted(self._unfiled.items()))
+        blocks.index_dirty(conn)
+        windows.refresh(conn, self._unindexed)
         self.discard()
 
     def discard(self) -> None:
         """Drop the unindexed texts and the verbatim texts held for this batch (a rolled-back batch's too)."""
         self._unindexed.clear()
+        self._unfiled.clear()
         self._verbatim.clear()
 
     def _record(self, conn: sqlite3.Connection, event: StoredEvent, msg: MessageRecorded) -> None:
@@ -243,6 +261,7 @@ class MessagesProjection:
             return False
         message_id = cast(int, cur.lastrowid)  # set: the row was inserted
         self._unindexed[message_id] = text
+        self._unfiled[message_id] = msg.conversation
         self._verbatim[message_id] = msg.text
         return True
 
@@ -278,6 +297,7 @@ class MessagesProjection:
             conn.execute("INSERT INTO messages_fts(messages_fts, rowid, text) VALUES ('delete', ?, ?)", (msg_id, old))
         conn.execute("UPDATE messages SET text = ?, skipped = ?, parts = ? WHERE id = ?",
                      (new, _dumps(counts), parts, msg_id))
+        blocks.mark_dirty(conn, [msg_id])
         self._unindexed[msg_id] = new
 
     @staticmethod

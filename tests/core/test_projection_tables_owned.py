@@ -18,7 +18,7 @@ ROOT = Path(__file__).resolve().parents[2]
 PACKAGE = ROOT / "tapestryd"
 
 OWNERS: dict[str, tuple[str, ...]] = {
-    "messages": ("messages", "messages_read", "messages_search", "forgetting", "unsplit"),
+    "messages": ("messages", "messages_read", "messages_search", "forgetting", "unsplit", "blocks", "windows"),
     "hierarchy": ("hierarchy", "hierarchy_read", "hierarchy_views", "hierarchy_calendar", "hierarchy_checks",
                   "hierarchy_forget", "hierarchy_schema", "hierarchy_state"),
     "similarity": ("similarity",),
@@ -27,7 +27,8 @@ OWNERS: dict[str, tuple[str, ...]] = {
 """Projection → its modules under ``tapestryd/projections/``."""
 
 TABLES: dict[str, str] = {
-    **dict.fromkeys(("conversations", "messages", "messages_fts", "messages_unsplit", "forget_rules"), "messages"),
+    **dict.fromkeys(("conversations", "messages", "messages_fts", "messages_unsplit", "forget_rules",
+                     "conversation_blocks", "block_members", "blocks_fts", "windows_fts", "windows_gone"), "messages"),
     **dict.fromkeys(("nodes", "node_sources", "nodes_fts", "closed_days", "summarizer_usage"), "hierarchy"),
     "similarity_feed": "similarity",
     "checkpoints": "runner",

@@ -95,7 +95,7 @@ def test_every_word_first_then_any_word_fills_within_windows(reader: Reader) -> 
 
 
 def test_search_messages_ranks_a_small_store_exactly(reader: Reader) -> None:
-    hits = search_messages(reader, "tide", limit=3, ranker=KeywordRanker(neighbour=0, session=0))
+    hits = search_messages(reader, "tide", limit=3, ranker=KeywordRanker(neighbour=0, session=0, block=0, window=0))
     exact = ranked_ids(reader.conn, '"tide"', SearchFilters(), 3, "relevance", window=None)
     assert [h.id for h in hits] == ids(exact) and hits[0].snippet.count("[tide]") == 4
 
@@ -129,7 +129,7 @@ def test_a_bound_within_the_window_skips_the_walk_and_changes_nothing(reader: Re
 
 def test_the_ranker_walks_when_the_words_are_commoner_than_its_window(reader: Reader) -> None:
     """'harbor' or 'tide' match 11 messages: with an any-word window of 3, only ids 10..12 compete for 2 places."""
-    ranker = KeywordRanker(pool=2, any_window=3, neighbour=0, session=0, title=0)
+    ranker = KeywordRanker(pool=2, any_window=3, neighbour=0, session=0, title=0, block=0, window=0)
     terms = ["tide", "harbor", "zebra"]  # no message holds all three words
     assert set(ranker.candidates(reader.conn, terms, SearchFilters(), 2, (0, 11))) <= {10, 11, 12}
     assert set(ranker.candidates(reader.conn, terms, SearchFilters(), 2, (0, 2))) == {1, 2}  # a bound too small

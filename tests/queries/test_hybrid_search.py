@@ -89,9 +89,10 @@ def sessions(history: History) -> Reader:
 
 def test_conversations_are_ranked_by_all_their_turns(sessions: Reader) -> None:
     """c2 holds the best single turn, but c1's turns answer every word between them: c1 ranks first,
-    and lifts its turns above c2's best in the hits too."""
+    and lifts its turns above c2's best in the hits too (c2's best still leads the rest)."""
     fused = hybrid_search(sessions, "staging certificate expired", SearchFilters(level="messages"), now=NOW)
-    assert fused["hits"][0]["conversation"] == "claude-code:c1" and "m8" in ids(fused)[:4]
+    outside = [h["message_key"] for h in fused["hits"] if h["conversation"] != "claude-code:c1"]
+    assert fused["hits"][0]["conversation"] == "claude-code:c1" and outside[0] == "m8"
     rows = fused["conversations"]
     assert [r["conversation"] for r in rows][:2] == ["claude-code:c1", "claude-code:c2"]
     assert rows[0]["terms"] == 3 and rows[1]["terms"] == 2 and rows[1]["top"] == "m8"

@@ -13,7 +13,7 @@ from tapestryd.queries.reader import Reader
 from tapestryd.queries.rerank import KeywordRanker
 from tapestryd.queries.search import SearchFilters
 
-BARE = KeywordRanker(neighbour=0, session=0)
+BARE = KeywordRanker(neighbour=0, session=0, block=0, window=0)
 
 
 def at(d: int, h: int, m: int = 0) -> datetime:
@@ -50,7 +50,8 @@ def test_bare_ranking_holds_only_matches(reader: Reader) -> None:
 def test_a_reply_enters_through_the_turn_it_answers(reader: Reader) -> None:
     """The reply holds none of the words: it enters, marked, above m7's stray 'trip' (it was lent
     more) but below m1, the question that lent to it: a searcher sees the match first."""
-    ranked, turns = KeywordRanker(session=0).rank(reader.conn, ["sailing", "trip"], SearchFilters(), 10)
+    lending = KeywordRanker(session=0, block=0, window=0)
+    ranked, turns = lending.rank(reader.conn, ["sailing", "trip"], SearchFilters(), 10)
     found = keys(reader, ranked)
     assert {k for i, k in zip([i for i, _ in ranked], found) if turns.get(i) == "next_to_match"} == {"m2"}
     assert found.index("m1") < found.index("m2") < found.index("m7")
@@ -66,7 +67,8 @@ def test_a_neighbour_outside_the_filters_is_not_lent_to(reader: Reader) -> None:
 def test_the_conversation_whose_turns_hold_the_words_lifts_its_messages(reader: Reader) -> None:
     """c3's bakery trip and c2's coast trip hold 'trip' alike; c2's turns also hold 'sailing': it ranks higher."""
     bare, _ = BARE.rank(reader.conn, ["sailing", "trip"], SearchFilters(), 10)
-    blended, _ = KeywordRanker(neighbour=0).rank(reader.conn, ["sailing", "trip"], SearchFilters(), 10)
+    session = KeywordRanker(neighbour=0, block=0, window=0)
+    blended, _ = session.rank(reader.conn, ["sailing", "trip"], SearchFilters(), 10)
     assert keys(reader, blended).index("m5") < keys(reader, blended).index("m7")
     assert dict(blended)[5] < dict(bare)[5]  # lifted (scores are negated: lower is better)
 

@@ -106,7 +106,7 @@ def test_latin_queries_keep_the_fts5_ranking(reader: Reader) -> None:
     """Latin-only queries never reach the substring path: the hits are FTS5's, in BM25 order with BM25 scores."""
     for query in ("python", "weekend hiking", "tool traceback", "python plans"):
         ranked = ranked_ids(reader.conn, fts_expression(query, any_term=True), SearchFilters(), 20, "relevance")
-        hits = search_messages(reader, query, ranker=KeywordRanker(neighbour=0, session=0))
+        hits = search_messages(reader, query, ranker=KeywordRanker(neighbour=0, session=0, block=0, window=0))
         assert [(h.id, h.score) for h in hits] == ranked and ranked and all(s < 0 for _, s in ranked)
     assert found(reader, "weekend hiking") == ["python [weekend] [hiking] plans",
                                                "plans for the [weekend]: [hiking], then python",

@@ -1,0 +1,173 @@
+"""Conversation blocks: runs of a conversation's messages indexed together as one FTS5 document.
+
+A question's words are often spread over a conversation's turns, none holding them all
+(one turn names the person, the reply names the place). Search scores each block with
+BM25, the block as the document, and blends that score into its messages' scores
+(:mod:`tapestryd.queries.rerank`), so a turn of the block that holds the question's words
+between its turns ranks higher.
+
+A block is up to :data:`BLOCK_SIZE` messages of one conversation, filled in the order
+messages are stored (log order): a conversation's newest block takes each new message
+until it is full, then a new block starts. A short chat is then one document; a Claude
+Code session of thousands of turns is many, so a new turn re-indexes one block of at most
+:data:`BLOCK_SIZE` messages, never the whole session.
+
+Tables it owns (in ``projections.db``, kept by
+:class:`~tapestryd.projections.messages.MessagesProjection`):
+
+* ``conversation_blocks(id, conversation, size, dirty)``: one row per block; ``size`` its
+  messages now; ``dirty`` 1 while its document must be indexed again.
+* ``block_members(message_id, block)``: which block each message is in.
+* ``blocks_fts(text)``: an FTS5 table (the tokenizer of ``messages_fts``), rowid the block's
+  id, text its messages' texts in id order, joined by newlines.
+
+A message's text is as the messages projection stores it (private spans removed, secrets
+redacted). A deleted message (forgotten, or a compacted one dropped) leaves its block
+through a delete trigger on ``messages``, which marks the block dirty; :func:`index_dirty`
+(run at the projection's flush, before the runner commits) writes the block again from
+the messages left, or drops it when none is, so forgotten text cannot be found through a
+neighbour's block. Blocks are numbered and filled in log order, so a rebuild gives the
+same rows.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterable
+
+__all__ = ["BLOCK_SIZE", "BLOCK_WINDOW", "backfill", "block_scores", "blocks_of", "clear", "create_tables",
+           "file_messages", "index_dirty", "mark_dirty"]
+
+BLOCK_SIZE = 64
+"""Messages in one block at most: a tailed turn re-indexes at most this many messages' text."""
+
+BLOCK_WINDOW = 1000
+"""Blocks ranked for one query at most: when more match, only the most recently made ones compete
+(the bound :mod:`tapestryd.queries.ftsrank` puts on messages; bm25 keeps its idf over every block)."""
+
+_SCHEMA = [
+    """CREATE TABLE IF NOT EXISTS conversation_blocks (
+        id INTEGER PRIMARY KEY, conversation TEXT NOT NULL, size INTEGER NOT NULL, dirty INTEGER NOT NULL)""",
+    "CREATE INDEX IF NOT EXISTS conversation_blocks_conversation ON conversation_blocks(conversation, id)",
+    "CREATE INDEX IF NOT EXISTS conversation_blocks_dirty ON conversation_blocks(dirty) WHERE dirty = 1",
+    "CREATE TABLE IF NOT EXISTS block_members (message_id INTEGER PRIMARY KEY, block INTEGER NOT NULL)",
+    "CREATE INDEX IF NOT EXISTS block_members_block ON block_members(block)",
+    """CREATE VIRTUAL TABLE IF NOT EXISTS blocks_fts USING fts5(
+        text, tokenize='porter unicode61 remove_diacritics 2')""",
+    """CREATE TRIGGER IF NOT EXISTS block_members_ad AFTER DELETE ON messages BEGIN
+        UPDATE conversation_blocks SET size = size - 1, dirty = 1
+            WHERE id = (SELECT block FROM block_members WHERE message_id = old.id);
+        DELETE FROM block_members WHERE message_id = old.id; END""",
+]
+
+
+def create_tables(conn: sqlite3.Connection) -> bool:
+    """Create the tables, indexes and delete trigger if missing; True when ``conversation_blocks`` was new."""
+    new = conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'conversation_blocks'").fetchone()
+    for statement in _SCHEMA:
+        conn.execute(statement)
+    return new is None
+
+
+def clear(conn: sqlite3.Connection) -> None:
+    """Delete every block, membership and indexed document."""
+    conn.execute("DELETE FROM block_members")
+    conn.execute("DELETE FROM conversation_blocks")
+    conn.execute("DELETE FROM blocks_fts")
+
+
+def backfill(conn: sqlite3.Connection) -> int:
+    """File every stored message into blocks, in id order, and index them (a file made before blocks).
+
+    Returns how many messages were filed.
+    """
+    count = file_messages(conn, conn.execute("SELECT id, conversation FROM messages ORDER BY id").fetchall())
+    index_dirty(conn)
+    return count
+
+
+def file_messages(conn: sqlite3.Connection, messages: Iterable[tuple[int, str]]) -> int:
+    """File newly stored messages ``(id, conversation key)``, in the order given, into their
+    conversation's newest block (a new one when it is full or none exists), marking those blocks dirty.
+
+    The messages must not be filed yet (each id is filed once). Returns how many were filed.
+    """
+    open_blocks: dict[str, list[int]] = {}  # conversation -> [block id, size]
+    members: list[tuple[int, int]] = []
+    sizes: dict[int, int] = {}  # block id -> its size after this call
+    for message_id, conversation in messages:
+        block = open_blocks.get(conversation)
+        if block is None:
+            row = conn.execute("SELECT id, size FROM conversation_blocks WHERE conversation = ?"
+                               " ORDER BY id DESC LIMIT 1", (conversation,)).fetchone()
+            block = open_blocks[conversation] = [int(row[0]), int(row[1])] if row else [0, BLOCK_SIZE]
+        if block[1] >= BLOCK_SIZE:
+            cur = conn.execute("INSERT INTO conversation_blocks (conversation, size, dirty) VALUES (?, 0, 1)",
+                               (conversation,))
+            block[0], block[1] = int(cur.lastrowid or 0), 0
+        members.append((message_id, block[0]))
+        block[1] += 1
+        sizes[block[0]] = block[1]
+    conn.executemany("INSERT INTO block_members (message_id, block) VALUES (?, ?)", members)
+    conn.executemany("UPDATE conversation_blocks SET size = ?, dirty = 1 WHERE id = ?",
+                     [(size, block) for block, size in sorted(sizes.items())])
+    return len(members)
+
+
+def mark_dirty(conn: sqlite3.Connection, message_ids: Iterable[int]) -> None:
+    """Mark the blocks of messages whose text changed (a later part joined) to be indexed again."""
+    conn.executemany("UPDATE conversation_blocks SET dirty = 1"
+                     " WHERE id = (SELECT block FROM block_members WHERE message_id = ?)",
+                     [(i,) for i in message_ids])
+
+
+def index_dirty(conn: sqlite3.Connection) -> int:
+    """Index every dirty block again from its messages' stored texts (dropping an emptied block); returns how many.
+
+    Old documents are deleted first and the new ones inserted after, in block id order.
+    """
+    dirty = [int(i) for (i,) in conn.execute("SELECT id FROM conversation_blocks WHERE dirty = 1 ORDER BY id")]
+    if not dirty:
+        return 0
+    conn.executemany("DELETE FROM blocks_fts WHERE rowid = ?", [(i,) for i in dirty])
+    for block in dirty:
+        texts = [text for (text,) in conn.execute(
+            "SELECT m.text FROM block_members b JOIN messages m ON m.id = b.message_id WHERE b.block = ?"
+            " ORDER BY m.id", (block,))]
+        if texts:
+            conn.execute("INSERT INTO blocks_fts (rowid, text) VALUES (?, ?)", (block, "\n".join(texts)))
+    conn.execute("DELETE FROM conversation_blocks WHERE dirty = 1 AND size <= 0")
+    conn.execute("UPDATE conversation_blocks SET dirty = 0 WHERE dirty = 1")
+    return len(dirty)
+
+
+def block_scores(conn: sqlite3.Connection, expr: str, limit: int) -> dict[int, float]:
+    """``{block id: -bm25}`` of the ``limit`` best blocks matching FTS5 expression ``expr`` (higher is better),
+    among the :data:`BLOCK_WINDOW` newest matching blocks.
+
+    Empty when the file has no blocks table yet (a read-only connection to an older file).
+    """
+    if not expr or not _has_blocks(conn):
+        return {}
+    start = conn.execute("SELECT rowid FROM blocks_fts WHERE blocks_fts MATCH ? ORDER BY rowid DESC LIMIT 1 OFFSET ?",
+                         (expr, BLOCK_WINDOW - 1)).fetchone()
+    rows = conn.execute("SELECT rowid, bm25(blocks_fts) FROM blocks_fts WHERE blocks_fts MATCH ? AND rowid >= ?"
+                        " ORDER BY bm25(blocks_fts), rowid LIMIT ?", (expr, int(start[0]) if start else 0, limit))
+    return {int(i): -float(score) for i, score in rows}
+
+
+def blocks_of(conn: sqlite3.Connection, message_ids: list[int]) -> dict[int, int]:
+    """``{message id: block id}`` for the messages of ``message_ids`` that are filed."""
+    if not message_ids or not _has_blocks(conn):
+        return {}
+    found: dict[int, int] = {}
+    for start in range(0, len(message_ids), 8192):
+        chunk = message_ids[start:start + 8192]
+        found.update((int(m), int(b)) for m, b in conn.execute(
+            f"SELECT message_id, block FROM block_members WHERE message_id IN ({','.join('?' * len(chunk))})", chunk))
+    return found
+
+
+def _has_blocks(conn: sqlite3.Connection) -> bool:
+    found = conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'blocks_fts'").fetchone()
+    return found is not None

@@ -1,0 +1,126 @@
+"""Conversation blocks (projections/blocks.py): filed and indexed with the messages, rewritten on
+forget, identical after a rebuild, and blended into the keyword ranking."""
+
+from __future__ import annotations
+
+import sqlite3
+from dataclasses import replace
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+
+import pytest
+
+from tapestryd.events import EventStore, Forgotten, MessageRecorded, NewEvent, event_id, format_utc
+from tapestryd.projections import MessagesProjection, Projector, blocks
+from tapestryd.queries.rerank import KEYWORD_RANKER
+from tapestryd.queries.search import SearchFilters
+
+T0 = datetime(2026, 3, 2, 9, 0, tzinfo=timezone.utc)
+
+
+def _message(i: int, key: str, text: str, conversation: str = "claude-ai:c1", role: str = "user") -> NewEvent:
+    body = MessageRecorded(conversation, key, role, text, format_utc(T0 + timedelta(minutes=i)))
+    return NewEvent(event_id("blocks", conversation, key, text), body, T0 + timedelta(minutes=i), agent="claude-ai",
+                    source=f"s#{i}")
+
+
+def _forget(match: str = "", conversation: str = "") -> NewEvent:
+    return NewEvent(event_id("blocks", "forget", match, conversation),
+                    Forgotten(conversation=conversation, match=match, reason="test"), T0, agent="claude-ai",
+                    source="cli")
+
+
+def _project(tmp_path: Path, events: list[NewEvent], *, batch: int = 5000) -> Projector:
+    store = EventStore(tmp_path / "events.db")
+    store.append(events)
+    projector = Projector(store, tmp_path / "projections.db", [MessagesProjection()])
+    while projector.catch_up(batch=batch, max_events=batch):
+        pass
+    return projector
+
+
+def _id(conn: sqlite3.Connection, key: str) -> int:
+    return int(conn.execute("SELECT id FROM messages WHERE message_key = ?", (key,)).fetchone()[0])
+
+
+def _blocks_matching(conn: sqlite3.Connection, word: str) -> list[int]:
+    return [int(r[0]) for r in conn.execute("SELECT rowid FROM blocks_fts WHERE blocks_fts MATCH ? ORDER BY rowid",
+                                            (f'"{word}"',))]
+
+
+def _state(conn: sqlite3.Connection) -> tuple[list[tuple[object, ...]], ...]:
+    conn.execute("INSERT INTO blocks_fts(blocks_fts) VALUES ('integrity-check')")
+    return (conn.execute("SELECT * FROM conversation_blocks ORDER BY id").fetchall(),
+            conn.execute("SELECT * FROM block_members ORDER BY message_id").fetchall(),
+            conn.execute("SELECT rowid, text FROM blocks_fts ORDER BY rowid").fetchall())
+
+
+def test_a_word_held_only_by_a_neighbour_finds_the_message_through_its_block(tmp_path: Path) -> None:
+    """The block of a message holds its neighbours' words: a query of the reply's word finds the question's block."""
+    conn = _project(tmp_path, [_message(0, "q", "where did you go on holiday?"),
+                               _message(1, "a", "we hiked in the Dolomites", role="assistant"),
+                               _message(2, "x", "unrelated chat", "claude-ai:c2")]).conn
+    question = _id(conn, "q")
+    found = blocks.block_scores(conn, '"dolomites"', 10)
+    assert list(found) == [blocks.blocks_of(conn, [question])[question]]
+    assert blocks.blocks_of(conn, [question, _id(conn, "a")])[question] != blocks.blocks_of(
+        conn, [_id(conn, "x")]).get(_id(conn, "x"))
+
+
+def test_forget_removes_the_text_from_the_neighbours_block(tmp_path: Path) -> None:
+    """A forgotten message's words leave its block (its neighbours stay findable by their own words)."""
+    projector = _project(tmp_path, [_message(0, "q", "tell me about the clinic"),
+                                    _message(1, "a", "the zanzibarquokka diagnosis is private", role="assistant"),
+                                    _message(2, "b", "thanks for the clinic hours"),
+                                    _message(3, "g", "a whole other talk", "claude-ai:gone")])
+    conn = projector.conn
+    assert len(_blocks_matching(conn, "zanzibarquokka")) == 1
+    projector.store.append([_forget(match="zanzibar.uokka"), _forget(conversation="claude-ai:gone")])
+    projector.catch_up()
+    assert _blocks_matching(conn, "zanzibarquokka") == [] and _blocks_matching(conn, "whole") == []
+    assert len(_blocks_matching(conn, "clinic")) == 1
+    rows, members, docs = _state(conn)
+    assert [r[1:] for r in rows] == [("claude-ai:c1", 2, 0)] and len(members) == 2
+    assert docs[0][1] == "tell me about the clinic\nthanks for the clinic hours"
+
+
+def test_rebuild_gives_the_rows_of_the_incremental_path(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Small batches, full blocks, a streamed part joined later and a forget in between: a rebuild is identical."""
+    monkeypatch.setattr(blocks, "BLOCK_SIZE", 3)
+    events = [_message(i, f"m{i}", f"turn {i} words", "claude-ai:c1" if i % 3 else "claude-ai:c2") for i in range(12)]
+    events.insert(8, _forget(match="turn 4 "))
+    events.append(_message(20, "m1", "more of turn one"))  # a later part of m1, whose block is full: written again
+    projector = _project(tmp_path, events, batch=2)
+    incremental = _state(projector.conn)
+    assert max(r[2] for r in incremental[0]) == 3 and len(incremental[0]) >= 4
+    assert any("more of turn one" in text for _, text in incremental[2])
+    assert not any("turn 4 " in text for _, text in incremental[2])
+    projector.rebuild()
+    assert _state(projector.conn) == incremental
+
+
+def test_a_file_made_before_blocks_is_filled_when_opened(tmp_path: Path) -> None:
+    """The blocks of an older projections file are filed from its messages, as a rebuild would."""
+    projector = _project(tmp_path, [_message(i, f"m{i}", f"turn {i}") for i in range(5)])
+    expected = _state(projector.conn)
+    for table in ("conversation_blocks", "block_members", "blocks_fts"):
+        projector.conn.execute(f"DROP TABLE {table}")
+    projector.close()
+    again = Projector(projector.store, tmp_path / "projections.db", [MessagesProjection()])
+    assert _state(again.conn) == expected
+
+
+def test_the_block_score_lifts_the_turn_whose_conversation_holds_the_other_words(tmp_path: Path) -> None:
+    """Two turns hold 'support group' alike; the one whose block also holds 'caroline' ranks first with blocks on."""
+    conn = _project(tmp_path, [
+        _message(0, "other", "the support group met", "claude-ai:a"),
+        _message(1, "other-reply", "nice", "claude-ai:a", role="assistant"),
+        _message(2, "hit", "the support group met", "claude-ai:b"),
+        _message(3, "hit-reply", "glad you went, caroline", "claude-ai:b", role="assistant"),
+    ]).conn
+    terms, filters = ["caroline", "support", "group"], SearchFilters()
+    plain = replace(KEYWORD_RANKER, neighbour=0.0, session=0.0, title=0.0, block=0.0, window=0.0)
+    hit, other = _id(conn, "hit"), _id(conn, "other")
+    for ranker, before, after in ((plain, other, hit), (replace(plain, block=1.0), hit, other)):
+        ranked = [i for i, _ in ranker.rank(conn, terms, filters, 4)[0]]
+        assert ranked.index(before) < ranked.index(after)
