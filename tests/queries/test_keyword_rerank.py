@@ -67,7 +67,7 @@ def test_a_neighbour_outside_the_filters_is_not_lent_to(reader: Reader) -> None:
 def test_the_conversation_whose_turns_hold_the_words_lifts_its_messages(reader: Reader) -> None:
     """c3's bakery trip and c2's coast trip hold 'trip' alike; c2's turns also hold 'sailing': it ranks higher."""
     bare, _ = BARE.rank(reader.conn, ["sailing", "trip"], SearchFilters(), 10)
-    session = KeywordRanker(neighbour=0, block=0, window=0)
+    session = KeywordRanker(neighbour=0, session=1.0, block=0, window=0)
     blended, _ = session.rank(reader.conn, ["sailing", "trip"], SearchFilters(), 10)
     assert keys(reader, blended).index("m5") < keys(reader, blended).index("m7")
     assert dict(blended)[5] < dict(bare)[5]  # lifted (scores are negated: lower is better)
