@@ -54,9 +54,9 @@ def capture(settings: Settings, *paths: Path) -> dict[str, Any]:
     return dict(run_here(settings, IngestRequest(paths=tuple(str(p) for p in paths))).to_json())
 
 
-def sync_here(settings: Settings, *, from_start: bool = False) -> dict[str, Any]:
+def sync_here(settings: Settings, *, from_start: bool = False, batch: int = 2000) -> dict[str, Any]:
     """One sync round in this process (no daemon); its report."""
-    return dict(run_here(settings, SyncRequest(from_start=from_start)).to_json())
+    return dict(run_here(settings, SyncRequest(from_start=from_start, batch=batch)).to_json())
 
 
 def log_rows(settings: Settings) -> set[tuple[Any, ...]]:

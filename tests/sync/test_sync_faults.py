@@ -112,7 +112,7 @@ def test_a_hub_restart_mid_round_loses_and_doubles_nothing(tmp_path: Path, hub_u
 
     def round_() -> None:
         try:
-            sync_here(laptop)
+            sync_here(laptop, batch=100)  # sixty transactions: the restart lands among them
         except SyncError as exc:
             failures.append(exc)
 
