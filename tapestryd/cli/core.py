@@ -159,6 +159,9 @@ def search(ctx: typer.Context,
                                       "leaves none, they are added without it)."),
            no_subagents: bool = typer.Option(False, "--no-subagents", help="Leave out what subagents said "
                                              "(Claude Code Task agents, Gemini CLI and OpenCode subagents)."),
+           machine: Optional[str] = typer.Option(None, "--machine", help="Only messages captured on this machine "
+                                                 "([sync] machine there); summaries, which cover every machine, are "
+                                                 "left out."),
            now: Optional[str] = typer.Option(None, "--now", help="The instant relative phrases ('yesterday', "
                                              "'last week') count from, ISO 8601 (default: the clock)."),
            limit: int = typer.Option(20, "--limit", "-n"),
@@ -174,7 +177,8 @@ def search(ctx: typer.Context,
     """
     args = {"query": " ".join(query), "agent": agent, "role": role, "conversation": conversation, "level": level,
             "since": since, "until": until, "sort": sort, "regex": regex, "limit": limit,
-            "mode": "hybrid" if hybrid else "fts", "widen": widen, "no_subagents": no_subagents, "now": now}
+            "mode": "hybrid" if hybrid else "fts", "widen": widen, "no_subagents": no_subagents, "now": now,
+            "machine": machine}
     result = call(ctx, SearchRequest, args)
     if fmt is not Format.text and result.get("time"):
         warn(f"reading {result['time']['phrase']!r} as {result['time']['label']}")

@@ -44,12 +44,12 @@ COMMANDS: dict[str, dict[str, Any]] = {
     "status": {"op": "status", "formats": FORMATS},
     "context": {"op": "context", "formats": ("text", "markdown", "json"), "send_format": True,
                 "options": {"--agent": "agent", "--date": "date", "--max-tokens": "max_tokens", "--project": "project",
-                            "--recent": "recent"},
+                            "--recent": "recent", "--machine": "machine"},
                 "flags": {"--now": "now_only"}, "numbers": {"max_tokens": (1, None), "recent": (1, 500)}},
     "search": {"op": "search", "positional": "query", "formats": FORMATS,
                "options": {"--agent": "agent", "--role": "role", "--conversation": "conversation", "-n": "limit",
                            "--limit": "limit", "--level": "level", "--since": "since", "--until": "until",
-                           "--sort": "sort", "--now": "now"},
+                           "--sort": "sort", "--now": "now", "--machine": "machine"},
                "flags": {"--widen": "widen", "--no-subagents": "no_subagents"}, "numbers": {"limit": (None, None)}},
     "similar": {"op": "similar", "positional": "query", "formats": FORMATS,
                 "options": {"--level": "level", "--top": "top", "-n": "top"},
@@ -229,6 +229,9 @@ def render_status(data: dict[str, Any]) -> str:
     store, proj = data.get("store", {}), data.get("projections", {})
     lines.append(f"store: {store.get('conversations', 0)} conversations, {store.get('messages', 0)} messages; "
                  f"log at seq {proj.get('last_seq', 0)}")
+    machines = store.get("machines") or {}
+    if machines:
+        lines.append("machines: " + ", ".join(f"{name} {count} messages" for name, count in machines.items()))
     lag = proj.get("lag", {})
     lines.append("projections: " + (", ".join(f"{k} {v} behind" for k, v in lag.items()) or "none yet"))
     for name, value in data.items():

@@ -36,6 +36,8 @@ def context(ctx: typer.Context,
             project: Optional[str] = typer.Option(None, "--project", help="Only Claude Code sessions whose cwd "
                                                   "is inside this path."),
             recent: int = typer.Option(30, "--recent", min=1, max=500, help="Raw messages of the day to include."),
+            machine: Optional[str] = typer.Option(None, "--machine", help="Only messages captured on this machine "
+                                                  "([sync] machine there); summaries cover every machine."),
             now_only: bool = typer.Option(False, "--now", help="Only the short 'where we are now' block."),
             hook: bool = typer.Option(False, "--hook", help="Act as a Claude Code SessionStart/UserPromptSubmit "
                                       "hook: read its JSON on stdin, print hookSpecificOutput."),
@@ -48,7 +50,7 @@ def context(ctx: typer.Context,
     if project:
         project = str(Path(project).expanduser().resolve())
     args = {"agent": agent, "date": date, "max_tokens": max_tokens, "project": project, "recent": recent,
-            "now_only": now_only, "format": fmt.value}
+            "now_only": now_only, "format": fmt.value, "machine": machine}
     result = call(ctx, ContextRequest, args)
     if fmt is ContextFormat.json:
         typer.echo(json.dumps({k: v for k, v in result.items() if k != "rendered"}, ensure_ascii=False, indent=2))

@@ -29,7 +29,7 @@ def cut_echo(text: str, chars: int = ECHO_CHARS) -> str:
 
 
 def render_hits(result: dict[str, Any]) -> str:
-    """Search hits: how a time phrase was read, then local time, agent, role or level, title, snippet."""
+    """Search hits: how a time phrase was read, then local time, agent@machine, role or level, title, snippet."""
     hits = result.get("hits", [])
     span = result.get("time")
     head = [f"reading {cut_echo(span['phrase'])!r} as {span['label']}"] if span else []
@@ -48,7 +48,8 @@ def render_hits(result: dict[str, Any]) -> str:
         if h.get("extra", {}).get("quoted_by"):
             near += f"  (quoted by {', '.join(h['extra']['quoted_by'])})"
         name = h.get("title") or h["conversation"] or h.get("key", "")
-        head_line = f"{h['local_time']}  {h['agent']}  {who}  {name}{near}"
+        agent = f"{h['agent']}@{h['origin']}" if h.get("origin") else h["agent"]
+        head_line = f"{h['local_time']}  {agent}  {who}  {name}{near}"
         where = h.get("key") or h["conversation"]
         blocks.append(f"{head_line}\n  {where}\n  {' '.join(str(h['snippet']).split())}")
     if result.get("conversations"):

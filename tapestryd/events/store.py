@@ -323,6 +323,12 @@ class EventStore:
             return int(self.conn.execute(f"SELECT COUNT(*) FROM events WHERE seq > ?{where}",
                                          (after, *params)).fetchone()[0])
 
+    def origins(self) -> dict[str, int]:
+        """How many events each machine captured: origin → events, most first (ties by name)."""
+        with translate_errors(self.conn):
+            rows = self.conn.execute(f"SELECT {self._origin}, COUNT(*) FROM events GROUP BY 1").fetchall()
+        return dict(sorted(((str(o), int(n)) for o, n in rows), key=lambda item: (-item[1], item[0])))
+
     def find(self, event_id: str) -> StoredEvent | None:
         """The stored event of this idempotency key, None when it is not in the log."""
         with translate_errors(self.conn):

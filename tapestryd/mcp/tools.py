@@ -65,16 +65,21 @@ class Tools:
                role: Annotated[Role | None, Field(description="Only messages by this role.")] = None,
                since: Annotated[str | None, Field(description="Start: ISO date/time or a phrase.")] = None,
                until: Annotated[str | None, Field(description="End: ISO date/time or a phrase.")] = None,
-               limit: Annotated[int, Field(ge=1, le=50, description="Most hits returned.")] = 10) -> dict[str, Any]:
+               limit: Annotated[int, Field(ge=1, le=50, description="Most hits returned.")] = 10,
+               machine: Annotated[str | None, Field(description=(
+                   "Only messages captured on this machine (each hit's `machine`); summaries are then left out."
+               ))] = None) -> dict[str, Any]:
         """Search the user's past conversations with AI assistants (Claude Code sessions, ChatGPT and
         Claude.ai chats), and the day/week/month summaries built from them, by words, best match first.
         Use it when the user refers to something discussed, decided or done before, or when earlier work
         would help. Each hit gives a message `id`, the `conversation` id and title, agent, local time,
-        role and a short snippet with the matched words in [brackets]; a summary hit gives its `node` key
+        role, the machine it was captured on, and a short snippet with the matched words in [brackets]; a
+        summary hit gives its `node` key
         and level instead of an id. The snippet is only a glimpse: pass the ids to `get_messages` (with
         before/after) to read the verbatim messages. A time phrase read from the query is echoed in `time`."""
         result = self.ask(SearchRequest(query=query, agent=agent or "", project=project or "", role=role or "",
-                                        since=since or "", until=until or "", limit=limit))
+                                        since=since or "", until=until or "", limit=limit,
+                                        machine=machine or ""))
         answer: dict[str, Any] = {"query": query, "hits": [_hit(h) for h in result.get("hits", [])]}
         if result.get("time"):
             answer["time"] = {"phrase": result["time"].get("phrase"), "reading": result["time"].get("label")}
@@ -189,6 +194,8 @@ def _hit(hit: dict[str, Any]) -> dict[str, Any]:
     for key in ("message_uuid", "conversation_uuid"):
         if hit.get(key):
             out[key] = hit[key]
+    if hit.get("origin"):
+        out["machine"] = hit["origin"]
     extra = hit.get("extra") or {}
     return out | ({"note": extra} if extra else {})
 

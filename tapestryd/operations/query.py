@@ -56,7 +56,7 @@ def search(request: SearchRequest, deps: ReadDeps) -> SearchResult:
         conversation="" if request.conversation is None else resolve_conversation(reader, request.conversation),
         level=level_filter(request.level),
         since=_when(reader, request.since, now, "since"), until=_when(reader, request.until, now, "until"),
-        subagents=not request.no_subagents)
+        subagents=not request.no_subagents, origin=request.machine.strip())
     if filters.since and filters.until and filters.until <= filters.since:
         raise TapestryError(f"--until ({request.until}) must come after --since ({request.since})")
     limit = in_range(request.limit, "limit")
@@ -143,7 +143,8 @@ def context(request: ContextRequest, deps: ReadDeps) -> ContextResult:
     wanted = contextdoc.ContextRequest(anchor=anchor, agent=check_agent(reader.settings, reader.conn, request.agent),
                                        project=request.project, max_tokens=max_tokens, fmt=request.format or "text",
                                        recent=in_range(request.recent, "recent", most=500, clamp=True),
-                                       now_only=request.now_only, exclude_session=request.exclude_session)
+                                       now_only=request.now_only, exclude_session=request.exclude_session,
+                                       machine=request.machine.strip())
     return ContextResult(contextdoc.context_answer(reader, wanted, now=now))
 
 

@@ -37,12 +37,14 @@ class SearchRequest:
     ``widen``: fill from other times, marked; ``no_subagents``: leave out what subagents said;
     ``limit``: 1 to 10,000 hits; ``conversation``:
     a key or a unique end of one (None: every conversation; ``""`` is refused); ``project``: a
-    path, only conversations whose cwd is inside it.
+    path, only conversations whose cwd is inside it; ``machine``: only the messages that machine
+    captured (their origin; summaries, which cover every machine, are left out).
     """
 
     query: str = ""
     agent: str = ""
     role: str = ""
+    machine: str = ""
     conversation: str | None = None
     project: str = ""
     level: str = "all"
@@ -92,11 +94,13 @@ class ContextRequest:
 
     ``format``: text, markdown or json; ``recent``: raw messages of the day (1 to 500);
     ``max_tokens``: token budget (None: none); ``now_only``: only the "where we are now"
-    block; ``exclude_session``: a session whose messages are left out (the hook's own).
+    block; ``exclude_session``: a session whose messages are left out (the hook's own);
+    ``machine``: only the messages that machine captured (summaries cover every machine).
     """
 
     date: str = ""
     agent: str = ""
+    machine: str = ""
     project: str = ""
     max_tokens: int | None = None
     format: str = "text"

@@ -13,16 +13,17 @@ Tables it owns (in ``projections.db``):
   title wins whatever the import order; a title of unknown time replaces only one of
   unknown time (the later in the log wins, as before the time was kept).
 * ``messages(id, conversation, message_key, seq, agent, role, ts, text, model, session,
-  sidechain, skipped, meta, parts)``: one row per (conversation, message_key); ``seq`` and
-  ``ts`` are its first part's. Parts of a streamed reply that share a key are joined in log
-  order, each block once (:func:`~tapestryd.projections.message_parts.join_parts`), and the
-  joined verbatim text, read back from the log, is filtered as a whole. ``parts`` lists the
-  log seqs of the parts after the first (space-separated; NULL in a file made before it was
-  kept: such a row's later parts are joined to its stored text, filtered one by one).
-  A part whose ``meta.replaces`` is true is the whole message again (a source that rewrites
-  a record when it is edited: Gemini CLI, OpenCode): its filtered text and skipped counts
-  replace the stored ones (the last version wins) and ``parts`` becomes ``=<its seq>``: later
-  parts are joined after that version, not after the first part.
+  sidechain, skipped, meta, parts, origin)``: one row per (conversation, message_key); ``seq``,
+  ``ts`` and ``origin`` (the machine that captured it) are its first part's. Parts of a streamed
+  reply that share a key are joined in log order, each block once
+  (:func:`~tapestryd.projections.message_parts.join_parts`), and the joined verbatim text, read
+  back from the log, is filtered as a whole. ``parts`` lists the log seqs of the parts after the
+  first (space-separated; NULL in a file made before it was kept: such a row's later parts are
+  joined to its stored text, filtered one by one). A part whose ``meta.replaces`` is true is the
+  whole message again (a source that rewrites a record when it is edited: Gemini CLI, OpenCode):
+  its filtered text and skipped counts replace the stored ones (the last version wins) and
+  ``parts`` becomes ``=<its seq>``: later parts are joined after that version, not after the
+  first part.
 * ``messages_fts``: an external-content FTS5 table over ``messages.text`` (porter stemmer
   over unicode61), kept in step by this projection (texts stored during a batch are
   indexed together, in id order, by :meth:`MessagesProjection.flush` before the runner
@@ -73,7 +74,7 @@ _SCHEMA = [
         id INTEGER PRIMARY KEY, conversation TEXT NOT NULL, message_key TEXT NOT NULL, seq INTEGER NOT NULL,
         agent TEXT NOT NULL, role TEXT NOT NULL, ts TEXT NOT NULL, text TEXT NOT NULL, model TEXT NOT NULL,
         session TEXT NOT NULL, sidechain INTEGER NOT NULL, skipped TEXT NOT NULL, meta TEXT NOT NULL, parts TEXT,
-        UNIQUE (conversation, message_key))""",
+        origin TEXT NOT NULL DEFAULT '', UNIQUE (conversation, message_key))""",
     "CREATE INDEX IF NOT EXISTS messages_ts ON messages(ts)",
     "CREATE INDEX IF NOT EXISTS messages_conversation_ts ON messages(conversation, ts)",
     "CREATE INDEX IF NOT EXISTS conversations_last_ts ON conversations(last_ts)",
@@ -129,8 +130,13 @@ class MessagesProjection:
         if "title_rank" not in columns:  # a file made before titles had kinds: every title there ranks as ""
             conn.execute("ALTER TABLE conversations ADD COLUMN title_rank INTEGER NOT NULL DEFAULT -1")
             conn.execute("UPDATE conversations SET title_rank = 1 WHERE title != ''")
-        if "parts" not in {row[1] for row in conn.execute("PRAGMA table_info(messages)")}:
+        message_columns = {row[1] for row in conn.execute("PRAGMA table_info(messages)")}
+        if "parts" not in message_columns:
             conn.execute("ALTER TABLE messages ADD COLUMN parts TEXT")  # NULL: parts unknown (see the module doc)
+        if "origin" not in message_columns:
+            conn.execute("ALTER TABLE messages ADD COLUMN origin TEXT NOT NULL DEFAULT ''")
+            self._fill_origins(conn)
+        conn.execute("CREATE INDEX IF NOT EXISTS messages_origin ON messages(origin)")  # status counts per machine
         forgetting.create_rules(conn)
         if unsplit.create_table(conn):
             unsplit.backfill(conn)
@@ -142,6 +148,22 @@ class MessagesProjection:
         for option, value in _FTS_OPTIONS.items():
             if stored.get(option) != value:
                 conn.execute("INSERT INTO messages_fts(messages_fts, rank) VALUES (?, ?)", (option, value))
+
+    def _fill_origins(self, conn: sqlite3.Connection) -> None:
+        """Give the rows of a file made before origins the origin of their first part's event, as a rebuild
+        would (one UPDATE when the log holds one machine's events, the usual case)."""
+        if self._log is None:
+            return
+        machines = self._log.origins()
+        if len(machines) == 1:
+            conn.execute("UPDATE messages SET origin = ?", (next(iter(machines)),))
+        elif machines:
+            conn.execute("CREATE TEMP TABLE seq_origins (seq INTEGER PRIMARY KEY, origin TEXT NOT NULL)")
+            conn.executemany("INSERT INTO seq_origins VALUES (?, ?)",
+                             ((e.seq, e.origin) for e in self._log.read(types=(MessageRecorded.type,))))
+            conn.execute("UPDATE messages SET origin = COALESCE((SELECT origin FROM seq_origins s"
+                         " WHERE s.seq = messages.seq), '')")
+            conn.execute("DROP TABLE seq_origins")
 
     def clear(self, conn: sqlite3.Connection) -> None:
         """Delete every conversation and message (the FTS index follows through triggers)."""
@@ -252,10 +274,10 @@ class MessagesProjection:
         text = outbound(msg.text)
         cur = conn.execute(
             "INSERT INTO messages (conversation, message_key, seq, agent, role, ts, text, model, session, sidechain,"
-            " skipped, meta, parts) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, '')"
+            " skipped, meta, parts, origin) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, '', ?)"
             " ON CONFLICT (conversation, message_key) DO NOTHING",
             (msg.conversation, msg.message, event.seq, event.agent, msg.role, msg.timestamp, text, msg.model,
-             msg.session, int(bool(msg.meta.get("sidechain"))), _dumps(msg.skipped), _dumps(msg.meta)),
+             msg.session, int(bool(msg.meta.get("sidechain"))), _dumps(msg.skipped), _dumps(msg.meta), event.origin),
         )
         if cur.rowcount != 1:
             return False

@@ -19,10 +19,10 @@ from tapestryd.events.types import MessageRecorded
 __all__ = ["CONVERSATION_COLUMNS", "MessageScope", "agent_totals", "conversation_activity", "conversation_keys_ending",
            "conversation_messages", "conversation_of", "conversation_row", "conversation_titles",
            "conversations_by_ref", "conversations_in_range", "conversations_under", "day_messages", "document_count",
-           "documents", "first_message_ts", "has_agent", "last_conversation_rowid", "message_by_source",
-           "message_counts", "message_row", "messages_with_titles", "neighbour_ids", "recent_conversations",
-           "role_counts", "scoped_messages", "stored_agents", "stored_ids", "stored_message_keys", "text_sizes",
-           "timed_messages", "user_text"]
+           "documents", "first_message_ts", "has_agent", "last_conversation_rowid", "machine_counts",
+           "message_by_source", "message_counts", "message_row", "messages_with_titles", "neighbour_ids", "origin_sql",
+           "recent_conversations", "role_counts", "scoped_messages", "stored_agents", "stored_ids",
+           "stored_message_keys", "text_sizes", "timed_messages", "user_text"]
 
 CONVERSATION_COLUMNS = ("key", "agent", "source", "title", "first_ts", "last_ts", "message_count", "session", "cwd",
                         "git_branch")
@@ -31,12 +31,14 @@ CONVERSATION_COLUMNS = ("key", "agent", "source", "title", "first_ts", "last_ts"
 
 @dataclass(frozen=True)
 class MessageScope:
-    """Which messages a context read keeps: ``roles`` (any of them), ``agent`` ('' for any) and
-    ``conversations`` (None for any; an empty set keeps none)."""
+    """Which messages a context read keeps: ``roles`` (any of them), ``agent`` ('' for any),
+    ``conversations`` (None for any; an empty set keeps none) and ``origin`` (the machine that
+    captured them; '' for any)."""
 
     roles: tuple[str, ...]
     agent: str = ""
     conversations: frozenset[str] | None = None
+    origin: str = ""
 
     def where(self) -> tuple[str, list[Any]]:
         """SQL conditions (each `` AND …`` on alias ``m`` of ``messages``) and their parameters."""
@@ -44,6 +46,9 @@ class MessageScope:
         if self.agent:
             clauses.append("m.agent = ?")
             params.append(self.agent)
+        if self.origin:
+            clauses.append("m.origin = ?")
+            params.append(self.origin)
         if self.conversations is not None:
             clauses.append(f"m.conversation IN ({','.join('?' * len(self.conversations))})")
             params.extend(sorted(self.conversations))
@@ -156,6 +161,16 @@ def message_counts(conn: sqlite3.Connection) -> tuple[int, int]:
     return int(conversations), int(messages)
 
 
+def machine_counts(conn: sqlite3.Connection) -> dict[str, int]:
+    """Messages stored per machine that captured them (origin → messages, most first; ties by name), read
+    from the ``messages(origin)`` index; empty in a file the projector has not given origins yet."""
+    if origin_sql(conn) != "m.origin":
+        return {}
+    with translate_errors(conn):
+        rows = conn.execute("SELECT origin, COUNT(*) FROM messages GROUP BY origin").fetchall()
+    return dict(sorted(((str(o), int(n)) for o, n in rows), key=lambda item: (-item[1], item[0])))
+
+
 def first_message_ts(conn: sqlite3.Connection) -> str | None:
     """The earliest message timestamp (ISO UTC), None when no message is stored."""
     with translate_errors(conn):
@@ -249,12 +264,21 @@ def conversation_activity(conn: sqlite3.Connection, lo: str, hi: str, scope: Mes
         return conn.execute(sql, (lo, hi, *params, limit)).fetchall()
 
 
+def origin_sql(conn: sqlite3.Connection) -> str:
+    """``m.origin`` (alias ``m`` of ``messages``), or ``''`` in a file the projector has not given origins
+    yet (a read-only reader before any writer opened it)."""
+    with translate_errors(conn):
+        found = conn.execute("SELECT 1 FROM pragma_table_info('messages') WHERE name = 'origin'").fetchone()
+    return "m.origin" if found else "''"
+
+
 def scoped_messages(conn: sqlite3.Connection, lo: str, hi: str, scope: MessageScope,
                     limit: int) -> list[tuple[Any, ...]]:
     """The ``limit`` newest non-empty messages in ``scope`` (not in a sidechain) with ``lo <= ts <= hi``
-    (both ends included), newest first: ``(id, conversation, message_key, agent, role, ts, text, title)``."""
+    (both ends included), newest first: ``(id, conversation, message_key, agent, role, ts, text, title, origin)``."""
     where, params = scope.where()
-    sql = ("SELECT m.id, m.conversation, m.message_key, m.agent, m.role, m.ts, m.text, c.title FROM messages m"
+    sql = (f"SELECT m.id, m.conversation, m.message_key, m.agent, m.role, m.ts, m.text, c.title, {origin_sql(conn)}"
+           " FROM messages m"
            " JOIN conversations c ON c.key = m.conversation"
            f" WHERE m.ts >= ? AND m.ts <= ? AND m.sidechain = 0 AND m.text != ''{where}"
            " ORDER BY m.ts DESC LIMIT ?")

@@ -42,6 +42,7 @@ from typing import Callable, Protocol
 
 from tapestryd.db import translate_errors
 from tapestryd.events.types import format_utc
+from tapestryd.projections.messages_read import origin_sql
 
 __all__ = ["BOUNDS_SCAN", "KEYS_IN", "RANK_WINDOW", "TIME_JOIN", "TIME_WALK", "WIDEN_FACTOR", "IdBounds",
            "MessageFilters", "MessageRow", "any_expression", "conversations_and_texts", "document_frequencies",
@@ -62,9 +63,9 @@ _CHUNK_MAX = 8192  # ids per IN (...) lookup, under SQLite's 32,766 bound parame
 _ROW_COLUMNS = "m.id, m.conversation, m.message_key, c.title, m.agent, m.role, m.ts"
 _WITH_TITLE = "messages m JOIN conversations c ON c.key = m.conversation"
 
-MessageRow = tuple[int, str, str, str, str, str, str, str]
+MessageRow = tuple[int, str, str, str, str, str, str, str, str]
 """A message as search shows it: ``(id, conversation key, message key, conversation title (may be
-None), agent, role, ts ISO UTC, text or its first characters)``."""
+None), agent, role, ts ISO UTC, text or its first characters, origin machine)``."""
 
 
 class MessageFilters(Protocol):
@@ -84,6 +85,8 @@ class MessageFilters(Protocol):
     def subagents(self) -> bool: ...
     @property
     def conversations(self) -> frozenset[str] | None: ...
+    @property
+    def origin(self) -> str: ...
 
 
 @dataclass(frozen=True)
@@ -259,7 +262,7 @@ def message_where(filters: MessageFilters) -> tuple[str, list[object]]:
     """SQL conditions (each `` AND …`` on alias ``m`` of ``messages``) and parameters for ``filters``."""
     clauses, params = [], []  # type: tuple[list[str], list[object]]
     for column, value in (("m.agent", filters.agent), ("m.role", filters.role),
-                          ("m.conversation", filters.conversation)):
+                          ("m.conversation", filters.conversation), ("m.origin", filters.origin)):
         if value:
             clauses.append(f"{column} = ?")
             params.append(value)
@@ -399,7 +402,8 @@ def message_rows(conn: sqlite3.Connection, ids: list[int], *, chars: int | None 
     if not ids:
         return {}
     text = "m.text" if chars is None else f"substr(m.text, 1, {int(chars)})"
-    sql = f"SELECT {_ROW_COLUMNS}, {text} FROM {_WITH_TITLE} WHERE m.id IN ({','.join('?' * len(ids))})"
+    sql = (f"SELECT {_ROW_COLUMNS}, {text}, {origin_sql(conn)} FROM {_WITH_TITLE}"
+           f" WHERE m.id IN ({','.join('?' * len(ids))})")
     with translate_errors(conn):
         return {int(row[0]): row for row in conn.execute(sql, ids)}
 
@@ -408,7 +412,7 @@ def newest_messages(conn: sqlite3.Connection, filters: MessageFilters, limit: in
     """The ``limit`` newest messages passing ``filters`` (ts, then id, descending) as :data:`MessageRow`,
     each text cut to its first ``chars`` characters. Raises StoreError on a database error."""
     where, params = message_where(filters)
-    sql = (f"SELECT {_ROW_COLUMNS}, substr(m.text, 1, ?) FROM {_WITH_TITLE} WHERE 1 = 1{where}"
+    sql = (f"SELECT {_ROW_COLUMNS}, substr(m.text, 1, ?), {origin_sql(conn)} FROM {_WITH_TITLE} WHERE 1 = 1{where}"
            " ORDER BY m.ts DESC, m.id DESC LIMIT ?")
     with translate_errors(conn):
         return conn.execute(sql, (chars, *params, limit)).fetchall()
@@ -421,7 +425,7 @@ def matching_messages(conn: sqlite3.Connection, matches: Callable[[str], bool], 
     Raises StoreError on a database error."""
     conn.create_function("regexp", 2, lambda _, text: matches(text or ""), deterministic=True)
     where, params = message_where(filters)
-    sql = (f"SELECT {_ROW_COLUMNS}, m.text FROM {_WITH_TITLE} WHERE m.text REGEXP ?{where}"
+    sql = (f"SELECT {_ROW_COLUMNS}, m.text, {origin_sql(conn)} FROM {_WITH_TITLE} WHERE m.text REGEXP ?{where}"
            " ORDER BY m.ts DESC, m.id DESC LIMIT ?")
     with translate_errors(conn):
         return conn.execute(sql, ("", *params, limit)).fetchall()

@@ -52,7 +52,8 @@ class ContextItem:
     ``level`` is ``L4`` … ``L0`` or ``raw`` (a message of the anchor day); ``period`` the
     period key (a local ``HH:MM`` for a message); ``kind`` is ``summary``, ``pending`` (a
     segment not summarized yet: its title only) or ``message``; ``start`` is the period's
-    first day (a message's local ISO time) and orders items; ``role`` is set for messages.
+    first day (a message's local ISO time) and orders items; ``role`` and ``origin`` (the
+    machine that captured it) are set for messages.
     """
 
     level: str
@@ -64,15 +65,18 @@ class ContextItem:
     kind: str
     start: str
     role: str = ""
+    origin: str = ""
 
 
 @dataclass
 class ContextScope:
-    """What the context covers: anchor day, agent (or ``agents`` with nodes), project and its conversations."""
+    """What the context covers: anchor day, agent (or ``agents`` with nodes), machine (the origin of the
+    messages read; summaries cover every machine), project and its conversations."""
 
     anchor: date
     now: datetime
     agent: str = ""
+    machine: str = ""
     project: str = ""
     conversations: set[str] | None = None
     allowed: set[str] | None = None
@@ -93,16 +97,18 @@ def project_conversations(conn: sqlite3.Connection, project: str) -> set[str]:
 
 
 def gather_context(reader: Reader, *, now: datetime, anchor: date | None = None, agent: str = "",
-                   project: str = "", recent: int = 30,
-                   items: bool = True) -> tuple[ContextScope, list[ContextItem]]:
+                   project: str = "", recent: int = 30, items: bool = True,
+                   machine: str = "") -> tuple[ContextScope, list[ContextItem]]:
     """The scope and every item of the context, oldest and highest level first.
 
     ``now`` is the aware current instant, ``anchor`` the local day to build around
     (default: today), ``recent`` the most raw messages of the anchor day to include;
-    ``items`` False gives the scope alone (for the short block).
+    ``items`` False gives the scope alone (for the short block); ``machine`` keeps the
+    messages one machine captured (the summaries cover every machine).
     """
     scope = _scope(reader.conn, now, anchor or local_date(now, reader.tz), agent, project,
                    reader.settings.first_day_of_week)
+    scope.machine = machine
     if not items:
         return scope, []
     found: list[ContextItem] = []
@@ -223,13 +229,13 @@ def recent_messages(reader: Reader, scope: ContextScope, *, limit: int) -> list[
 
 
 def message_filter(scope: ContextScope) -> MessageScope:
-    """The messages the scope reads: user and assistant turns, of its agent and project's conversations."""
+    """The messages the scope reads: user and assistant turns, of its agent, machine and project's conversations."""
     convs = None if scope.conversations is None else frozenset(scope.conversations)
-    return MessageScope(_ROLES, scope.agent, convs)
+    return MessageScope(_ROLES, scope.agent, convs, scope.machine)
 
 
 def _message_item(reader: Reader, row: tuple[Any, ...]) -> ContextItem:
-    _, conv, key, agent, role, ts, text, title = row
+    _, conv, key, agent, role, ts, text, title, origin = row
     local = parse_utc(ts).astimezone(reader.tz)
     return ContextItem("raw", local.strftime("%H:%M"), agent, f"{conv}/{key}", title or "", text.strip(),
-                       "message", local.isoformat(timespec="seconds"), role)
+                       "message", local.isoformat(timespec="seconds"), role, origin)

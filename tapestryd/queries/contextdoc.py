@@ -32,7 +32,8 @@ class ContextRequest:
     """What to build: anchor day, agent, project path, budget (tokens), format, raw count.
 
     ``now_only`` asks for the "where we are now" block alone; ``exclude_session`` leaves
-    one Claude Code session out of that block.
+    one Claude Code session out of that block; ``machine`` keeps the messages one machine
+    captured (raw messages and the block; summaries cover every machine).
     """
 
     anchor: date | None = None
@@ -43,12 +44,13 @@ class ContextRequest:
     recent: int = 30
     now_only: bool = False
     exclude_session: str = ""
+    machine: str = ""
 
 
 def context_answer(reader: Reader, request: ContextRequest, *, now: datetime) -> dict[str, Any]:
     """The context for ``request`` at instant ``now`` (aware), as a JSON-ready dict.
 
-    Keys: anchor, timezone, agent, project, notes, items (each with its text in the json
+    Keys: anchor, timezone, agent, machine, project, notes, items (each with its text in the json
     format only), now, tokens ({used, max, cut}), budget_note (one line such as "300 of 2400
     tokens; 1 shortened, 0 dropped"; '' without a budget) and rendered (text or markdown,
     ending with a newline; '' for json). Raises TapestryError for an unknown format or a budget smaller than the header
@@ -57,10 +59,12 @@ def context_answer(reader: Reader, request: ContextRequest, *, now: datetime) ->
     if request.fmt not in FORMATS:
         raise TapestryError(f"unknown context format {request.fmt!r}; use one of {', '.join(FORMATS)}")
     scope, items = gather_context(reader, now=now, anchor=request.anchor, agent=request.agent,
-                                  project=request.project, recent=request.recent, items=not request.now_only)
+                                  project=request.project, recent=request.recent, items=not request.now_only,
+                                  machine=request.machine)
     block = where_we_are(reader, scope, exclude_session=request.exclude_session)
     markdown = request.fmt != "text"
-    pieces = [_piece(item, markdown) for item in items]
+    several = len({item.origin for item in items if item.kind == "message"}) > 1
+    pieces = [_piece(item, markdown, several) for item in items]
     head = "" if request.now_only else _header(scope, reader.settings.timezone, markdown)
     tail = _now_section(block, markdown, request.now_only)
     raw_head = _raw_heading(scope.anchor, items, markdown)
@@ -72,7 +76,7 @@ def context_answer(reader: Reader, request: ContextRequest, *, now: datetime) ->
     rendered = head + _body(pieces, raw_head) + tail
     return {
         "anchor": scope.anchor.isoformat(), "timezone": reader.settings.timezone, "agent": scope.agent,
-        "project": scope.project, "notes": scope.notes, "now": block,
+        "machine": scope.machine, "project": scope.project, "notes": scope.notes, "now": block,
         "items": [_item_dict(item, piece, with_text=request.fmt == "json") for item, piece in zip(items, pieces)
                   if piece.state != "dropped"],
         "tokens": {"used": used, "max": request.max_tokens, "cut": cuts},
@@ -81,10 +85,11 @@ def context_answer(reader: Reader, request: ContextRequest, *, now: datetime) ->
     }
 
 
-def _piece(item: ContextItem, markdown: bool) -> Piece:
+def _piece(item: ContextItem, markdown: bool, origins: bool) -> Piece:
+    """The item as a budgeted piece; ``origins``: messages name their machine (they come from several)."""
     rank = LEVEL_RANK[item.level]
-    return Piece(item.key, item.level, item.period, _render(item, item.text, markdown),
-                 _render(item, _short_text(item), markdown), rank, item.start)
+    return Piece(item.key, item.level, item.period, _render(item, item.text, markdown, origins),
+                 _render(item, _short_text(item), markdown, origins), rank, item.start)
 
 
 def _short_text(item: ContextItem) -> str:
@@ -93,10 +98,11 @@ def _short_text(item: ContextItem) -> str:
     return first_sentence(item.text) if item.text else ""
 
 
-def _render(item: ContextItem, text: str, markdown: bool) -> str:
+def _render(item: ContextItem, text: str, markdown: bool, origins: bool) -> str:
     if item.kind == "message":
-        return (f"- **{item.period}** {item.agent} · {item.role}: {text}\n" if markdown
-                else f"{item.period} {item.agent} {item.role}: {text}\n")
+        who = f"{item.agent}@{item.origin}" if origins and item.origin else item.agent
+        return (f"- **{item.period}** {who} · {item.role}: {text}\n" if markdown
+                else f"{item.period} {who} {item.role}: {text}\n")
     title = item.title + (" (not summarized yet)" if item.kind == "pending" else "")
     label = f"{item.level} {item.period} · {item.agent}"
     if markdown:
@@ -105,7 +111,8 @@ def _render(item: ContextItem, text: str, markdown: bool) -> str:
 
 
 def _header(scope: ContextScope, timezone: str, markdown: bool) -> str:
-    where = "".join(f", {k} {v}" for k, v in (("agent", scope.agent), ("project", scope.project)) if v)
+    where = "".join(f", {k} {v}" for k, v in (("agent", scope.agent), ("machine", scope.machine),
+                                              ("project", scope.project)) if v)
     notes = "".join(f"({note})\n" for note in scope.notes)
     title = f"Memory context for {scope.anchor:%a %d %b %Y} ({timezone}{where})"
     return f"# {title}\n\n{notes}" if markdown else f"{title}\n{notes}\n"
@@ -139,7 +146,8 @@ def _budget_note(used: int, budget: int | None, cuts: list[dict[str, Any]]) -> s
 def _item_dict(item: ContextItem, piece: Piece, *, with_text: bool) -> dict[str, Any]:
     """An item's labels, state and tokens; its text too for the json format (the others carry it rendered)."""
     entry = {"level": item.level, "period": item.period, "agent": item.agent, "key": item.key, "title": item.title,
-             "kind": item.kind, "role": item.role, "start": item.start, "state": piece.state, "tokens": piece.tokens()}
+             "kind": item.kind, "role": item.role, "origin": item.origin, "start": item.start,
+             "state": piece.state, "tokens": piece.tokens()}
     if with_text:
         entry["text"] = item.text if piece.state == "full" else _short_text(item)
     return entry

@@ -52,9 +52,9 @@ from typing import Any, Callable
 from tapestryd.errors import TapestryError
 from tapestryd.events.types import parse_utc
 from tapestryd.projections.hierarchy_views import NodeFilter, has_nodes, ranked_summaries, summary_rows
-from tapestryd.projections.messages_search import (RANK_WINDOW, any_expression, every_expression, matching_messages,
-                                                   message_rows, newest_messages, ranked_ids, substring_ranking,
-                                                   texts_of)
+from tapestryd.projections.messages_search import (RANK_WINDOW, MessageRow, any_expression, every_expression,
+                                                   matching_messages, message_rows, newest_messages, ranked_ids,
+                                                   substring_ranking, texts_of)
 from tapestryd.queries.conversations import resolve_conversation
 from tapestryd.queries.passages import fold_quotes
 from tapestryd.queries.reader import Reader
@@ -88,7 +88,8 @@ class SearchFilters:
     subagent sessions). ``conversations``, when not None, keeps only those conversation
     keys (a project's sessions), in the SQL that finds and ranks the matches, so the best
     hits inside them fill ``limit``; summaries then count only when they belong to one of
-    them (L0 nodes).
+    them (L0 nodes). ``origin`` keeps the messages one machine captured (``[sync] machine``
+    there); summaries, which may cover several machines, are then left out.
     """
 
     agent: str = ""
@@ -99,6 +100,7 @@ class SearchFilters:
     level: str = "all"
     subagents: bool = True
     conversations: frozenset[str] | None = None
+    origin: str = ""
 
 
 def content_terms(query: str) -> list[str]:
@@ -277,23 +279,22 @@ def fts_ranking(reader: Reader, query: str, filters: SearchFilters = SearchFilte
 def _message_details(reader: Reader, ranked: list[tuple[int, float]], cut: Callable[[str], str]) -> list[SearchHit]:
     """The ranked messages with their details and a snippet ``cut`` from their text, in rank order."""
     rows = message_rows(reader.conn, [i for i, _ in ranked])
-    return [_message_hit(reader, (*rows[i][:7], cut(rows[i][7]), score)) for i, score in ranked
-            if i in rows]
+    return [_message_hit(reader, rows[i], cut(rows[i][7]), score) for i, score in ranked if i in rows]
 
 
 def _local(reader: Reader, ts: str) -> str:
     return parse_utc(ts).astimezone(reader.tz).isoformat(timespec="seconds")
 
 
-def _message_hit(reader: Reader, row: tuple[Any, ...], score: float | None = None) -> SearchHit:
-    mid, conv, key, title, agent, role, ts, snippet, bm25 = row
+def _message_hit(reader: Reader, row: MessageRow, snippet: str, score: float) -> SearchHit:
+    mid, conv, key, title, agent, role, ts, _, origin = row
     return SearchHit("message", int(mid), str(conv), str(key), str(title or ""), str(agent), str(role), str(ts),
-                     _local(reader, str(ts)), " ".join(str(snippet).split()), float(bm25 if score is None else score))
+                     _local(reader, str(ts)), " ".join(str(snippet).split()), float(score), origin=str(origin))
 
 
 def list_period(reader: Reader, filters: SearchFilters, *, limit: int) -> list[SearchHit]:
     """The messages of the filters' time range, newest first (a query that is only a time phrase)."""
-    return [_message_hit(reader, (*row, 0)) for row in newest_messages(reader.conn, filters, limit, chars=200)]
+    return [_message_hit(reader, row, row[7], 0.0) for row in newest_messages(reader.conn, filters, limit, chars=200)]
 
 
 def search_regex(reader: Reader, pattern: str, filters: SearchFilters = SearchFilters(), *,
@@ -307,7 +308,7 @@ def search_regex(reader: Reader, pattern: str, filters: SearchFilters = SearchFi
     except (re.error, OverflowError) as exc:  # OverflowError: a repetition count too large
         raise TapestryError(f"not a valid regular expression {pattern!r}: {exc}") from exc
     rows = matching_messages(reader.conn, lambda text: compiled.search(text) is not None, filters, limit)
-    return [_message_hit(reader, (*row[:7], _regex_snippet(compiled, row[7]), 0)) for row in rows]
+    return [_message_hit(reader, row, _regex_snippet(compiled, row[7]), 0.0) for row in rows]
 
 
 def _regex_snippet(compiled: re.Pattern[str], text: str, width: int = 60) -> str:
@@ -322,7 +323,7 @@ def _regex_snippet(compiled: re.Pattern[str], text: str, width: int = 60) -> str
 def search_summaries(reader: Reader, query: str, filters: SearchFilters = SearchFilters(), *,
                      limit: int = 20, sort: str = "relevance") -> list[SearchHit]:
     """Summaries (hierarchy nodes) matching ``query``: every content word, then any, to fill ``limit``."""
-    if not has_nodes(reader.conn) or filters.role:
+    if not has_nodes(reader.conn) or filters.role or filters.origin:  # a summary has no one role or machine
         return []
     stems = query_stems(" ".join(content_terms(query)))
     hits = _match_nodes(reader, fts_expression(query), stems, filters, limit, sort)
@@ -364,4 +365,4 @@ def _node_hit(reader: Reader, row: tuple[Any, ...]) -> SearchHit:
 def message_hits(reader: Reader, ids: list[int]) -> dict[int, SearchHit]:
     """Messages by id as search hits (first 200 characters as the snippet, score 0); missing ids left out."""
     rows = message_rows(reader.conn, ids, chars=400)
-    return {mid: _message_hit(reader, (*row[:7], flatten(row[7], 200), 0.0)) for mid, row in rows.items()}
+    return {mid: _message_hit(reader, row, flatten(row[7], 200), 0.0) for mid, row in rows.items()}

@@ -13,7 +13,8 @@ class SearchHit:
 
     ``kind`` is ``message`` or ``summary``; ``key`` is the node key of a summary (``''``
     for a message) and ``level`` its level (``message`` for messages). ``score`` is
-    SQLite's ``bm25()`` (lower is better) or 0 for regex and time listings.
+    SQLite's ``bm25()`` (lower is better) or 0 for regex and time listings. ``origin`` is the
+    machine that captured a message (``''`` for a summary: it may cover several machines).
     """
 
     kind: str
@@ -30,6 +31,7 @@ class SearchHit:
     key: str = ""
     level: str = "message"
     extra: dict[str, object] = field(default_factory=dict)
+    origin: str = ""
 
     def to_dict(self) -> dict[str, object]:
         """The hit as a JSON-ready dict (a shallow copy of ``extra``), with the source's own ids.

@@ -2,7 +2,7 @@
 
 :func:`build_status` returns one JSON-ready dict of sections::
 
-    {"store": {"conversations": 12, "messages": 3400},
+    {"store": {"conversations": 12, "messages": 3400, "machines": {"laptop": 3000, "desk": 400}},
      "projections": {"last_seq": 3600, "lag": {"messages": 0, ...}, "checkpoints": {...}},
      "daemon": {"running": true, "pid": ..., "uptime_s": ..., ...},
      ...one key per registered section}
@@ -23,7 +23,7 @@ from tapestryd.db import connect, translate_errors
 from tapestryd.errors import StoreError
 from tapestryd.paths import Paths
 from tapestryd.projections import checkpoints, default_projections
-from tapestryd.projections.messages_read import message_counts
+from tapestryd.projections.messages_read import machine_counts, message_counts
 from tapestryd.queries.reader import Reader
 
 __all__ = ["SECTIONS", "build_status", "events_behind", "log_last_seq", "projection_lag", "status_section",
@@ -54,10 +54,11 @@ def build_status(reader: Reader, *, daemon: dict[str, Any] | None = None) -> dic
     return status
 
 
-def store_counts(reader: Reader) -> dict[str, int]:
-    """How many conversations and messages the projections hold."""
+def store_counts(reader: Reader) -> dict[str, Any]:
+    """How many conversations and messages the projections hold, and the messages of each machine that
+    captured them (``machines``: origin → messages, most first)."""
     conversations, messages = message_counts(reader.conn)
-    return {"conversations": conversations, "messages": messages}
+    return {"conversations": conversations, "messages": messages, "machines": machine_counts(reader.conn)}
 
 
 def log_last_seq(reader: Reader) -> int:

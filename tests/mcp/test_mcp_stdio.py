@@ -70,7 +70,7 @@ def test_the_five_tools_are_listed_with_typed_schemas_and_descriptions(small_hom
     search = tools["search"].input_schema
     assert search["required"] == ["query"] and search["properties"]["limit"]["maximum"] == 50
     assert search["properties"]["limit"]["default"] == 10
-    assert set(search["properties"]) == {"query", "agent", "project", "role", "since", "until", "limit"}
+    assert set(search["properties"]) == {"query", "agent", "project", "role", "since", "until", "limit", "machine"}
     assert tools["get_messages"].input_schema["properties"]["max_tokens"]["default"] == 4000
     assert tools["context"].input_schema["properties"]["max_tokens"]["maximum"] == 20_000
 
