@@ -28,7 +28,8 @@ so an estimate, not a proof of the bound). The issue's target (L1, extractive: s
 above 10.3 at 20:1 or more) is checked against the measured figures, never assumed.
 ``--examples N`` prints N L1 summaries (evenly over the days) to read beside the figures;
 they go to the terminal only, never to the JSON (the data's licence: no copies).
-Writes ``bench/out/eval_quality_<provider>[_embedding].json``.
+Writes ``bench/out/eval_quality_<provider>[_embedding].json``; the embedding judge keeps its
+vectors in ``bench/out/embeddings.sqlite``, so a second run embeds only the new summaries.
 """
 
 from __future__ import annotations
@@ -72,6 +73,7 @@ from tapestryd.summarize import Budget, make_summarizer
 
 ROOT = Path(__file__).resolve().parents[1]
 OUT = ROOT / "bench" / "out"
+EMBEDDINGS = OUT / "embeddings.sqlite"  # the embedding judge's vectors, kept between runs (a cache)
 DATA = ROOT.parent / "shared" / "evals" / "locomo-dev"
 TARGET_SCORE, TARGET_COMPRESSION = 10.3, 20.0
 THRESHOLDS = (0.2, 0.3, 0.4, 0.5)
@@ -125,7 +127,8 @@ def build(home: Path, data: Path) -> dict[str, Any]:
 def evaluate(home: Path, data: Path, args: argparse.Namespace) -> tuple[dict[str, Any], list[str]]:
     """The ``tapestryctl eval`` figures, with Recall Yield through the same provider, and example L1s."""
     settings = load_settings(home)
-    options = EvalOptions(facts_file=data / "facts.jsonl", method=args.method, sample=args.yield_sample)
+    options = EvalOptions(facts_file=data / "facts.jsonl", method=args.method, sample=args.yield_sample,
+                          embedding_cache=EMBEDDINGS)
     with Runtime.open(settings) as rt:
         summarizer = make_summarizer(settings.summarize)
         try:
@@ -152,7 +155,7 @@ def examples(tree: Tree, count: int) -> list[str]:
 def references(tree: Tree, data: Path, method: str) -> dict[str, Any]:
     """Retention per level at other thresholds, the ceiling (raw source as the summary) and the oracle."""
     homed, _ = home_facts(tree, load_facts(data / "facts.jsonl").facts)
-    similarity = make_similarity(method)
+    similarity = make_similarity(method, cache_file=EMBEDDINGS)
     default, sweep = similarity.threshold, {}
     for threshold in THRESHOLDS:
         similarity.threshold = threshold
@@ -215,7 +218,7 @@ def late_message_drift(home: Path, method: str) -> dict[str, Any]:
             report = summarize_dirty(Target.of(rt), summarizer, mode="context")
         finally:
             summarizer.close()
-        nodes = measure_drift(read_versions(rt.paths.events_db), make_similarity(method))
+        nodes = measure_drift(read_versions(rt.paths.events_db), make_similarity(method, cache_file=EMBEDDINGS))
     return {"segment": key, "calls": report.usage.calls, "nodes": [n.to_dict() for n in nodes]}
 
 

@@ -7,7 +7,9 @@
 * :func:`repair_job`: the nightly repair cascade at ``schedule.repair_time``: structural
   checks (a broken tree is rebuilt from the log, with zero provider calls), dirty and
   missing nodes rebuilt, ``context_stale`` nodes refreshed within
-  ``schedule.repair_budget_calls``, checks again.
+  ``schedule.repair_budget_calls``, then, within what is left of it, the nodes the provider
+  summarized with an older prompt version (a changed prompt or extractive selector
+  re-summarizes old nodes night after night), checks again.
 
 A Host is a Runtime used in place (:meth:`Host.of_runtime`: the CLI, write ops, tests) or
 the daemon's writer thread plus a read-only connection (:meth:`Host.of_daemon`), so
@@ -47,7 +49,7 @@ from tapestryd.operations.summarizer import (
 )
 from tapestryd.paths import Paths, paths_for
 from tapestryd.projections.hierarchy_checks import Check, grade, run_checks
-from tapestryd.projections.hierarchy_read import todo_nodes
+from tapestryd.projections.hierarchy_read import outdated_nodes, todo_nodes
 from tapestryd.queries.reader import Reader
 from tapestryd.queries.tree import read_record, record_file
 from tapestryd.summarize import Budget, Summarizer, make_summarizer
@@ -155,14 +157,17 @@ def _repair(host: Host, clock: Clock, summarizer: Summarizer) -> dict[str, Any]:
     stale_budget = Budget(host.settings.schedule.repair_budget_calls)
     stale = summarize_keys(host.target, summarizer, todo_nodes(host.target.conn, state="context_stale"),
                            state="context_stale", budget=stale_budget, clock=clock)
+    outdated = summarize_keys(host.target, summarizer,
+                              outdated_nodes(host.target.conn, summarizer.name, summarizer.prompt_version),
+                              state="clean", budget=stale_budget, clock=clock)
     cascade = summarize_dirty(host.target, summarizer, budget=stale_budget, clock=clock)
     after = run_checks(host.target.conn)
     waiting = len(todo_nodes(host.target.conn)) + len(todo_nodes(host.target.conn, state="context_stale"))
     result = {"days_closed": closed, "checks_failed_before": [c.to_dict() for c in before if not c.ok],
               "replayed_events": replayed, "dirty": dirty.to_dict(), "stale": stale.to_dict(),
-              "cascade": cascade.to_dict(), "checks": [c.to_dict() for c in after], "waiting": waiting,
-              "grade": grade(after, waiting)}
-    record_run(host.paths, clock, "repair", result, dirty, stale, cascade)
+              "outdated": outdated.to_dict(), "cascade": cascade.to_dict(), "checks": [c.to_dict() for c in after],
+              "waiting": waiting, "grade": grade(after, waiting)}
+    record_run(host.paths, clock, "repair", result, dirty, stale, outdated, cascade)
     record_checks(host.paths, clock, after)
     return result
 

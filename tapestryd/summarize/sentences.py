@@ -9,7 +9,7 @@ and at line breaks; lines wholly in square brackets (attachment notes such as "[
 image: ...]") are metadata, not something said, and are dropped too. So are headings and
 list stubs (a markdown heading, a line with no closing punctuation and fewer than six words, or one ending in a
 colon that only announces what follows) and assistant scaffolding: "Certainly, I'll…",
-"Here is…", "Let me know if…", "I hope this helps", "Great question". A sentence longer
+"Here is…", "Let me know if…", "I hope this helps", "Great question", "How can I help…". A sentence longer
 than 360 characters is not a summary sentence and is passed over (never cut). Each sentence
 is split into its stand-alone clauses and compressed (:mod:`tapestryd.summarize.compress`).
 A sentence's *specificity* counts what a reader would want kept:
@@ -56,7 +56,7 @@ _SCAFFOLDING = re.compile(
     r"below is|below are|the following|i'd be (?:happy|glad) to|i'm (?:happy|glad) to|happy to help|i can help|"
     r"let me know|feel free|i hope (?:this|that) helps|hope (?:this|that) helps|let's (?:dive|break|get started|"
     r"go through|walk through)|as an ai|i apologi[sz]e|sorry for|you're welcome|is there anything else|"
-    r"would you like me to|do you want me to)\b"
+    r"would you like me to|do you want me to|how can i (?:help|assist)|what can i (?:help|do for you))\b"
     r"|\b(?:let me know if|feel free to|hope this helps|happy to help further)\b", re.I)
 _SKIP = {"I", "I'm", "I've", "I'll", "I'd", "OK", "Ok"}
 
@@ -66,7 +66,8 @@ class Sentence:
     """One candidate: its text, the passage it came from (index), its order in that passage, its role.
 
     ``shown`` is how it is written in a summary when that differs from ``text`` (relative
-    dates resolved, speaker named); ranking reads ``text``.
+    dates resolved); ranking reads ``text``. ``speaker`` is the name it is attributed to
+    (``""``: the memory's owner, or a conversation whose sides are not named).
     """
 
     text: str
@@ -74,6 +75,7 @@ class Sentence:
     index: int
     role: str
     shown: str = ""
+    speaker: str = ""
 
 
 def split_sentences(text: str) -> list[str]:

@@ -9,6 +9,10 @@
   ``of``, ``for``, ``and``, ``with``, ``in`` or ``on`` inside (``Pricing calculator for
   LLM APIs``), weighed by the TF-IDF weight of its words in the chosen sentences.
 
+* Without a phrase in the chosen sentences, the phrase of the whole input whose words
+  recur most; without any (a lone greeting), the level and period: ``Conversation on
+  Thursday 20 November 2025``.
+
 A title never ends in an ellipsis: a long one is cut at a word boundary.
 """
 
@@ -17,6 +21,7 @@ from __future__ import annotations
 import re
 from typing import Sequence
 
+from tapestryd.summarize.base import LEVEL_NAMES
 from tapestryd.summarize.sentences import Sentence
 
 __all__ = ["TITLE_MAX", "choose_title"]
@@ -25,25 +30,41 @@ TITLE_MAX = 70
 _MAX_WORDS = 5
 _JOINERS = {"of", "for", "and", "with", "in", "on"}
 _WORD = re.compile(r"[A-Za-z][\w'’.+-]*[\w+]|[A-Za-z]|\d[\d.,%]*")
-_BREAK = re.compile(r"[,;:.!?()\[\]\"“”]\s|[—–]")
+_BREAK = re.compile(r"[,;:.!?()\[\]\"“”]\s|[—–\n]")
 _WEAK_END = re.compile(r"(?:ed|ly|ing)$", re.I)
 _PAST = re.compile(r"\b[a-z]+ed\b|\b(?:showed|shown|went|got|made|took|saw|had|did|said|told|was|were)\b")
+_UNTITLED = "Untitled"  # what titles fell back to before a node was named by its period
 _SPEAKER = re.compile(r"\b[A-Z][a-z]+:\s")  # "Assistant: " attributions name no topic
 
 
-def choose_title(hint: str, chosen: Sequence[Sentence], level: int, *, weights: dict[str, float] | None = None) -> str:
-    """The node's title from its hint and chosen sentences; ``Untitled`` when there is nothing to name.
+def choose_title(hint: str, chosen: Sequence[Sentence], level: int, *, weights: dict[str, float] | None = None,
+                 source: str = "", period: str = "") -> str:
+    """The node's title from its hint, its chosen sentences, else its whole ``source`` text.
 
-    ``weights`` maps lower-case terms to their TF-IDF weight in the chosen sentences.
+    ``weights`` maps lower-case terms to their TF-IDF weight in the chosen sentences. When
+    neither holds a phrase (a greeting, a truncated tool note), the phrase of ``source``
+    whose words recur most names it; failing that, what it is and when (``Conversation on
+    Thursday 20 November 2025``). Old "Untitled" child titles in ``hint`` are passed over.
     """
     weights = weights or {}
-    if hint and level == 0:
+    titles = [t.strip() for t in hint.split(" · ") if t.strip() and t.strip() != _UNTITLED]
+    if titles and level == 0:
         return _cut(hint)
-    titles = [t.strip() for t in hint.split(" · ") if t.strip()]
     if titles:
         return _cut(max(titles, key=lambda t: (_weight(t, weights), -titles.index(t))))
-    phrase = _best_phrase(" ".join(s.text for s in chosen), weights)
-    return _cut(phrase[0].upper() + phrase[1:]) if phrase else "Untitled"
+    phrase = _best_phrase(" ".join(s.text for s in chosen), weights) or _best_phrase(source, _counts(source))
+    if phrase:
+        return _cut(phrase[0].upper() + phrase[1:])
+    what = LEVEL_NAMES.get(level, "summary").capitalize()
+    return _cut(f"{what} on {period}" if level <= 1 and period else f"{what} of {period}" if period else what)
+
+
+def _counts(text: str) -> dict[str, float]:
+    """How often each lower-case word occurs in ``text``: the weights of a phrase when nothing else weighs it."""
+    counts: dict[str, float] = {}
+    for word in _WORD.findall(text):
+        counts[word.lower()] = counts.get(word.lower(), 0.0) + 1.0
+    return counts
 
 
 def _weight(text: str, weights: dict[str, float]) -> float:

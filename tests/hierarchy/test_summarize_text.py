@@ -88,10 +88,10 @@ def test_summaries_are_whole_sentences_without_scaffolding_or_headings() -> None
 
 
 def test_a_segment_without_prose_still_gets_content() -> None:
-    """Only short replies: the text lists them whole ("ok; done."), never empty, never cut."""
-    request = SummaryRequest("n", 0, "today", (Passage("me", "ok"), Passage("assistant", "done")))
+    """Only short replies: the text lists them whole ("ok; done."), never empty, never cut; named by its period."""
+    request = SummaryRequest("n", 0, "Saturday 14 March 2026", (Passage("me", "ok"), Passage("assistant", "done")))
     summary = ExtractiveSummarizer().summarize(request, Budget())
-    assert summary.text == "ok; done." and summary.title == "Untitled"
+    assert summary.text == "ok; done." and summary.title == "Conversation on Saturday 14 March 2026"
 
 
 def test_a_week_passes_over_a_sentence_whose_yesterday_it_cannot_place() -> None:
