@@ -3,7 +3,8 @@
 A summary of a conversation where both sides speak of themselves ("I went to …") must say
 whose sentence it is. Names are not in the messages' roles, but people name the one they
 answer: a message opening "Hey Mel!" or "Thanks, John," or closing "…, Caroline!" names the
-*other* side of the conversation. :func:`names_by_role` counts those vocatives per role
+*other* side of the conversation (an opening counts at the start of a message only; code
+and quoted text never count). :func:`names_by_role` counts those vocatives per role
 and gives each role the name it is most often called (ties: the first one heard), when the
 two roles end up with different names. A word that is a greeting's object but no name
 ("Hey there", "Hi all", "Thanks everyone") never counts.
@@ -30,11 +31,13 @@ _NAME = r"(?P<name>[A-Z][a-z]{1,20}(?:-[A-Z][a-z]+)?)"
 # "Hey Mel!", "Thanks, John," "Hi Caroline." at the start of a message...
 _OPENING = re.compile(rf"^\W*(?i:{_GREETING})(?:\s+(?i:so much|again|a lot|a ton))?,?\s+{_NAME}\s*[!,.?:;—-]")
 # ... or "..., Caroline!" / "..., John?" closing a sentence.
-_CLOSING = re.compile(rf",\s+{_NAME}[!?]")
+_CLOSING = re.compile(rf"[\w)],\s+{_NAME}[!?](?=\s|$)")
 _NOT_NAMES = {"There", "All", "Everyone", "Everybody", "Guys", "Team", "Folks", "Friend", "Buddy", "Man", "Dude",
               "Again", "You", "Y'all", "Yall", "Mate", "Sir", "Madam", "Bro", "Girl", "So", "The", "It", "That",
               "This", "What", "Yes", "No", "Ok", "Okay", "Sure", "Thanks", "Thank", "Well", "Hey", "Hi", "Hello",
               "Bye", "Anyway", "Right", "Wow", "Great", "Nice", "Cool", "Awesome", "Love", "Glad", "Sorry", "I"}
+_FENCE = re.compile(r"```.*?(?:```|$)|`[^`\n]*`", re.S)  # code says nothing about who is talking
+_QUOTED = re.compile(r"\"[^\"\n]*\"|“[^”\n]*”")  # nor does a quoted greeting ('it prints "Hello, Alice!"')
 # A sentence written by attributed(): "Caroline: I went …".
 _PREFIX = re.compile(r"^(?P<name>[A-Z][a-z]{1,20}(?:-[A-Z][a-z]+)?): (?P<rest>\S.*)$", re.S)
 
@@ -65,8 +68,10 @@ def names_by_role(messages: Iterable[tuple[str, str]]) -> dict[str, str]:
 
 
 def _vocatives(text: str) -> list[str]:
-    found = [m.group("name") for line in text.splitlines() for m in [_OPENING.match(line)] if m]
-    found += [m.group("name") for m in _CLOSING.finditer(text)]
+    prose = _FENCE.sub("\n", text)
+    opening = _OPENING.match(prose.lstrip())
+    found = [opening.group("name")] if opening else []
+    found += [m.group("name") for m in _CLOSING.finditer(_QUOTED.sub(" ", prose))]
     return [n for n in found if n not in _NOT_NAMES]
 
 

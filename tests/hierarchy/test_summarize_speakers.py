@@ -67,3 +67,12 @@ def test_a_greeting_only_exchange_is_named_by_its_period_not_untitled() -> None:
     assert summary.title == "Conversation on Thursday 20 November 2025"
     assert choose_title("", [], 0, source="An independent session; Other reply.") == "Independent session"
     assert choose_title("Untitled · Garden plan", [], 1) == "Garden plan"
+
+
+def test_a_name_in_quoted_or_code_output_names_nobody() -> None:
+    """'it prints "Hello, Alice!"' is about a program, not the person at the keyboard."""
+    chat = [("user", "Thanks Claude! Show me a decorator."),
+            ("assistant", 'When you run this code, it will print "Hello, Alice!" three times.\n'
+                          "```\nHi Bob, welcome\n```\nGreat, Alice!")]
+    assert names_by_role(chat[:1] + [("assistant", chat[1][1].replace("Great, Alice!", ""))]) == {}
+    assert names_by_role(chat) == {"user": "Alice", "assistant": "Claude"}
