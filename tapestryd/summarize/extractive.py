@@ -234,4 +234,5 @@ def _fallback(source: str) -> str:
             break
         pieces.append(" ".join(line.split()[:_FALLBACK_WORDS]).rstrip(".;,"))  # code or a wall of text: its opening
         used += len(pieces[-1]) + 2
-    return "; ".join(pieces) + "." if pieces else "(no readable text)"
+    text = "; ".join(pieces)
+    return (text if text.endswith(("?", "!")) else text + ".") if pieces else "(no readable text)"
