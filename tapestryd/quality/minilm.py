@@ -93,7 +93,11 @@ class MiniLMEncoder:
         return np.asarray((probs @ v).transpose(0, 2, 1, 3).reshape(batch, width, size))
 
     def _dense(self, x: np.ndarray, name: str) -> np.ndarray:
-        return np.asarray(x @ self.weights[name + ".weight"].T + self.weights[name + ".bias"])
+        """``x @ W.T + b`` over the last axis, as one 2-D product: numpy's stacked (3-D) matmul
+        against a transposed weight takes a path some 30 times slower than BLAS on the 2-D view."""
+        weight = self.weights[name + ".weight"]
+        flat = x.reshape(-1, x.shape[-1]) @ weight.T + self.weights[name + ".bias"]
+        return np.asarray(flat.reshape(*x.shape[:-1], weight.shape[0]))
 
     def _norm(self, x: np.ndarray, name: str) -> np.ndarray:
         mean = x.mean(axis=-1, keepdims=True)
