@@ -53,7 +53,7 @@ from tapestryd.projections.hierarchy_keys import NodeId, add_to_digest, chain_of
 from tapestryd.projections.hierarchy_read import get_node
 from tapestryd.projections.hierarchy_schema import SCHEMA, TABLES
 from tapestryd.projections.hierarchy_state import mark_context_stale, refresh_parent, refresh_state
-from tapestryd.projections.messages_read import message_row
+from tapestryd.projections.messages_read import MessageAt, message_row, message_rows_of
 
 __all__ = ["HierarchyProjection"]
 
@@ -100,10 +100,11 @@ class HierarchyProjection:
         before any other event, and at the end.
         """
         counts = _Counts()
+        rows = message_rows_of(conn, [e.event for e in events if isinstance(e.event, MessageRecorded)])
         for event in events:
             payload = event.event
             if isinstance(payload, MessageRecorded):
-                self._record(conn, event, payload, counts)
+                self._record(conn, event, payload, counts, rows.get((payload.conversation, payload.message)))
             else:
                 counts.write(conn)
                 self.apply(conn, event)
@@ -114,7 +115,7 @@ class HierarchyProjection:
         payload = event.event
         if isinstance(payload, MessageRecorded):
             counts = _Counts()
-            self._record(conn, event, payload, counts)
+            self._record(conn, event, payload, counts, message_row(conn, payload))
             counts.write(conn)
         elif isinstance(payload, DayClosed):
             self._close(conn, payload)
@@ -123,9 +124,10 @@ class HierarchyProjection:
         elif isinstance(payload, Forgotten):
             forget_sources(conn, event)  # nodes that held forgotten messages become dirty
 
-    def _record(self, conn: sqlite3.Connection, event: StoredEvent, msg: MessageRecorded, counts: _Counts) -> None:
-        """File the message under its L0 (created with its chain when new); its counts go to ``counts``."""
-        row = message_row(conn, msg)
+    def _record(self, conn: sqlite3.Connection, event: StoredEvent, msg: MessageRecorded, counts: _Counts,
+                row: MessageAt | None) -> None:
+        """File the message whose stored row is ``row`` (None: not stored) under its L0 (created with its
+        chain when new); its counts go to ``counts``."""
         if row is None:
             return
         message_id, ts, first_seq = row

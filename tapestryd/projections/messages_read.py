@@ -9,20 +9,22 @@ Every function raises StoreError (via :func:`~tapestryd.db.translate_errors`) on
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from dataclasses import dataclass
-from typing import Any, Iterable, Iterator
+from typing import Any, Iterable, Iterator, Sequence
 
 from tapestryd.db import translate_errors
 from tapestryd.events.types import MessageRecorded
 
-__all__ = ["CONVERSATION_COLUMNS", "MessageScope", "agent_totals", "conversation_activity", "conversation_keys_ending",
-           "conversation_messages", "conversation_of", "conversation_row", "conversation_titles",
-           "conversations_by_ref", "conversations_in_range", "conversations_under", "day_messages", "document_count",
-           "documents", "first_message_ts", "has_agent", "last_conversation_rowid", "machine_counts",
-           "message_by_source", "message_counts", "message_row", "messages_with_titles", "neighbour_ids", "origin_sql",
-           "recent_conversations", "role_counts", "scoped_messages", "stored_agents", "stored_ids",
-           "stored_message_keys", "text_sizes", "timed_messages", "user_text"]
+__all__ = ["CONVERSATION_COLUMNS", "MessageAt", "MessageScope", "agent_totals", "conversation_activity",
+           "conversation_keys_ending", "conversation_messages", "conversation_of", "conversation_row",
+           "conversation_titles", "conversations_by_ref", "conversations_in_range", "conversations_under",
+           "day_messages", "document_count", "documents", "first_message_ts", "has_agent", "last_conversation_rowid",
+           "machine_counts", "message_by_source", "message_counts", "message_row", "message_rows_of",
+           "messages_with_titles", "neighbour_ids", "origin_sql", "recent_conversations", "role_counts",
+           "scoped_messages", "stored_agents", "stored_ids", "stored_message_keys", "text_sizes", "timed_messages",
+           "user_text"]
 
 CONVERSATION_COLUMNS = ("key", "agent", "source", "title", "first_ts", "last_ts", "message_count", "session", "cwd",
                         "git_branch")
@@ -357,11 +359,29 @@ def documents(conn: sqlite3.Connection, ids: list[int] | None = None, *,
             yield from conn.execute(f"{_DOCUMENTS} AND id IN ({','.join('?' * len(some))})", some)
 
 
-def message_row(conn: sqlite3.Connection, msg: MessageRecorded) -> tuple[int, str, int] | None:
+MessageAt = tuple[int, str, int]
+"""Where a message row is: ``(id, ts ISO UTC of its first part, log seq of its first part)``."""
+
+
+def message_row(conn: sqlite3.Connection, msg: MessageRecorded) -> MessageAt | None:
     """``(id, ts, seq)`` of ``msg``'s stored message row (its first part's ts and log seq), None when it is
     not stored: how the hierarchy and the similarity feed, applied after the messages projection in
     the same transaction, find the row an event made (a lookup in the unique (conversation, key) index)."""
-    row: tuple[int, str, int] | None = conn.execute(
+    row: MessageAt | None = conn.execute(
         "SELECT id, ts, seq FROM messages WHERE conversation = ? AND message_key = ?",
         (msg.conversation, msg.message)).fetchone()
     return row
+
+
+def message_rows_of(conn: sqlite3.Connection, msgs: Sequence[MessageRecorded]) -> dict[tuple[str, str], MessageAt]:
+    """:func:`message_row` for many events in one statement: ``(conversation, message key)`` →
+    ``(id, ts, seq)`` of each stored row among ``msgs`` (a projection's whole batch costs one
+    statement whose lookups run in SQLite, instead of a Python round trip per message)."""
+    keys = list(dict.fromkeys((m.conversation, m.message) for m in msgs))
+    if not keys:
+        return {}
+    rows = conn.execute(
+        "SELECT m.conversation, m.message_key, m.id, m.ts, m.seq FROM json_each(?) j JOIN messages m"
+        " ON m.conversation = json_extract(j.value, '$[0]') AND m.message_key = json_extract(j.value, '$[1]')",
+        (json.dumps(keys),))
+    return {(str(c), str(k)): (int(i), str(ts), int(seq)) for c, k, i, ts, seq in rows}

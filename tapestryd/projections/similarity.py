@@ -19,7 +19,7 @@ from typing import Sequence
 
 from tapestryd.db import translate_errors
 from tapestryd.events.types import Forgotten, MessageRecorded, NodeSummarized, StoredEvent
-from tapestryd.projections.messages_read import message_row
+from tapestryd.projections.messages_read import MessageAt, message_rows_of
 
 __all__ = ["SimilarityFeed", "feed_after", "feed_head"]
 
@@ -31,7 +31,7 @@ _SCHEMA = [
 
 class SimilarityFeed:
     """Records the documents each event changes (see the module docstring); a message's id is read
-    through the messages projection's :func:`~tapestryd.projections.messages_read.message_row`."""
+    through the messages projection's :func:`~tapestryd.projections.messages_read.message_rows_of`."""
 
     name = "similarity"
     types: tuple[str, ...] = (MessageRecorded.type, NodeSummarized.type, Forgotten.type)
@@ -56,22 +56,25 @@ class SimilarityFeed:
     def apply_batch(self, conn: sqlite3.Connection, events: Sequence[StoredEvent]) -> None:
         """Note the documents the events changed, each once at the seq of its latest change."""
         docs: dict[str, int] = {}
+        rows = message_rows_of(conn, [e.event for e in events if isinstance(e.event, MessageRecorded)])
         for event in events:
-            doc = self._doc(conn, event)
+            doc = _doc(event, rows)
             if doc:
                 docs[doc] = event.seq
         conn.executemany("INSERT INTO similarity_feed VALUES (?, ?) ON CONFLICT(doc) DO UPDATE SET seq = excluded.seq",
                          docs.items())
 
-    def _doc(self, conn: sqlite3.Connection, event: StoredEvent) -> str:
-        """The document ``event`` changed (``''`` for none: a message that is not stored)."""
-        payload = event.event
-        if isinstance(payload, MessageRecorded):
-            row = message_row(conn, payload)
-            return f"m:{row[0]}" if row is not None else ""
-        if isinstance(payload, NodeSummarized):
-            return f"n:{payload.node}"
-        return "reset" if isinstance(payload, Forgotten) else ""
+
+
+def _doc(event: StoredEvent, rows: dict[tuple[str, str], MessageAt]) -> str:
+    """The document ``event`` changed (``''`` for none: a message not among the stored ``rows``)."""
+    payload = event.event
+    if isinstance(payload, MessageRecorded):
+        row = rows.get((payload.conversation, payload.message))
+        return f"m:{row[0]}" if row is not None else ""
+    if isinstance(payload, NodeSummarized):
+        return f"n:{payload.node}"
+    return "reset" if isinstance(payload, Forgotten) else ""
 
 
 def feed_head(conn: sqlite3.Connection) -> int:
