@@ -9,8 +9,9 @@ commits), so a log restored from a backup, or two machines given the same name, 
 
 Pull (:func:`pull`): hub rows after ``sync.pulled`` (a ``hub_seq``) are opened and appended
 to the local log with the checkpoint in the same SQLite transaction. A row sealed with
-another key, one that does not open or decode, or one of a type this version does not know
-is reported (:class:`Skipped`) and passed over; nothing local changes for it.
+another key, one that does not open or decode (a field of the wrong type included, see
+:mod:`tapestryd.sync.shape`), or one of a type this version does not know is reported
+(:class:`Skipped`) and passed over; nothing local changes for it.
 
 Tombstones: after ``compact``, the tombstoned payloads (:func:`push_forgotten`) replace the
 hub's sealed payloads of those events and are listed in ``hub_forgotten``; other machines
@@ -35,6 +36,7 @@ from tapestryd.events.store import AppendResult, EventStore, RawEvent
 from tapestryd.events.types import NewEvent, StoredEvent, UnknownEvent, parse_utc
 from tapestryd.sync.crypto import Opened, Sealed, Sealer
 from tapestryd.sync.hub import Hub, HubRow
+from tapestryd.sync.shape import wrong_field
 
 __all__ = ["BATCH", "PULLED", "PUSHED", "FORGOTTEN", "FORGOTTEN_PUSHED", "Skipped", "Transfer", "Write", "pull",
            "pull_forgotten", "push", "push_forgotten"]
@@ -144,6 +146,10 @@ def _open(sealer: Sealer, row: HubRow, done: Transfer) -> tuple[Opened, Any] | N
         return None
     if isinstance(event, UnknownEvent):
         done.skip(row, f"unknown event type {row.type!r} (from a newer tapestryd?)")
+        return None
+    wrong = wrong_field(event)
+    if wrong:
+        done.skip(row, f"payload does not decode: {wrong}")
         return None
     return opened, event
 

@@ -76,6 +76,52 @@ def test_bad_hub_rows_are_reported_and_skipped(tmp_path: Path, hub_url: str) -> 
     assert sync_here(desktop)["pull"]["skipped"] == 0  # passed over once, not every round
 
 
+def test_hub_rows_whose_fields_have_the_wrong_types_are_skipped_and_projections_go_on(tmp_path: Path,
+                                                                                      hub_url: str) -> None:
+    laptop, key = make_home(tmp_path, "laptop", hub_url)
+    capture(laptop, write_session(tmp_path / "a", "s-a", ["good message kiwi"]))
+    sync_here(laptop)
+    sealer = Sealer(load_key(paths_for(laptop).sync_key))
+    good = {"conversation": "claude-code:evil", "message": "m", "role": "user", "text": "mango words",
+            "timestamp": "2026-03-04T10:00:00Z"}
+    cases = {"text-int": ("MessageRecorded", {**good, "message": "m1", "text": 123}),
+             "role-dict": ("MessageRecorded", {**good, "message": "m2", "role": {"x": 1}}),
+             "conversation-null": ("MessageRecorded", {**good, "message": "m3", "conversation": None}),
+             "skipped-str": ("MessageRecorded", {**good, "message": "m4", "skipped": {"a": "b"}}),
+             "meta-list": ("MessageRecorded", {**good, "message": "m5", "meta": [1]}),
+             "level-bool": ("NodeSummarized", {"node": "n", "level": True, "fingerprint": "f", "provider": "p",
+                                               "model": "m", "prompt_version": "1", "title": "t", "text": "x"}),
+             "title-list": ("ConversationTitled", {"conversation": "c", "title": ["t"]})}
+    occurred = "2026-03-04T10:00:00.000000Z"
+    rows = []
+    for event_id, (type_name, payload) in cases.items():
+        box = sealer.seal(event_id, "future", type_name, 2, occurred, Opened("x", "y", json.dumps(payload), ""))
+        rows.append({"event_id": event_id, "origin": "future", "type": type_name, "schema": 2,
+                     "occurred_at": occurred, "key_id": box.key_id, "nonce": box.nonce, "ciphertext": box.ciphertext})
+    odd = {**good, "message": "m6", "text": "guava odd time", "timestamp": "yesterday-ish"}  # search parses it
+    box = sealer.seal("odd-time", "future", "MessageRecorded", 2, occurred, Opened("x", "y", json.dumps(odd), ""))
+    rows.append({**rows[0], "event_id": "odd-time", "type": "MessageRecorded", "nonce": box.nonce,
+                 "ciphertext": box.ciphertext})
+    cases["odd-time"] = ("MessageRecorded", odd)
+    fine = {**good, "message": "m7", "text": "guava fine", "timestamp": "2026-03-04T10:00:00+02:00"}
+    box = sealer.seal("fine", "future", "MessageRecorded", 2, occurred, Opened("x", "y", json.dumps(fine), ""))
+    rows.append({**rows[0], "event_id": "fine", "type": "MessageRecorded", "nonce": box.nonce,
+                 "ciphertext": box.ciphertext})
+    with Hub(hub_url) as hub:
+        hub.push("future", rows, len(rows))
+    desktop, _ = make_home(tmp_path, "desktop", hub_url, key)
+    report = sync_here(desktop)
+    reasons = {row["event_id"]: row["reason"] for row in report["pull"]["skipped_rows"]}
+    assert set(reasons) == set(cases)
+    assert search(desktop, "guava")
+    assert "field text is int, not str" in reasons["text-int"]
+    assert "field level is bool, not int" in reasons["level-bool"]
+    assert "field timestamp 'yesterday-ish' is not an ISO instant" in reasons["odd-time"]
+    assert not set(cases) & set(event_ids(desktop))
+    capture(desktop, write_session(tmp_path / "d", "s-d", ["later papaya"]))
+    assert search(desktop, "kiwi") and search(desktop, "papaya")  # the projections were not wedged
+
+
 def test_hub_down_capture_and_search_go_on_and_sync_catches_up(tmp_path: Path, hub_url: str,
                                                               pg_cluster: PgCluster) -> None:
     laptop, key = make_home(tmp_path, "laptop", hub_url)
