@@ -149,10 +149,10 @@ def block_scores(conn: sqlite3.Connection, expr: str, limit: int) -> dict[int, f
     """
     if not expr or not _has_blocks(conn):
         return {}
-    start = conn.execute("SELECT rowid FROM blocks_fts WHERE blocks_fts MATCH ? ORDER BY rowid DESC LIMIT 1 OFFSET ?",
-                         (expr, BLOCK_WINDOW - 1)).fetchone()
-    rows = conn.execute("SELECT rowid, bm25(blocks_fts) FROM blocks_fts WHERE blocks_fts MATCH ? AND rowid >= ?"
-                        " ORDER BY bm25(blocks_fts), rowid LIMIT ?", (expr, int(start[0]) if start else 0, limit))
+    # One walk of the newest matches, scoring each (as windows.window_scores).
+    rows = conn.execute("SELECT rowid, score FROM (SELECT rowid, bm25(blocks_fts) AS score FROM blocks_fts"
+                        " WHERE blocks_fts MATCH ? ORDER BY rowid DESC LIMIT ?) ORDER BY score, rowid LIMIT ?",
+                        (expr, BLOCK_WINDOW, limit))
     return {int(i): -float(score) for i, score in rows}
 
 

@@ -124,8 +124,9 @@ def window_scores(conn: sqlite3.Connection, expr: str, limit: int) -> dict[int, 
     if not expr or conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'windows_fts'"
                                 ).fetchone() is None:
         return {}
-    start = conn.execute("SELECT rowid FROM windows_fts WHERE windows_fts MATCH ? ORDER BY rowid DESC"
-                         " LIMIT 1 OFFSET ?", (expr, WINDOW_BOUND - 1)).fetchone()
-    rows = conn.execute("SELECT rowid, bm25(windows_fts) FROM windows_fts WHERE windows_fts MATCH ? AND rowid >= ?"
-                        " ORDER BY bm25(windows_fts), rowid LIMIT ?", (expr, int(start[0]) if start else 0, limit))
+    # One walk of the newest matches, scoring each (a first walk to find the bound's start, then a
+    # second to score the matches past it, read the same posting lists twice).
+    rows = conn.execute("SELECT rowid, score FROM (SELECT rowid, bm25(windows_fts) AS score FROM windows_fts"
+                        " WHERE windows_fts MATCH ? ORDER BY rowid DESC LIMIT ?) ORDER BY score, rowid LIMIT ?",
+                        (expr, WINDOW_BOUND, limit))
     return {int(i): -float(score) for i, score in rows}
