@@ -134,23 +134,27 @@ class KeywordRanker:
         scores = dict(base)
         best = sorted(base, key=lambda i: (-base[i], i))
         lent: dict[int, float] = defaultdict(float)
-        if self.neighbour:
-            for giver, (_, around) in turns_around(conn, best[: self.givers]).items():
-                for turn in around:
-                    lent[turn] += self.neighbour * base[giver]
-        # Every candidate passes the filters; a lent turn counts only if it does too.
-        passing = conversations_and_texts(conn, [*base, *(i for i in lent if i not in base)], filters,
-                                          SCAN if self.session else 0)
+        # Each turn's neighbours, read once: the givers' here, the rest as _below_holders needs them.
+        neighbours = {i: around for i, (_, around) in turns_around(conn, best[: self.givers]).items()
+                      } if self.neighbour else {}
+        for giver, around in neighbours.items():
+            for turn in around:
+                lent[turn] += self.neighbour * base[giver]
+        # Every candidate passes the filters; a lent turn counts only if it does too. Without step 3
+        # only the lent turns that are not candidates need a look.
+        passing = conversations_and_texts(conn, [*(base if self.session else ()), *(i for i in lent if i not in base)],
+                                          filters, SCAN if self.session else 0)
         for turn, amount in lent.items():
-            if turn in passing:
+            if turn in base or turn in passing:
                 scores[turn] = scores.get(turn, 0.0) + amount
         if self.session:
             self._add_sessions(scores, base, wanted, frequencies, {i: passing[i] for i in scores if i in passing})
         if self.block:
             self._add_blocks(conn, scores, base, terms)
         if self.neighbour or self.window:
-            _below_holders(conn, scores, holding | set(openings))
-        order = sorted(scores, key=lambda i: (-scores[i], i))[:limit]
+            order = _below_holders(conn, scores, holding | set(openings), neighbours, limit)
+        else:
+            order = sorted(scores, key=lambda i: (-scores[i], i))[:limit]
         marks = {i: "next_to_match" for i in order if i not in holding} | {i: "title_match" for i in openings}
         return [(i, -scores[i]) for i in order], {i: mark for i, mark in marks.items() if i in scores and i in order}
 
@@ -250,17 +254,31 @@ def match_bounds(stems: dict[str, list[str]], frequencies: dict[str, int]) -> tu
     return min(bound.values()), min(phrases) if phrases else sum(bound.values())
 
 
-def _below_holders(conn: sqlite3.Connection, scores: dict[int, float], holding: set[int]) -> None:
-    """Cap each turn holding none of the words (it came by a neighbour's loan or its window) just below the
-    best of its neighbouring turns that hold them, in place.
+def _below_holders(conn: sqlite3.Connection, scores: dict[int, float], holding: set[int],
+                   neighbours: dict[int, list[int]], limit: int) -> list[int]:
+    """The best ``limit`` of ``scores`` (ids, best first; ties to the lower id) once each turn holding none
+    of the words (it came by a neighbour's loan or its window) is capped just below the best of its
+    neighbouring turns that hold them; ``scores`` is capped in place.
 
     A reply next to a message holding the searched words is often the answer, so it may
     rank high, but never above the message that brought it: someone who searched a word
     sees that word's message first, its neighbour right after. ``scores`` are positive
-    (higher is better).
+    (higher is better). ``neighbours`` (``{id: [previous id, next id]}``) holds the turns
+    already read and gains those read here. A cap only lowers a score and a holder's score
+    never changes, so only the turns reaching the best ``limit`` are capped (a round at a
+    time, until those best are all capped or holders); the order is the one capping every
+    turn would give.
     """
-    came = [i for i in scores if i not in holding]
-    for turn, (_, around) in turns_around(conn, came).items():
-        ceiling = max((scores[n] for n in around if n in holding and n in scores), default=None)
-        if ceiling is not None and scores[turn] >= ceiling:
-            scores[turn] = math.nextafter(ceiling, -math.inf)
+    capped: set[int] = set()
+    while True:
+        order = sorted(scores, key=lambda i: (-scores[i], i))[:limit]
+        todo = [i for i in order if i not in holding and i not in capped]
+        if not todo:
+            return order
+        neighbours.update((i, around) for i, (_, around) in
+                          turns_around(conn, [i for i in todo if i not in neighbours]).items())
+        for turn in todo:
+            capped.add(turn)
+            ceiling = max((scores[n] for n in neighbours.get(turn, ()) if n in holding and n in scores), default=None)
+            if ceiling is not None and scores[turn] >= ceiling:
+                scores[turn] = math.nextafter(ceiling, -math.inf)

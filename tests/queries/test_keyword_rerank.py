@@ -92,3 +92,16 @@ def test_a_conversation_is_found_by_its_title(history: History) -> None:
     assert KeywordRanker().rank(reader.conn, ["postgres_16"], SearchFilters(role="assistant"), 10)[0][0][0] == 2
     assert KeywordRanker(title=0).rank(reader.conn, ["postgres_16"], SearchFilters(), 10) == ([], {})
     assert KeywordRanker().rank(reader.conn, ["postgres%16"], SearchFilters(), 10) == ([], {})  # % is no wildcard
+
+
+def test_a_short_ranking_is_the_head_of_a_long_one(reader: Reader) -> None:
+    """Turns holding none of the words are capped only as they reach the best ``limit``; the order is
+    still the one capping every turn gives. Lent twice m5's score, m4 and m6 would lead uncapped."""
+    generous = KeywordRanker(neighbour=2.0, session=0, block=0, window=0)
+    full, full_turns = generous.rank(reader.conn, ["trip"], SearchFilters(), 50)
+    found = keys(reader, full)
+    assert found.index("m5") < found.index("m4") < found.index("m6") and found.index("m1") < found.index("m2")
+    for limit in range(1, len(full) + 1):
+        ranked, turns = generous.rank(reader.conn, ["trip"], SearchFilters(), limit)
+        assert ranked == full[:limit]
+        assert turns == {i: mark for i, mark in full_turns.items() if i in dict(ranked)}
