@@ -85,7 +85,9 @@ def test_context_and_similar_through_the_socket(daemon: Daemon) -> None:
     assert "Wire the hook into Claude Code settings" in text.stdout
     answer = json.loads(ctl(daemon.home, "context", "-f", "json", "--max-tokens", "400").stdout)
     assert answer["tokens"]["used"] <= 400 and "rendered" not in answer
-    warm = wait_for(lambda: request(daemon.socket, "similar", {"query": "telescoping context"}, timeout=PATIENCE))
+    # until the warm index is fitted, similar answers from FTS5's index (and says so): wait for the warm one
+    warm = wait_for(lambda: (r := request(daemon.socket, "similar", {"query": "telescoping context"},
+                                          timeout=PATIENCE))["index"]["warm"] and r, interval=0.2)
     assert warm["index"]["warm"] is True and warm["hits"][0]["conversation"] == "claude-code:other"
 
 
