@@ -29,7 +29,7 @@ def snippet(text: str, stems: set[str], *, tokens: int = TOKENS, scan: int = 400
     Only the first ``scan`` characters are searched for the window (a pasted log can be
     megabytes; the words that matched are nearly always near its start).
     """
-    spans = [(m.start(), m.end()) for m in TOKEN.finditer(text, 0, scan)]
+    spans = [m.span() for m in TOKEN.finditer(text, 0, scan)]
     if not spans:
         return " ".join(text.split())[:200]
     hits = _hits(text, spans, stems, scan)
