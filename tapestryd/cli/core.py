@@ -160,7 +160,7 @@ def search(ctx: typer.Context,
            no_subagents: bool = typer.Option(False, "--no-subagents", help="Leave out what subagents said "
                                              "(Claude Code Task agents, Gemini CLI and OpenCode subagents)."),
            machine: Optional[str] = typer.Option(None, "--machine", help="Only messages captured on this machine "
-                                                 "([sync] machine there); summaries, which cover every machine, are "
+                                                 "(\\[sync] machine there); summaries, which cover every machine, are "
                                                  "left out."),
            now: Optional[str] = typer.Option(None, "--now", help="The instant relative phrases ('yesterday', "
                                              "'last week') count from, ISO 8601 (default: the clock)."),

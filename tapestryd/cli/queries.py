@@ -37,7 +37,7 @@ def context(ctx: typer.Context,
                                                   "is inside this path."),
             recent: int = typer.Option(30, "--recent", min=1, max=500, help="Raw messages of the day to include."),
             machine: Optional[str] = typer.Option(None, "--machine", help="Only messages captured on this machine "
-                                                  "([sync] machine there); summaries cover every machine."),
+                                                  "(\\[sync] machine there); summaries cover every machine."),
             now_only: bool = typer.Option(False, "--now", help="Only the short 'where we are now' block."),
             hook: bool = typer.Option(False, "--hook", help="Act as a Claude Code SessionStart/UserPromptSubmit "
                                       "hook: read its JSON on stdin, print hookSpecificOutput."),

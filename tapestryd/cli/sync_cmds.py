@@ -11,6 +11,7 @@ from typing import Any, Optional
 import typer
 
 from tapestryd.cli.app import Format, app, call, emit
+from tapestryd.errors import SyncError
 from tapestryd.operations.requests import SyncInitRequest, SyncRequest, SyncStatusRequest
 from tapestryd.operations.syncing import ROUND_TIMEOUT
 
@@ -42,6 +43,8 @@ def init(ctx: typer.Context,
          force: bool = typer.Option(False, "--force", help="Replace a different key already on this machine."),
          fmt: Format = typer.Option(Format.text, "-f", "--format")) -> None:
     """Create this machine's sync key (shown once), or take the first machine's with --key."""
+    if key is not None and not key.strip():  # `--key "$KEY"` with KEY unset: not a request for a new key
+        raise SyncError("--key is empty: paste the passphrase `tapestryctl sync init` showed on the first machine")
     emit(call(ctx, SyncInitRequest, {"key": key or "", "force": force}), fmt, render_init)
 
 

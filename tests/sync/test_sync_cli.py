@@ -1,0 +1,32 @@
+"""The sync options as a user types them: an empty --key, and the help naming the [sync] table."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _cli(home: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "tapestryd.cli", "--home", str(home), *args], cwd=ROOT,
+                          capture_output=True, text=True, timeout=120, env={"COLUMNS": "200", "PATH": "/usr/bin:/bin"})
+
+
+def test_an_empty_key_is_refused_instead_of_making_a_new_one(tmp_path: Path) -> None:
+    (tmp_path / "tapestry.toml").write_text('[sync]\nmachine = "desktop"\nurl = "postgresql://me@hub.example/t"\n')
+    done = _cli(tmp_path, "sync", "init", "--key", "  ")  # `--key "$KEY"` with KEY unset or blank
+    assert done.returncode == 1
+    assert done.stderr.strip().splitlines() == [
+        "error: --key is empty: paste the passphrase `tapestryctl sync init` showed on the first machine"]
+    assert not (tmp_path / "sync.key").exists()
+
+
+@pytest.mark.parametrize("command", ["search", "context"])
+def test_the_machine_option_help_names_the_sync_table(tmp_path: Path, command: str) -> None:
+    done = _cli(tmp_path, command, "--help")
+    assert done.returncode == 0
+    assert "([sync] machine there)" in " ".join(done.stdout.replace("│", " ").split())
