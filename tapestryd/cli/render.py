@@ -38,13 +38,20 @@ def render_hits(result: dict[str, Any]) -> str:
     if not hits:
         return "\n".join(head + [f"no matches for {cut_echo(str(result.get('query', '')))!r}"])
     blocks = []
-    inside = sum(1 for h in hits if not h.get("extra", {}).get("outside_range"))
+    outside = [bool(h.get("extra", {}).get("outside_range")) for h in hits]
+    inside = outside.count(False)
+    behind = all(outside[inside:])  # other times only follow the range's matches
+    if span and not behind:
+        blocks.append(f"── {inside} matches in {span['phrase']!r}; strong matches from other times rank among "
+                      "them, marked (outside the range) ──")
     for n, h in enumerate(hits):
-        if span and n == inside and inside < len(hits):
+        if span and behind and n == inside and inside < len(hits):
             blocks.append(f"── {n} matches in {span['phrase']!r}; matches from other times follow ──")
         who = h["role"] if h.get("kind", "message") == "message" else h.get("level", "summary")
         near = ("  (next to a match)" if h.get("extra", {}).get("next_to_match") else
                 "  (its conversation's title matches)" if h.get("extra", {}).get("title_match") else "")
+        if outside[n] and not behind:
+            near += "  (outside the range)"
         if h.get("extra", {}).get("quoted_by"):
             near += f"  (quoted by {', '.join(h['extra']['quoted_by'])})"
         name = h.get("title") or h["conversation"] or h.get("key", "")
