@@ -10,8 +10,8 @@ commits), so a log restored from a backup, or two machines given the same name, 
 Pull (:func:`pull`): hub rows after ``sync.pulled`` (a ``hub_seq``) are opened and appended
 to the local log with the checkpoint in the same SQLite transaction. A row sealed with
 another key, one that does not open or decode (a field of the wrong type included, see
-:mod:`tapestryd.sync.shape`), or one of a type this version does not know is reported
-(:class:`Skipped`) and passed over; nothing local changes for it.
+:mod:`tapestryd.sync.shape`), or one of a type or a schema version this version does not
+know is reported (:class:`Skipped`) and passed over; nothing local changes for it.
 
 Tombstones: after ``compact``, the tombstoned payloads (:func:`push_forgotten`) replace the
 hub's sealed payloads of those events and are listed in ``hub_forgotten``; other machines
@@ -31,7 +31,7 @@ from functools import partial
 from typing import Any, Callable, Sequence, TypeVar
 
 from tapestryd.errors import SyncError
-from tapestryd.events.codec import decode, encode
+from tapestryd.events.codec import EVENT_TYPES, decode, encode
 from tapestryd.events.store import AppendResult, EventStore, RawEvent
 from tapestryd.events.types import NewEvent, StoredEvent, UnknownEvent, parse_utc
 from tapestryd.sync.crypto import Opened, Sealed, Sealer
@@ -134,6 +134,11 @@ def push(hub: Hub, sealer: Sealer, store: EventStore, machine: str, write: Write
 
 def _open(sealer: Sealer, row: HubRow, done: Transfer) -> tuple[Opened, Any] | None:
     """The opened secret part and decoded event of a hub row, or None (counted as skipped)."""
+    known = EVENT_TYPES.get(row.type)
+    if known is not None and row.schema > known.schema:
+        done.skip(row, f"{row.type} schema {row.schema} is newer than this version's {known.schema} "
+                       "(from a newer tapestryd?)")
+        return None
     try:
         opened = sealer.open(row.event_id, row.origin, row.type, row.schema, row.occurred_at,
                              Sealed(row.key_id, bytes(row.nonce), bytes(row.ciphertext)))

@@ -11,6 +11,7 @@ from pgcluster import PgCluster
 from sync_helpers import capture, event_ids, log_rows, make_home, search, sync_here, write_session
 
 from tapestryd.errors import SyncError
+from tapestryd.events.codec import EVENT_TYPES
 from tapestryd.operations.dispatch import run_here
 from tapestryd.operations.requests import SyncStatusRequest
 from tapestryd.paths import paths_for
@@ -95,14 +96,20 @@ def test_hub_rows_whose_fields_have_the_wrong_types_are_skipped_and_projections_
     occurred = "2026-03-04T10:00:00.000000Z"
     rows = []
     for event_id, (type_name, payload) in cases.items():
-        box = sealer.seal(event_id, "future", type_name, 2, occurred, Opened("x", "y", json.dumps(payload), ""))
-        rows.append({"event_id": event_id, "origin": "future", "type": type_name, "schema": 2,
+        schema = EVENT_TYPES[type_name].schema
+        box = sealer.seal(event_id, "future", type_name, schema, occurred, Opened("x", "y", json.dumps(payload), ""))
+        rows.append({"event_id": event_id, "origin": "future", "type": type_name, "schema": schema,
                      "occurred_at": occurred, "key_id": box.key_id, "nonce": box.nonce, "ciphertext": box.ciphertext})
     odd = {**good, "message": "m6", "text": "guava odd time", "timestamp": "yesterday-ish"}  # search parses it
     box = sealer.seal("odd-time", "future", "MessageRecorded", 2, occurred, Opened("x", "y", json.dumps(odd), ""))
     rows.append({**rows[0], "event_id": "odd-time", "type": "MessageRecorded", "nonce": box.nonce,
                  "ciphertext": box.ciphertext})
     cases["odd-time"] = ("MessageRecorded", odd)
+    newer = {**good, "message": "m8", "text": "guava from a newer schema"}
+    box = sealer.seal("schema-newer", "future", "MessageRecorded", 9, occurred, Opened("x", "y", json.dumps(newer), ""))
+    rows.append({**rows[0], "event_id": "schema-newer", "type": "MessageRecorded", "schema": 9, "nonce": box.nonce,
+                 "ciphertext": box.ciphertext})
+    cases["schema-newer"] = ("MessageRecorded", newer)
     fine = {**good, "message": "m7", "text": "guava fine", "timestamp": "2026-03-04T10:00:00+02:00"}
     box = sealer.seal("fine", "future", "MessageRecorded", 2, occurred, Opened("x", "y", json.dumps(fine), ""))
     rows.append({**rows[0], "event_id": "fine", "type": "MessageRecorded", "nonce": box.nonce,
@@ -117,6 +124,7 @@ def test_hub_rows_whose_fields_have_the_wrong_types_are_skipped_and_projections_
     assert "field text is int, not str" in reasons["text-int"]
     assert "field level is bool, not int" in reasons["level-bool"]
     assert "field timestamp 'yesterday-ish' is not an ISO instant" in reasons["odd-time"]
+    assert "MessageRecorded schema 9 is newer than this version's 2" in reasons["schema-newer"]
     assert not set(cases) & set(event_ids(desktop))
     capture(desktop, write_session(tmp_path / "d", "s-d", ["later papaya"]))
     assert search(desktop, "kiwi") and search(desktop, "papaya")  # the projections were not wedged
