@@ -3,7 +3,9 @@
 A datagram such as ``READY=1`` or ``WATCHDOG=1`` is sent to the Unix socket named by
 ``$NOTIFY_SOCKET`` (a leading ``@`` means the abstract namespace), as sd_notify(3)
 describes. Without ``$NOTIFY_SOCKET`` (no systemd, or launchd) every call does nothing.
-``$WATCHDOG_USEC`` gives the watchdog period; pings go at half of it.
+``$WATCHDOG_USEC`` gives the watchdog period; pings go at half of it, and only when it is set.
+Datagrams are sent without blocking: a listener that stopped reading (a full queue) costs a
+dropped message and a warning, never a daemon stuck in ``sendto`` that no longer sees SIGTERM.
 """
 
 from __future__ import annotations
@@ -38,11 +40,15 @@ class Notifier:
         return bool(self.address)
 
     def send(self, *fields: str) -> bool:
-        """Send ``fields`` (``"READY=1"``, ``"STATUS=..."``) as one datagram; False when not sent."""
+        """Send ``fields`` (``"READY=1"``, ``"STATUS=..."``) as one datagram; False when not sent.
+
+        Never blocks: when the listener's queue is full the datagram is dropped (False).
+        """
         if not self.address:
             return False
         try:
             with socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM) as sock:
+                sock.setblocking(False)
                 sock.sendto("\n".join(fields).encode(), self.address)
             return True
         except OSError as exc:
@@ -62,5 +68,7 @@ class Notifier:
         return self.send("RELOADING=1", f"MONOTONIC_USEC={time.monotonic_ns() // 1000}")
 
     def ping(self) -> bool:
-        """Keep systemd's watchdog from restarting us."""
+        """Keep systemd's watchdog from restarting us; a no-op (False) unless ``$WATCHDOG_USEC`` asked."""
+        if self.watchdog_interval is None:
+            return False
         return self.send("WATCHDOG=1")

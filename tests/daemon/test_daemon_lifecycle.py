@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import socket
@@ -11,6 +12,7 @@ import sys
 from pathlib import Path
 
 from daemon_helpers import Daemon, session_line, wait_for, write_config
+from waiting import PATIENCE
 from tapestryd.daemon.logs import Redactor, log_format
 
 
@@ -75,6 +77,25 @@ def test_systemd_gets_ready_watchdog_and_stopping(daemon: Daemon, tmp_path: Path
                 break
     assert seen[0].startswith("READY=1") and "STATUS=serving on" in seen[0]
     assert seen[1:3] == ["WATCHDOG=1", "WATCHDOG=1"] and seen[-1] == "STOPPING=1"
+
+
+def test_a_notify_listener_that_stops_reading_never_keeps_the_daemon_from_stopping(
+        daemon: Daemon, tmp_path: Path) -> None:
+    """A full notify queue drops messages instead of blocking the main loop, so SIGTERM still
+    stops the daemon (it once hung in sendto, pinging a watchdog nobody had asked for)."""
+    address = str(tmp_path / "notify.sock")
+    with socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM) as listener:
+        listener.bind(address)
+        listener.settimeout(PATIENCE)
+        daemon.start(env={"NOTIFY_SOCKET": address})
+        assert listener.recv(4096).decode().startswith("READY=1")
+        filler = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+        filler.setblocking(False)
+        with filler, contextlib.suppress(BlockingIOError):
+            while True:
+                filler.sendto(b"X=1", address)
+        code, _ = daemon.stop(signal.SIGTERM, timeout=120)
+    assert code == 0 and '"daemon.stopped"' in daemon.log.read_text()
 
 
 def test_the_api_key_never_reaches_the_log(daemon: Daemon, projects: Path) -> None:
