@@ -34,6 +34,10 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Iterable
+from itertools import groupby
+from operator import itemgetter
+
+from tapestryd.projections import fts_options
 
 __all__ = ["BLOCK_SIZE", "BLOCK_WINDOW", "backfill", "block_scores", "blocks_of", "clear", "create_tables",
            "file_messages", "index_dirty", "mark_dirty"]
@@ -44,6 +48,8 @@ BLOCK_SIZE = 64
 BLOCK_WINDOW = 1000
 """Blocks ranked for one query at most: when more match, only the most recently made ones compete
 (the bound :mod:`tapestryd.queries.ftsrank` puts on messages; bm25 keeps its idf over every block)."""
+
+_CHUNK = 4096
 
 _SCHEMA = [
     """CREATE TABLE IF NOT EXISTS conversation_blocks (
@@ -66,6 +72,7 @@ def create_tables(conn: sqlite3.Connection) -> bool:
     new = conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'conversation_blocks'").fetchone()
     for statement in _SCHEMA:
         conn.execute(statement)
+    fts_options.configure(conn, "blocks_fts", fts_options.BULK_OPTIONS)
     return new is None
 
 
@@ -130,12 +137,12 @@ def index_dirty(conn: sqlite3.Connection) -> int:
     if not dirty:
         return 0
     conn.executemany("DELETE FROM blocks_fts WHERE rowid = ?", [(i,) for i in dirty])
-    for block in dirty:
-        texts = [text for (text,) in conn.execute(
-            "SELECT m.text FROM block_members b JOIN messages m ON m.id = b.message_id WHERE b.block = ?"
-            " ORDER BY m.id", (block,))]
-        if texts:
-            conn.execute("INSERT INTO blocks_fts (rowid, text) VALUES (?, ?)", (block, "\n".join(texts)))
+    for start in range(0, len(dirty), _CHUNK):  # one read of the chunk's members, not one per block
+        chunk = dirty[start:start + _CHUNK]
+        rows = conn.execute("SELECT b.block, m.text FROM block_members b JOIN messages m ON m.id = b.message_id"
+                            f" WHERE b.block IN ({','.join('?' * len(chunk))}) ORDER BY b.block, m.id", chunk)
+        documents = [(block, "\n".join(text for _, text in members)) for block, members in groupby(rows, itemgetter(0))]
+        conn.executemany("INSERT INTO blocks_fts (rowid, text) VALUES (?, ?)", documents)
     conn.execute("DELETE FROM conversation_blocks WHERE dirty = 1 AND size <= 0")
     conn.execute("UPDATE conversation_blocks SET dirty = 0 WHERE dirty = 1")
     return len(dirty)

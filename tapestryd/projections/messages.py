@@ -59,7 +59,7 @@ from typing import Mapping, Sequence, cast
 from tapestryd.events.store import EventStore
 from tapestryd.events.types import TITLE_KINDS, ConversationTitled, Forgotten, MessageRecorded, StoredEvent
 from tapestryd.privacy import outbound
-from tapestryd.projections import blocks, forgetting, unsplit, windows
+from tapestryd.projections import blocks, forgetting, fts_options, unsplit, windows
 from tapestryd.projections.message_parts import join_parts
 
 __all__ = ["MessagesProjection"]
@@ -144,10 +144,7 @@ class MessagesProjection:
             blocks.backfill(conn)
         if windows.create_tables(conn):  # a file made before windows: every message's is written once
             windows.backfill(conn)
-        stored = dict(conn.execute("SELECT k, v FROM messages_fts_config"))
-        for option, value in _FTS_OPTIONS.items():
-            if stored.get(option) != value:
-                conn.execute("INSERT INTO messages_fts(messages_fts, rank) VALUES (?, ?)", (option, value))
+        fts_options.configure(conn, "messages_fts", _FTS_OPTIONS)
 
     def _fill_origins(self, conn: sqlite3.Connection) -> None:
         """Give the rows of a file made before origins the origin of their first part's event, as a rebuild

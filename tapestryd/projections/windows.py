@@ -28,6 +28,8 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Iterable
 
+from tapestryd.projections import fts_options
+
 __all__ = ["WINDOW_BOUND", "backfill", "clear", "create_tables", "refresh", "window_scores"]
 
 WINDOW_BOUND = 1_000
@@ -59,6 +61,7 @@ def create_tables(conn: sqlite3.Connection) -> bool:
     new = conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'windows_fts'").fetchone()
     for statement in _SCHEMA:
         conn.execute(statement)
+    fts_options.configure(conn, "windows_fts", fts_options.BULK_OPTIONS)
     return new is None
 
 
