@@ -9,9 +9,9 @@ from tapestryd.clock import Clock
 from tapestryd.config import Settings
 from tapestryd.errors import TapestryError
 from tapestryd.events.types import parse_utc
-from tapestryd.projections.messages_read import has_agent, stored_agents
+from tapestryd.projections.messages_read import has_agent, has_origin, machine_counts, stored_agents
 
-__all__ = ["check_agent", "in_range", "now_of"]
+__all__ = ["check_agent", "check_machine", "in_range", "now_of"]
 
 
 def now_of(now: str, clock: Clock) -> datetime:
@@ -57,3 +57,11 @@ def check_agent(settings: Settings, conn: sqlite3.Connection, agent: str, *, new
     raise TapestryError(f"no agent named {agent!r}; known: {', '.join(known)}{hint}")
 
 
+def check_machine(settings: Settings, conn: sqlite3.Connection, machine: str) -> str:
+    """``machine`` stripped ('' for every machine) when it is this machine's name (``[sync] machine``)
+    or some stored message was captured there; else raises TapestryError naming the known machines."""
+    machine = machine.strip()
+    if not machine or machine == settings.sync.machine or has_origin(conn, machine):
+        return machine
+    known = sorted(set(machine_counts(conn)) | {settings.sync.machine})
+    raise TapestryError(f"no machine named {machine!r}; known: {', '.join(known)}")

@@ -17,7 +17,7 @@ from tapestryd.clock import check_supported
 from tapestryd.errors import TapestryError
 from tapestryd.events.types import parse_utc
 from tapestryd.operations.base import ReadDeps
-from tapestryd.operations.checks import check_agent, in_range, now_of
+from tapestryd.operations.checks import check_agent, check_machine, in_range, now_of
 from tapestryd.operations.requests import (ContextRequest, ConversationsRequest, MessagesRequest, NodeRequest,
                                            PingRequest, RecallRequest, SearchRequest, ShowRequest, SimilarRequest,
                                            StatsRequest)
@@ -56,7 +56,8 @@ def search(request: SearchRequest, deps: ReadDeps) -> SearchResult:
         conversation="" if request.conversation is None else resolve_conversation(reader, request.conversation),
         level=level_filter(request.level),
         since=_when(reader, request.since, now, "since"), until=_when(reader, request.until, now, "until"),
-        subagents=not request.no_subagents, origin=request.machine.strip())
+        subagents=not request.no_subagents,
+        origin=check_machine(reader.settings, reader.conn, request.machine))
     if filters.since and filters.until and filters.until <= filters.since:
         raise TapestryError(f"--until ({request.until}) must come after --since ({request.since})")
     limit = in_range(request.limit, "limit")
@@ -144,7 +145,7 @@ def context(request: ContextRequest, deps: ReadDeps) -> ContextResult:
                                        project=request.project, max_tokens=max_tokens, fmt=request.format or "text",
                                        recent=in_range(request.recent, "recent", most=500, clamp=True),
                                        now_only=request.now_only, exclude_session=request.exclude_session,
-                                       machine=request.machine.strip())
+                                       machine=check_machine(reader.settings, reader.conn, request.machine))
     return ContextResult(contextdoc.context_answer(reader, wanted, now=now))
 
 

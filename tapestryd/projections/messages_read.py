@@ -20,7 +20,8 @@ from tapestryd.events.types import MessageRecorded
 __all__ = ["CONVERSATION_COLUMNS", "MessageAt", "MessageScope", "agent_totals", "conversation_activity",
            "conversation_keys_ending", "conversation_messages", "conversation_of", "conversation_row",
            "conversation_titles", "conversations_by_ref", "conversations_in_range", "conversations_under",
-           "day_messages", "document_count", "documents", "first_message_ts", "has_agent", "last_conversation_rowid",
+           "day_messages", "document_count", "documents", "first_message_ts", "has_agent", "has_origin",
+           "last_conversation_rowid",
            "machine_counts", "message_by_source", "message_counts", "message_row", "message_rows_of",
            "messages_with_titles", "neighbour_ids", "origin_sql", "recent_conversations", "role_counts",
            "scoped_messages", "stored_agents", "stored_ids", "stored_message_keys", "text_sizes", "timed_messages",
@@ -161,6 +162,14 @@ def message_counts(conn: sqlite3.Connection) -> tuple[int, int]:
         conversations = conn.execute("SELECT COUNT(*) FROM conversations").fetchone()[0]
         messages = conn.execute("SELECT COUNT(*) FROM messages").fetchone()[0]
     return int(conversations), int(messages)
+
+
+def has_origin(conn: sqlite3.Connection, origin: str) -> bool:
+    """Whether any message was captured on machine ``origin`` (one lookup on the ``messages(origin)``
+    index); True in a file the projector has not given origins yet (it cannot tell)."""
+    if origin_sql(conn) != "m.origin":
+        return True
+    return bool(_unless_missing(conn, "SELECT 1 FROM messages WHERE origin = ? LIMIT 1", (origin,)))
 
 
 def machine_counts(conn: sqlite3.Connection) -> dict[str, int]:

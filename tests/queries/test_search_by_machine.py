@@ -5,11 +5,13 @@ from __future__ import annotations
 import sqlite3
 from datetime import timedelta
 
+import pytest
 from query_helpers import NOW, History
 
 from tapestryd.cli.fast import render_status
 from tapestryd.cli.render import render_hits
 from tapestryd.clock import FixedClock
+from tapestryd.errors import TapestryError
 from tapestryd.events import MessageRecorded, NewEvent, event_id, format_utc
 from tapestryd.operations.base import ReadDeps
 from tapestryd.operations.control import status
@@ -52,7 +54,8 @@ def test_search_hits_name_their_machine_and_the_filter_keeps_one(history: Histor
     assert {(h["kind"], h["conversation"], h["origin"]) for h in desk} == {
         ("message", "claude-code:s1", "desk"), ("message", "claude-code:s2", "desk")}
     assert "claude-code@desk  user" in render_hits({"hits": desk})
-    assert ask(history, SearchRequest(query="deploy", machine="nowhere"))["hits"] == []
+    with pytest.raises(TapestryError, match="no machine named 'nowhere'; known: desk, laptop"):  # a typo, named
+        ask(history, SearchRequest(query="deploy", machine="nowhere"))
 
 
 def test_context_filters_raw_messages_by_machine_and_names_machines_when_several(history: History) -> None:

@@ -30,3 +30,19 @@ def test_the_machine_option_help_names_the_sync_table(tmp_path: Path, command: s
     done = _cli(tmp_path, command, "--help")
     assert done.returncode == 0
     assert "([sync] machine there)" in " ".join(done.stdout.replace("│", " ").split())
+
+
+def test_a_machine_name_nothing_was_captured_on_is_named_with_the_known_ones(tmp_path: Path, hub_url: str) -> None:
+    from sync_helpers import capture, make_home, write_session
+
+    from tapestryd.errors import TapestryError
+    from tapestryd.operations.dispatch import run_here
+    from tapestryd.operations.requests import ContextRequest, SearchRequest
+
+    laptop, _ = make_home(tmp_path, "laptop", hub_url)
+    capture(laptop, write_session(tmp_path / "a", "s-a", ["kiwi on the laptop"]))
+    assert run_here(laptop, SearchRequest(query="kiwi", machine="laptop")).to_json()["hits"]
+    for request in (SearchRequest(query="kiwi", machine="laptpo"), ContextRequest(machine="laptpo")):
+        with pytest.raises(TapestryError, match=r"^no machine named 'laptpo'; known: laptop$"):
+            run_here(laptop, request)
+    assert not run_here(laptop, SearchRequest(query="mango", machine="laptop")).to_json()["hits"]
