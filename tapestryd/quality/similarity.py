@@ -92,7 +92,7 @@ class TfidfSimilarity:
         """Vectorize ``texts`` once (after :meth:`fit`); later comparisons reuse the rows."""
         unique = list(dict.fromkeys(texts))
         self._rows = {text: row for row, text in enumerate(unique)}
-        self._prepared = self._transform(unique)
+        self._prepared = self._transform(unique) if unique else None
 
     def matrix(self, left: Sequence[str], right: Sequence[str]) -> np.ndarray:
         """Pairwise cosines; fits on ``left + right`` first when :meth:`fit` was never called."""

@@ -57,6 +57,16 @@ def test_eval_reports_compression_retention_and_score_per_level(seeded: Path) ->
     assert level0["tapestry_score"] == pytest.approx(59 / 29 * 0.5, abs=1e-3)
 
 
+def test_eval_of_a_home_with_nothing_summarized_reports_empty_levels(home: Path) -> None:
+    """One greeting, no summary and no fact extracted from it: a table of zeros, not a traceback."""
+    with Runtime.open(load_settings(home)) as rt:
+        rt.store.append([message("m1", "user", "hello")])
+        rt.projector.catch_up()
+    done = ctl("eval", "-f", "json", home=home)
+    assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr
+    assert all(level["facts"] == 0 for level in json.loads(done.stdout)["levels"])
+
+
 def test_eval_reads_a_facts_file_and_prints_a_table(seeded: Path, tmp_path: Path) -> None:
     """The latest L1 summary states Bob's fact, so a file naming it finds it retained at L1."""
     facts = tmp_path / "facts.jsonl"
