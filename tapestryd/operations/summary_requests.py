@@ -2,7 +2,9 @@
 
 An L0's inputs are its messages (``HH:MM me`` / ``HH:MM assistant`` in local time) and its
 title hint the conversation's title; a higher node's inputs are its children's summaries
-labelled with their period and title, and its title hint their titles joined.
+labelled with their period and title, and its title hint their titles joined. A day (L1)
+also carries its conversation-days' messages as ``sources`` (one tuple per child), so a
+provider may pick sentences from what was said that day rather than from the summaries.
 The context (see :mod:`tapestryd.projections.hierarchy_read`) is fingerprinted so each
 NodeSummarized says exactly which context it was made with.
 """
@@ -36,6 +38,7 @@ def build_request(conn: sqlite3.Connection, node: NodeRow, tz: ZoneInfo, *,
         context=tuple(Passage(_child_label(c, tz), c.summary) for c in context), agent=node.agent,
         title_hint=_conversation_title(conn, node.conversation) if node.level == 0 else _joined_titles(kids),
         source_chars=node.source_chars, day=node.period_start,
+        sources=tuple(_message_passages(conn, kid, tz) for kid in kids) if node.level == 1 else (),
     )
     fingerprint = hash_parts("context", *(part for c in context for part in (c.key, c.title, c.summary)))
     return request, fingerprint if with_context else ""

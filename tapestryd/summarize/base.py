@@ -40,7 +40,10 @@ class SummaryRequest:
     ("Wednesday 4 March 2026"); ``source_chars`` the characters of raw message text under
     the node (sets the length budget); ``title_hint`` a known title (the conversation's);
     ``day`` the ISO date of the period's first day (at L0 the day its messages were said,
-    against which "yesterday" is resolved; ``""`` when unknown).
+    against which "yesterday" is resolved; ``""`` when unknown). ``sources`` holds, for a
+    day (L1), its conversation-days' messages, one tuple of message passages per child in
+    the order of ``inputs``, for a provider that extracts from what was said rather than
+    from the children's summaries (``()`` at other levels).
     """
 
     node: str
@@ -52,6 +55,7 @@ class SummaryRequest:
     title_hint: str = ""
     source_chars: int = 0
     day: str = ""
+    sources: tuple[tuple[Passage, ...], ...] = ()
 
 
 @dataclass(frozen=True)

@@ -23,13 +23,17 @@ __all__ = ["clauses", "compress"]
 _OPENERS = (r"wow|whoa|hey|hi|hello|oh|ooh|ah|aw+|yeah|yes|yep|yup|ok|okay|well|so|haha|hah|lol|omg|hmm+|um+|"
             r"uh|thanks|thank you|great|awesome|cool|nice|sure|absolutely|definitely|totally|honestly|actually|"
             r"anyway|anyways|by the way|btw|you know|i mean|to be honest|oh my|gosh|man|dude|right|true|indeed|"
-            r"exactly|of course|no way|aww+|yay|woah|really|sounds good|that's great|that's awesome|that's cool")
+            r"exactly|of course|no way|aww+|yay|woah|really|sounds good|that's great|that's awesome|that's cool|"
+            r"quick update|update|good news|big news|fun fact|guess what")
 # A run of openers ("Oh, and BTW, ..."), each optionally naming the person addressed, each closed by
 # , ! . : or a dash.
-_LEAD = re.compile(rf"^(?:(?i:(?:and\s+|but\s+)?(?:{_OPENERS}))(?:\s+(?-i:[A-Z][a-z]+))?\s*(?:[,!.:;]+|\s[-–—])\s*)+")
+_LEAD = re.compile(rf"^(?:(?i:(?:and\s+|but\s+)?(?:{_OPENERS})(?:\s+(?:{_OPENERS}))*)(?:\s+(?-i:[A-Z][a-z]+))?\s*"
+                   rf"(?:[,!.:;]+|\s[-–—])\s*)+")
 # The subject opening a clause of its own.
 _SUBJECT = (r"(?:I|I'm|I've|I'd|I'll|(?i:it|it's|we|we're|we've|you|you're|he|she|they|this|that|there|my|our|"
             r"their|his|her))\b")
+# A bare "So" or "And so" before a subject, left once the openers are gone ("Yeah, so I ...").
+_SO = re.compile(rf"^(?i:and\s+)?(?i:so)\s+(?!(?i:that)\b)(?={_SUBJECT})")
 # A hedge before a clause with its own subject: "I think it's ..." says "It's ...".
 _HEDGE = re.compile(rf"^(?:I think|I guess|I feel like|I'd say|I mean|I believe)\s+(?:that\s+)?(?={_SUBJECT})")
 # Intensifiers before a word; not after a determiner, where the word names a thing ("the super block").
@@ -53,7 +57,7 @@ def compress(sentence: str) -> str:
 
     Returns the sentence unchanged when the deletions would leave fewer than three words.
     """
-    out = _HEDGE.sub("", _LEAD.sub("", sentence))
+    out = _HEDGE.sub("", _SO.sub("", _LEAD.sub("", sentence)))
     opened = out != sentence
     out = _FILLER.sub("", out)
     out, tags = _untail(out)

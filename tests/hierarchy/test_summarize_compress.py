@@ -18,6 +18,9 @@ from tapestryd.summarize.sentences import split_sentences
     ("The backup runs at night, you know?", "The backup runs at night."),
     ("Honestly, the build takes 14 minutes :)", "The build takes 14 minutes"),
     ("Oh, and BTW, I opened an online store in May - pretty cool, huh?", "I opened an online store in May."),
+    ("Oh wow, that's awesome, I got the job at the museum!", "I got the job at the museum!"),
+    ("Haha, yeah, so I adopted a dog in June.", "I adopted a dog in June."),
+    ("Quick update: I moved to Lisbon in March.", "I moved to Lisbon in March."),
 ])
 def test_openers_fillers_hedges_and_tags_are_cut(sentence: str, expected: str) -> None:
     """Only the wrapping is deleted; names, numbers and content words stay in their order."""
@@ -30,6 +33,7 @@ def test_openers_fillers_hedges_and_tags_are_cut(sentence: str, expected: str) -
     "I believe in the plan we wrote on Friday.",
     "Thanks, Melanie!",
     "We deploy on Friday, right?",
+    "So that we can leave at 6, I packed the car.",
     "The super block of the ext4 volume is damaged.",
     'print("Something before the function")',
 ])

@@ -27,3 +27,14 @@ def test_a_repeated_sentence_is_kept_once() -> None:
     """A repeat covers nothing new, so it never takes the budget twice."""
     text = summarize([CAR, CAR, CAR, GARDEN[0]], source_chars=3200)
     assert text.count(CAR) == 1 and GARDEN[0] in text
+
+
+def test_a_day_picks_from_what_was_said_not_only_from_its_children_summaries() -> None:
+    """With its conversations' messages as sources, a day can keep a sentence its L0 summary left
+    out; each conversation names its own speakers."""
+    said = (Passage("09:00 me", f"Hey Ana! {CAR}", "user"),
+            Passage("09:01 assistant", "Thanks, Ben! Nice.", "assistant"))
+    inputs = (Passage("Sun 03 May 09:00–09:01", GARDEN[0]),)
+    request = SummaryRequest("L1:x:2026-05-03", 1, "Sunday 03 May 2026", inputs, source_chars=2400, sources=(said,))
+    text = ExtractiveSummarizer().summarize(request, Budget()).text
+    assert text == f"Ben: {CAR}"
