@@ -47,7 +47,7 @@ BLOCK_SIZE = 64
 
 BLOCK_WINDOW = 1000
 """Blocks ranked for one query at most: when more match, only the most recently made ones compete
-(the bound :mod:`tapestryd.queries.ftsrank` puts on messages; bm25 keeps its idf over every block)."""
+(the bound :mod:`tapestryd.projections.messages_search` puts on messages; bm25 keeps its idf over every block)."""
 
 _CHUNK = 4096
 

@@ -11,7 +11,7 @@ Tables it owns (in ``projections.db``, kept by
 * ``windows_fts(text)``: an FTS5 table (the tokenizer of ``messages_fts``), rowid the
   message's id, text the previous turn's text, the message's, and the next turn's, joined
   by newlines (turns ordered by ``(ts, id)`` within the conversation, as
-  :func:`~tapestryd.queries.ftsrank.turns_around` reads them).
+  :func:`~tapestryd.projections.messages_search.turns_around` reads them).
 * ``windows_gone(id, conversation, ts)``: messages deleted since the last flush, filled by
   a delete trigger on ``messages``.
 
@@ -34,7 +34,7 @@ __all__ = ["WINDOW_BOUND", "backfill", "clear", "create_tables", "refresh", "win
 
 WINDOW_BOUND = 1_000
 """Windows ranked for one query at most: when more match, only those of the most recently stored
-messages compete (the bound :mod:`tapestryd.queries.ftsrank` puts on messages)."""
+messages compete (the bound :mod:`tapestryd.projections.messages_search` puts on messages)."""
 
 _CHUNK = 4096
 
