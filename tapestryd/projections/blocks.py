@@ -77,10 +77,15 @@ def create_tables(conn: sqlite3.Connection) -> bool:
 
 
 def clear(conn: sqlite3.Connection) -> None:
-    """Delete every block, membership and indexed document."""
+    """Delete every block, membership and indexed document.
+
+    ``blocks_fts`` is dropped and made again: a DELETE of its rows reads every document back to take
+    its terms out of the index.
+    """
     conn.execute("DELETE FROM block_members")
     conn.execute("DELETE FROM conversation_blocks")
-    conn.execute("DELETE FROM blocks_fts")
+    conn.execute("DROP TABLE blocks_fts")
+    create_tables(conn)
 
 
 def backfill(conn: sqlite3.Connection) -> int:

@@ -66,8 +66,13 @@ def create_tables(conn: sqlite3.Connection) -> bool:
 
 
 def clear(conn: sqlite3.Connection) -> None:
-    """Delete every window and every pending deletion."""
-    conn.execute("DELETE FROM windows_fts")
+    """Delete every window and every pending deletion.
+
+    ``windows_fts`` is dropped and made again: a DELETE of its rows reads every window back to take
+    its terms out of the index (1.1 s CPU for 10,638 windows of the 20 MB bench export).
+    """
+    conn.execute("DROP TABLE windows_fts")
+    create_tables(conn)
     conn.execute("DELETE FROM windows_gone")
 
 
