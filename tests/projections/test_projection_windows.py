@@ -9,7 +9,7 @@ from pathlib import Path
 
 from test_projection_blocks import _forget, _id, _message, _project
 
-from tapestryd.projections import MessagesProjection, Projector, windows
+from tapestryd.projections import MessagesProjection, Projector, fts_options, windows
 from tapestryd.queries.rerank import KEYWORD_RANKER
 from tapestryd.queries.search import SearchFilters
 
@@ -66,3 +66,13 @@ def test_rebuild_and_an_older_file_give_the_rows_of_the_incremental_path(tmp_pat
     projector.close()
     again = Projector(projector.store, tmp_path / "projections.db", [MessagesProjection()])
     assert _windows(again.conn) == incremental
+
+
+def test_the_window_and_block_tables_keep_their_bulk_options_through_a_rebuild(tmp_path: Path) -> None:
+    """A rebuild drops windows_fts and blocks_fts and makes them again: still with hashsize and automerge set."""
+    projector = _project(tmp_path, _holiday())
+    projector.rebuild()
+    for table in ("windows_fts", "blocks_fts"):
+        stored = dict(projector.conn.execute(f"SELECT k, v FROM {table}_config"))
+        assert {k: stored.get(k) for k in fts_options.BULK_OPTIONS} == fts_options.BULK_OPTIONS
+    assert windows.window_scores(projector.conn, '"dolomites"', 10)  # refilled by the replay
