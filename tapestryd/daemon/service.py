@@ -74,6 +74,7 @@ from tapestryd.operations.syncing import run_round
 from tapestryd.paths import paths_for
 from tapestryd.projections.tfidf import SimilarityIndex
 from tapestryd.queries.reader import Reader
+from tapestryd.queries.timephrase import warm_up
 from tapestryd.queries.warm import register_warm_index, unregister_warm_index
 from tapestryd.summarize import make_summarizer
 from tapestryd.web.server import WebServer, check_port
@@ -133,12 +134,23 @@ class Service:
             self._serve_web()  # before the socket: once a client can ask, status already says how the calendar went
             self.server = SocketServer(self.paths.socket, self.dispatch)
             self.server.start()
+            threading.Thread(target=self._warm_time_phrases, name="time-phrases-warm", daemon=True).start()
         except BaseException:
             self.stop()
             raise
         log.info("daemon.started", pid=self.state.pid, version=__version__, socket=str(self.paths.socket),
                  data_dir=str(self.paths.data_dir), roots=[str(r) for r in self.settings.sources.watched_roots],
                  inbox=str(self.settings.sources.inbox), watch_mode=self.feeds.mode)
+
+    def _warm_time_phrases(self) -> None:
+        """Load the time-phrase reader (dateparser) now, not on the first query that holds a phrase."""
+        started = time.monotonic()
+        try:
+            warm_up(self.settings.tz)
+        except Exception as exc:  # a warm-up that fails leaves the reader to load on the first query
+            log.warning("time_phrases.warm_failed", error=str(exc))
+            return
+        log.info("time_phrases.warmed", seconds=round(time.monotonic() - started, 3))
 
     def stop(self) -> None:
         """Stop in reverse order; the databases close only if the writer finished in time."""
