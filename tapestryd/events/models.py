@@ -80,6 +80,7 @@ class SyncCheckpointRow(LogModel, table=True):
 
 
 LOG_METADATA = LogModel.metadata
-EVENTS: sa.Table = EventRow.__table__  # type: ignore[attr-defined]
-SOURCE_OFFSETS: sa.Table = SourceOffsetRow.__table__  # type: ignore[attr-defined]
-SYNC_CHECKPOINTS: sa.Table = SyncCheckpointRow.__table__  # type: ignore[attr-defined]
+# the models' Table objects from their metadata, typed (SQLModel does not declare __table__)
+EVENTS = LOG_METADATA.tables["events"]
+SOURCE_OFFSETS = LOG_METADATA.tables["source_offsets"]
+SYNC_CHECKPOINTS = LOG_METADATA.tables["sync_checkpoints"]
