@@ -28,9 +28,9 @@ step 3 cost about a third of the ranking's CPU time (100k messages, 60 bench que
    query word. Each candidate gets ``window`` times its window's score, scaled so the best
    window adds ``window`` times the best candidate's score, and the messages of the
    :attr:`~KeywordRanker.pool` best windows that pass the filters join the candidates,
-   though they may hold none of the words (a reply whose question named the thing asked);
-   not when the filters leave out turns by role, subagent or machine (the words may be a
-   left-out turn's, which brings nothing, as in step 2).
+   though they may hold none of the words (a reply whose question named the thing asked),
+   when the turns around them pass the filters too (the words may be a left-out turn's,
+   which brings nothing, as in step 2).
 2. **Neighbouring turns.** A conversation answers in turns: the fact is often in the
    reply to the turn that holds the question's words, or in the turn before it. Each of
    the best :attr:`~KeywordRanker.givers` candidates lends ``neighbour`` times its score to
@@ -192,13 +192,17 @@ class KeywordRanker:
                      filters: MessageFilters, size: int) -> None:
         """Step 1, windows: add each candidate's share of its window's score (of the ``size`` best windows)
         to ``base``, in place; the messages of the :attr:`pool` best windows that pass ``filters`` join
-        the candidates, unless ``filters`` leave out turns by role, subagent or machine: a window's words
-        may then be those of a turn left out, which brings nothing (as a neighbour's loan, step 2)."""
+        the candidates when the turns around them pass too: a window's words may be those of a neighbour
+        that ``filters`` leave out (by role, subagent, machine or time), which brings nothing (as a
+        neighbour's loan, step 2)."""
         found = window_scores(conn, any_expression(terms), size)
         if not found or max(found.values()) <= 0:
             return
-        joining = [] if filters.role or not filters.subagents or filters.origin else list(found)[: self.pool]
-        passing = conversations_and_texts(conn, [i for i in joining if i not in base], filters, 0)
+        passing = conversations_and_texts(conn, [i for i in list(found)[: self.pool] if i not in base], filters, 0)
+        if passing and (filters.role or not filters.subagents or filters.origin or filters.since or filters.until):
+            around = turns_around(conn, list(passing))
+            kept = conversations_and_texts(conn, sorted({n for _, ns in around.values() for n in ns}), filters, 0)
+            passing = {i: v for i, v in passing.items() if all(n in kept for n in around.get(i, ("", []))[1])}
         scale = self.window * max(base.values(), default=1.0) / max(found.values())
         for i, score in found.items():
             if i in base or i in passing:

@@ -1,6 +1,6 @@
-"""A filter that leaves messages out leaves out what they would bring: with --no-subagents, --role or
---machine, a turn holding none of the words does not come as "next to a match" when the only turn
-holding them is one the filter left out (it did not before the message windows)."""
+"""A filter that leaves messages out leaves out what they would bring: with --no-subagents, --role,
+--machine or --since, a turn holding none of the words does not come as "next to a match" when the
+only turn holding them is one the filter left out (it did not before the message windows)."""
 
 from __future__ import annotations
 
@@ -57,3 +57,10 @@ def test_another_machines_words_bring_nothing(history: History) -> None:
     here = history.settings.sync.machine
     assert keys(history, machine="desk") == []  # desk's turn holds none of the words
     assert "s1" in keys(history, machine=here)
+
+
+def test_words_before_the_range_bring_nothing_into_it(history: History) -> None:
+    write(history)
+    after = format_utc(NOW - timedelta(minutes=50 - 2.5))  # s2 and m3 are in range; s1 holds the word
+    assert keys(history, since=after) == []
+    assert "s1" in keys(history, since=format_utc(NOW - timedelta(minutes=49)))
