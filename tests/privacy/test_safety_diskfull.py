@@ -58,11 +58,10 @@ def _query(db: Path, sql: str, *args: object) -> list[tuple[Any, ...]]:
 
 def _fill(folder: Path) -> Path:
     filler = folder / "filler"
-    with open(filler, "wb") as fh:
+    with open(filler, "wb", buffering=0) as fh:  # unbuffered: nothing is left to flush (and fail) at close
         try:
             while True:
                 fh.write(b"\0" * 65536)
-                fh.flush()
         except OSError:
             pass
     return filler
