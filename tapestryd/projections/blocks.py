@@ -69,11 +69,7 @@ _SCHEMA = [
 
 def create_tables(conn: sqlite3.Connection) -> bool:
     """Create the tables, indexes and delete trigger if missing; True when ``conversation_blocks`` was new."""
-    new = conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'conversation_blocks'").fetchone()
-    for statement in _SCHEMA:
-        conn.execute(statement)
-    fts_options.configure(conn, "blocks_fts", fts_options.BULK_OPTIONS)
-    return new is None
+    return fts_options.create(conn, _SCHEMA, "conversation_blocks", "blocks_fts")
 
 
 def clear(conn: sqlite3.Connection) -> None:

@@ -9,8 +9,9 @@ index fewer times. Both change the segment layout only; rows, matches and ranks 
 from __future__ import annotations
 
 import sqlite3
+from typing import Sequence
 
-__all__ = ["BULK_OPTIONS", "configure"]
+__all__ = ["BULK_OPTIONS", "configure", "create"]
 
 BULK_OPTIONS = {"hashsize": 16 * 1024 * 1024, "automerge": 8}
 """Options of ``windows_fts`` and ``blocks_fts``, each batch's text written at its flush. Their
@@ -29,3 +30,13 @@ def configure(conn: sqlite3.Connection, table: str, options: dict[str, int]) -> 
     for option, value in options.items():
         if stored.get(option) != value:
             conn.execute(f"INSERT INTO {table}({table}, rank) VALUES (?, ?)", (option, value))
+
+
+def create(conn: sqlite3.Connection, schema: Sequence[str], marker: str, fts: str) -> bool:
+    """Run the ``CREATE … IF NOT EXISTS`` statements of ``schema``, give FTS5 table ``fts`` the
+    :data:`BULK_OPTIONS`, and say whether table ``marker`` was new (the file predates these tables)."""
+    new = conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (marker,)).fetchone()
+    for statement in schema:
+        conn.execute(statement)
+    configure(conn, fts, BULK_OPTIONS)
+    return new is None

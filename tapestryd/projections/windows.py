@@ -58,11 +58,7 @@ def _around(column: str, conversation: str = "g.conversation", ts: str = "g.ts",
 
 def create_tables(conn: sqlite3.Connection) -> bool:
     """Create the tables and the delete trigger if missing; True when ``windows_fts`` was new."""
-    new = conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'windows_fts'").fetchone()
-    for statement in _SCHEMA:
-        conn.execute(statement)
-    fts_options.configure(conn, "windows_fts", fts_options.BULK_OPTIONS)
-    return new is None
+    return fts_options.create(conn, _SCHEMA, "windows_fts", "windows_fts")
 
 
 def clear(conn: sqlite3.Connection) -> None:
