@@ -163,7 +163,8 @@ def search(ctx: typer.Context,
                                                  "(\\[sync] machine there); summaries, which cover every machine, are "
                                                  "left out."),
            now: Optional[str] = typer.Option(None, "--now", help="The instant relative phrases ('yesterday', "
-                                             "'last week') count from, ISO 8601 (default: the clock)."),
+                                             "'last week') count from, ISO 8601; a bare date is the end of that day "
+                                             "(default: the clock)."),
            limit: int = typer.Option(20, "--limit", "-n"),
            fmt: Format = typer.Option(Format.text, "-f", "--format")) -> None:
     """Full-text search over messages and summaries, best match first; time phrases narrow the range.

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import sqlite3
-from datetime import datetime
+from datetime import date, datetime, time, timezone, tzinfo
 
 from tapestryd.clock import Clock
 from tapestryd.config import Settings
@@ -14,17 +14,22 @@ from tapestryd.projections.messages_read import has_agent, has_origin, machine_c
 __all__ = ["check_agent", "check_machine", "in_range", "now_of"]
 
 
-def now_of(now: str, clock: Clock) -> datetime:
+def now_of(now: str, clock: Clock, tz: tzinfo | None = None) -> datetime:
     """The instant relative times count from: ``now`` (ISO 8601) when given, else ``clock.now()``.
 
-    Raises TapestryError for a ``now`` that is not ISO 8601.
+    A bare date (``2026-11-20``) stands for the last instant of that day in ``tz`` (UTC when not
+    given), so "today" covers the whole of it and "yesterday" is the day before.
+    Raises TapestryError for a ``now`` that is neither an ISO 8601 time nor a date.
     """
     if not now:
         return clock.now()
     try:
+        if len(now.strip()) == 10:
+            day = date.fromisoformat(now.strip())
+            return datetime.combine(day, time.max, tzinfo=tz or timezone.utc).astimezone(timezone.utc)
         return parse_utc(now)
     except ValueError as exc:
-        raise TapestryError(f"now must be an ISO 8601 time, got {now!r}") from exc
+        raise TapestryError(f"now must be an ISO 8601 time or date, got {now!r}") from exc
 
 
 def in_range(value: int, name: str, *, least: int = 1, most: int = 10_000, clamp: bool = False) -> int:

@@ -48,7 +48,7 @@ def search(request: SearchRequest, deps: ReadDeps) -> SearchResult:
     Raises TapestryError for an unknown role or level, a limit outside 1..10,000, a blank
     conversation, or a range that ends before it starts.
     """
-    reader, now = deps.reader, now_of(request.now, deps.clock)
+    reader, now = deps.reader, now_of(request.now, deps.clock, deps.reader.tz)
     if request.role and request.role not in ROLES:
         raise TapestryError(f"role must be one of {', '.join(ROLES)}, got {request.role!r}")
     filters = SearchFilters(
@@ -134,7 +134,7 @@ def context(request: ContextRequest, deps: ReadDeps) -> ContextResult:
     """Telescoping context (see :func:`tapestryd.queries.contextdoc.context_answer`)."""
     from tapestryd.queries import contextdoc
 
-    reader, now = deps.reader, now_of(request.now, deps.clock)
+    reader, now = deps.reader, now_of(request.now, deps.clock, deps.reader.tz)
     anchor = None
     if request.date:
         anchor = parse_when(request.date, now=now, tz=reader.tz,
@@ -167,7 +167,7 @@ def recall(request: RecallRequest, deps: ReadDeps) -> RecallResult:
     reader, when = deps.reader, request.when.strip()
     if not when:
         raise TapestryError("recall needs a date, period or range (e.g. 2026-03, 'last week', 2026-03-01..2026-03-15)")
-    return RecallResult(recall_nodes(reader, when, now=now_of(request.now, deps.clock),
+    return RecallResult(recall_nodes(reader, when, now=now_of(request.now, deps.clock, deps.reader.tz),
                                      agent=check_agent(reader.settings, reader.conn, request.agent),
                                      limit=in_range(request.limit, "limit", clamp=True),
                                      days=_days(request.days)))

@@ -104,7 +104,7 @@ def _rule(request: ForgetRequest, deps: WriteDeps) -> ForgetRule:
         return ForgetRule(conversation=_conversation(runtime, given["conversation"]))
     if given["before"]:
         return ForgetRule(before=before_instant(given["before"], runtime.settings,
-                                                now_of(request.now, deps.clock)))
+                                                now_of(request.now, deps.clock, runtime.settings.tz)))
     pattern = given["match"] if given["match"].startswith("(?i)") else "(?i)" + given["match"]
     try:
         re.compile(given["match"])  # the user's own pattern, so an error's position is theirs

@@ -77,6 +77,23 @@ def test_now_anchors_relative_phrases_on_the_command_line(reader: Reader, histor
     assert {h["message_key"] for h in json.loads(done.stdout)} == {"m1", "m2"}
 
 
+def test_a_bare_date_as_now_is_the_end_of_that_local_day(reader: Reader, history: History) -> None:
+    env = {**os.environ, "TAPESTRY_HOME": str(history.settings.home)}
+    done = subprocess.run([sys.executable, "-m", "tapestryd.cli", "search", "binary", "yesterday", "--now",
+                           "2026-03-03", "-f", "json"], capture_output=True, text=True, env=env, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert "2026-03-02 00:00 → 2026-03-03 00:00" in done.stderr
+    assert {h["message_key"] for h in json.loads(done.stdout)} == {"m1", "m2"}
+
+
+def test_a_now_that_is_no_date_names_what_was_wrong(reader: Reader, history: History) -> None:
+    env = {**os.environ, "TAPESTRY_HOME": str(history.settings.home)}
+    done = subprocess.run([sys.executable, "-m", "tapestryd.cli", "search", "binary", "--now", "2026-13-40"],
+                          capture_output=True, text=True, env=env, timeout=60)
+    assert done.returncode != 0 and "now must be an ISO 8601 time or date, got '2026-13-40'" in done.stderr
+    assert "Traceback" not in done.stderr
+
+
 def test_a_long_query_is_cut_in_echoes() -> None:
     query = "garlic " * 100
     text = render_hits({"query": query, "hits": [], "time": None})
