@@ -6,7 +6,8 @@ tool error naming it), builds the typed request of one operation of the table
 (:mod:`tapestryd.operations.requests`, so every field it sets is one the table knows), asks
 it through ``caller`` (the daemon's socket when it runs, else the database read-only:
 :func:`tapestryd.operations.dispatch.call`), and returns a compact, bounded answer:
-``limit`` hits, or entries under ``max_tokens``. The docstring of each tool is its
+``limit`` hits, or entries under ``max_tokens``, each conversation title cut to
+:data:`TITLE_CHARS` characters (an export's own title is stored whole). The docstring of each tool is its
 description, written for the AI that reads it.
 """
 
@@ -28,14 +29,18 @@ from tapestryd.operations.requests import (
     ShowRequest,
     SimilarRequest,
 )
-from tapestryd.queries.tokens import estimate_tokens
+from tapestryd.queries.tokens import estimate_tokens, shorten
 
-__all__ = ["Caller", "Tools"]
+__all__ = ["TITLE_CHARS", "Caller", "Tools"]
+
+TITLE_CHARS = 200
 
 Caller = Callable[[Any], Any]
 """Runs one operation: ``caller(request)`` returns its result's JSON or raises TapestryError."""
 
 Role = Literal["user", "assistant", "system", "tool"]
+MessageId = Annotated[int, Field(ge=1, le=2 ** 63 - 1)]
+"""A message id as search hits give it: a positive SQLite integer (a larger one was an OverflowError)."""
 Level = Literal["all", "messages", "summaries", "L0", "L1", "L2", "L3", "L4"]
 
 _AGENT = Field(description="Only this agent's conversations, e.g. 'claude-code', 'chatgpt', 'claude-ai'.")
@@ -77,6 +82,7 @@ class Tools:
         summary hit gives its `node` key
         and level instead of an id. The snippet is only a glimpse: pass the ids to `get_messages` (with
         before/after) to read the verbatim messages. A time phrase read from the query is echoed in `time`."""
+        _not_blank(query, "query")
         result = self.ask(SearchRequest(query=query, agent=agent or "", project=project or "", role=role or "",
                                         since=since or "", until=until or "", limit=limit,
                                         machine=machine or ""))
@@ -110,7 +116,8 @@ class Tools:
         answer: dict[str, Any] = {"when": when, "range": result.get("range", {}).get("label"), "nodes": nodes,
                                   "more_nodes": left + int(result.get("more") or 0) if nodes else 0}
         if not nodes:
-            convs, more = fit_entries(list(result.get("conversations", [])), max_tokens, text_field="title")
+            convs, more = fit_entries([_titled(c) for c in result.get("conversations", [])], max_tokens,
+                                      text_field="title")
             answer |= {"conversations": convs, "more_conversations": more + int(result.get("more") or 0)}
         return answer
 
@@ -118,7 +125,7 @@ class Tools:
                      conversation: Annotated[str | None, Field(description=(
                          "A conversation id from search or timeline (or a unique end of one): its messages from "
                          "the start, in order."))] = None,
-                     message_ids: Annotated[list[int] | None, Field(min_length=1, max_length=100, description=(
+                     message_ids: Annotated[list[MessageId] | None, Field(min_length=1, max_length=100, description=(
                          "Message ids from search hits: those messages with their neighbours."))] = None,
                      before: Annotated[int, Field(ge=0, le=50, description=(
                          "With message_ids: earlier messages of the same conversation to include."))] = 2,
@@ -179,16 +186,32 @@ class Tools:
         they share few exact words (TF-IDF cosine similarity over the whole history). Use it to find
         related earlier discussions of a topic, an error or a design; use `search` instead for exact
         words, names or a time range. Hits have the same shape as search hits, with a similarity
-        `score` (0 to 1); read them in full with `get_messages`."""
+        `score` (0 to 1, `scored_by` "cosine"); while the daemon is down the full-text index answers at once
+        (`scored_by` "full-text relevance": higher is closer, not bounded by 1). Read hits in full with
+        `get_messages`."""
+        _not_blank(text, "text")
         result = self.ask(SimilarRequest(query=text, level=level, top=limit))
-        return {"hits": [_hit(h) | {"score": round(float(h.get("score") or 0), 3)} for h in result.get("hits", [])]}
+        warm = bool((result.get("index") or {}).get("warm"))
+        return {"scored_by": "cosine" if warm else "full-text relevance",
+                "hits": [_hit(h) | {"score": round(float(h.get("score") or 0), 3)} for h in result.get("hits", [])]}
+
+
+def _not_blank(value: str, name: str) -> None:
+    """Raise ToolError naming ``name`` when ``value`` holds nothing but white space."""
+    if not value.strip():
+        raise ToolError(f"{name} is blank (only white space): give some words")
+
+
+def _title(title: Any) -> str:
+    """A conversation's title, at most :data:`TITLE_CHARS` characters (an export's own title is stored whole)."""
+    return shorten(str(title or ""), TITLE_CHARS)
 
 
 def _hit(hit: dict[str, Any]) -> dict[str, Any]:
     """A search or similar hit, compact: the fields an AI needs to decide what to read next."""
     where = ({"node": hit.get("key"), "level": hit.get("level")} if hit.get("kind") == "summary"
              else {"id": hit.get("id")})
-    out = {**where, "conversation": hit.get("conversation") or None, "title": hit.get("title"),
+    out = {**where, "conversation": hit.get("conversation") or None, "title": _title(hit.get("title")),
            "agent": hit.get("agent"), "time": hit.get("local_time"), "role": hit.get("role"),
            "snippet": hit.get("snippet")}
     for key in ("message_uuid", "conversation_uuid"):
@@ -203,20 +226,25 @@ def _hit(hit: dict[str, Any]) -> dict[str, Any]:
 def _node(node: dict[str, Any]) -> dict[str, Any]:
     start, end = node.get("period_start"), node.get("period_end")
     out = {"level": f"L{node.get('level')}", "period": start if start == end else f"{start}..{end}",
-           "agent": node.get("agent"), "title": node.get("title") or "", "summary": node.get("summary") or "",
+           "agent": node.get("agent"), "title": _title(node.get("title")), "summary": node.get("summary") or "",
            "key": node.get("key")}
     if not out["summary"]:
         out["state"] = "not summarized yet"
     if "conversation_days" in node:
-        out["conversation_days"] = node["conversation_days"]
+        out["conversation_days"] = [_titled(day) for day in node["conversation_days"]]
         out["more_conversation_days"] = node.get("conversation_days_total", 0) - len(node["conversation_days"])
     return out
+
+
+def _titled(entry: dict[str, Any]) -> dict[str, Any]:
+    """``entry`` (a conversation or conversation-day) with its title shortened."""
+    return {**entry, "title": _title(entry.get("title"))} if "title" in entry else entry
 
 
 def _message(message: dict[str, Any], conversation: dict[str, Any] | None = None) -> dict[str, Any]:
     conv = conversation or message
     out = {"id": message.get("id"), "conversation": conv.get("key") or conv.get("conversation"),
-           "title": conv.get("title") or "", "agent": conv.get("agent"), "role": message.get("role"),
+           "title": _title(conv.get("title")), "agent": conv.get("agent"), "role": message.get("role"),
            "time": message.get("local_time"), "text": message.get("text", "")}
     if message.get("asked"):
         out["asked"] = True
