@@ -62,11 +62,28 @@ def _localtime(ts: str | None) -> str:
 
 @pages.app_template_filter("search_notes")
 def _search_notes(result: dict[str, Any]) -> list[str]:
-    """How the search read the query's time phrase (echoed back by the search query), if any."""
+    """How the search read the query's time phrase (echoed back by the search query), if any, and how
+    many hits lie inside it when some come from other times."""
     found = result.get("time") or {}
     if not found:
         return []
-    return [plain(f"Read “{found.get('phrase', '')}” as {found.get('label', '')}")]
+    notes = [plain(f"Read “{found.get('phrase', '')}” as {found.get('label', '')}")]
+    hits, outside = result.get("hits") or [], int(result.get("outside") or 0)
+    if outside:
+        notes.append(plain(f"{len(hits) - outside} results in “{found.get('phrase', '')}”; "
+                           f"{outside} from other times, marked"))
+    return notes
+
+
+@pages.app_template_filter("hit_marks")
+def _hit_marks(hit: dict[str, Any]) -> list[str]:
+    """Why ``hit`` is shown beyond holding the words, as ``tapestryctl search`` says it: next to a match,
+    its conversation's title, outside the range, and the summary levels quoting it."""
+    extra = hit.get("extra") or {}
+    marks = ["next to a match"] if extra.get("next_to_match") else []
+    marks += ["its conversation's title matches"] if extra.get("title_match") else []
+    marks += ["outside the range"] if extra.get("outside_range") else []
+    return marks + ([f"quoted by {', '.join(extra['quoted_by'])}"] if extra.get("quoted_by") else [])
 
 
 @pages.app_context_processor
