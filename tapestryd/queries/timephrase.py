@@ -23,8 +23,8 @@ Wednesday, "may" the verb):
   year when it has none: "between November and December 2024"); a range that ends
   before it starts is refused; "A.." runs from A's start up to now, "..B" from the
   beginning to B's end;
-* a query holding two separate time phrases ("last 2 months 2026-10-02") is read as their
-  overlap, or, when they do not overlap, as the later of the two; the range's note says
+* a query holding two separate time phrases ("last 2 months 2026-10-02", "in July in August")
+  is read as their overlap, or, when they do not overlap, as the later of the two; the range's note says
   which (a whole string read by :func:`parse_when` holding two is an error naming both);
 * a date written YYYY-MM-DD that does not exist ("2025-02-30") is an error naming it, not
   words;
@@ -57,7 +57,9 @@ _STRONG = re.compile(rf"\b({'|'.join((_MONTHS + ' ' + _WEEKDAYS + ' ' + _RELATIV
 _CUE = re.compile(rf"\d|\bmay\b|{_STRONG.pattern}", re.I)
 _CAPITAL_MAY = re.compile(r"\bMay\b")
 _LEAD = re.compile(r"^(?:(?:on|in|at|during|from|of|the|around)\s+)+", re.I)
+_TRAILING_FILLER = re.compile(r"(?:[\s,;]+(?:in|on|at|of|the|and|or|during))*[\s,;]*$", re.I)
 _OPEN_AFTER = ("since", "after")
+_JOINS = ("and", "or")  # "… in October and in September": the second phrase starts after the word
 _OPEN_BEFORE = ("before", "until", "till")
 _PARTS = {"morning": (6, 12), "afternoon": (12, 18), "evening": (18, 24), "night": (18, 30), "tonight": (18, 30)}
 _POSSESSIVE = re.compile(r"(\w)['’]s\b")
@@ -214,7 +216,7 @@ def _find_one(text: str, now: datetime, tz: ZoneInfo, first_day_of_week: int) ->
     for found, _ in _search_dates(text, now, tz):
         start = text.find(found)
         head, _, tail = found.partition(" ")
-        if tail and head.lower() in _OPEN_AFTER + _OPEN_BEFORE:  # dateparser kept the word: "after 2024"
+        if tail and head.lower() in _OPEN_AFTER + _OPEN_BEFORE + _JOINS:  # dateparser kept the word: "after 2024"
             found, start = tail, start + len(head) + 1
         found, start = _without_stray_number(text, found, start)
         if not _plausible(found) or _MONTH_OF.match(_LEAD.sub("", text[start:])):
@@ -450,12 +452,20 @@ def _from_period_key(key: str, tz: ZoneInfo, first_day_of_week: int) -> TimeRang
 
 def _search_dates(text: str, now: datetime, tz: ZoneInfo) -> list[tuple[str, datetime]]:
     """dateparser's finds in ``text``; none, without importing dateparser (a fifth of a CPU-second),
-    when nothing in ``text`` could pass :func:`_plausible` ("route 66", "error 404")."""
+    when nothing in ``text`` could pass :func:`_plausible` ("route 66", "error 404"). When it finds
+    nothing in a text holding two calendar words, its finds in the text before the second (less
+    the joining words), so the second is read from the rest."""
     if not _may_hold_a_date(text):
         return []
     from dateparser.search import search_dates
 
-    return search_dates(text, languages=["en"], settings=_settings(now, tz)) or []
+    found = search_dates(text, languages=["en"], settings=_settings(now, tz))
+    strong = list(_STRONG.finditer(text))
+    if found or len(strong) < 2:
+        return found or []
+    # dateparser finds nothing in some runs of two phrases ("in July in August"): read up to the second
+    head = _TRAILING_FILLER.sub("", text[:strong[1].start()])
+    return search_dates(head, languages=["en"], settings=_settings(now, tz)) or []
 
 
 def _settings(now: datetime, tz: ZoneInfo) -> dict[str, Any]:

@@ -1,0 +1,36 @@
+"""Two time phrases one after the other ("in July in August") are read as the later one, like two apart.
+
+dateparser finds nothing at all in such a run, so the query kept no time and its month names
+were searched as words, with no reading echoed."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+import pytest
+from query_helpers import PARIS
+
+from tapestryd.queries.timephrase import find_time_phrase
+
+NOW = datetime(2026, 11, 29, 12, tzinfo=PARIS)
+
+
+@pytest.mark.parametrize(("query", "first", "last", "rest", "note"), [
+    ("garlic in July in August", "2026-08-01", "2026-08-31", "garlic",
+     "'in July' and 'in August' do not overlap: read as 'in August'"),
+    ("garlic in October and in September", "2026-10-01", "2026-10-31", "garlic and",
+     "'in October' and 'in September' do not overlap: read as 'in October'"),
+    ("pasta in March 2025 in June", "2026-06-01", "2026-06-30", "pasta",
+     "'in March 2025' and 'in June' do not overlap: read as 'in June'"),
+])
+def test_two_phrases_in_a_row_read_as_the_later(query: str, first: str, last: str, rest: str, note: str) -> None:
+    found, left = find_time_phrase(query, now=NOW, tz=PARIS)
+    assert found is not None, query
+    assert (found.first.isoformat(), found.last.isoformat(), left) == (first, last, rest)
+    assert note in found.label()
+
+
+def test_one_phrase_of_two_calendar_words_stays_one() -> None:
+    """The fallback reads only what dateparser missed: 'last Tuesday evening' is still one evening."""
+    found, left = find_time_phrase("garlic last Tuesday evening", now=NOW, tz=PARIS)
+    assert found is not None and left == "garlic" and found.granularity == "part"
