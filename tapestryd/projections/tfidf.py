@@ -7,7 +7,12 @@ each :meth:`SimilarityIndex.refresh` reads the documents the similarity feed
 rows and counts their new text into a small delta block with the fitted vocabulary. When
 the delta passes ``refit_fraction`` of the fitted rows (or a ``reset`` arrives: something
 was forgotten), a background thread refits from the database and swaps the new index in;
-queries keep using the old one meanwhile.
+queries keep using the old one meanwhile. A fit remembers how far the messages and hierarchy
+projections had come when it read them (:class:`Through`): the feed rows of changes it read
+already are passed over, not refitted. The feed lags behind those projections when the
+similarity projection catches up later than they did (a first start on a home imported
+without it: at 1M messages every message came back as changed, and each fit that ended
+during the catch-up started another one of the whole store).
 A poller thread refreshes every few seconds in the daemon.
 
 :meth:`~SimilarityIndex.query` answers ``similar`` from the counts: TF-IDF cosine
@@ -28,14 +33,17 @@ import structlog
 from tapestryd.db import connect
 from tapestryd.projections.analysis import Analyzer
 from tapestryd.projections.failures import Failures
+from tapestryd.projections.hierarchy import HierarchyProjection
 from tapestryd.projections.hierarchy_views import summary_count
+from tapestryd.projections.messages import MessagesProjection
 from tapestryd.projections.messages_read import document_count
+from tapestryd.projections.runner import checkpoints
 from tapestryd.projections.similarity import feed_after, feed_head
 from tapestryd.projections.termcount import count, fit_counts
 from tapestryd.projections.termmatrix import Block, Codes, Stats, cosine
 from tapestryd.projections.warmdocs import MESSAGE, Corpus, load_changed
 
-__all__ = ["MESSAGE", "Match", "SimilarityIndex"]
+__all__ = ["MESSAGE", "Match", "SimilarityIndex", "Through"]
 
 log = structlog.get_logger(__name__)
 
@@ -48,6 +56,30 @@ class Match:
     doc: str
     kind: int
     score: float
+
+
+@dataclass(frozen=True)
+class Through:
+    """The log seqs through which a fit's documents were current: ``messages`` the messages
+    projection's checkpoint and ``summaries`` the hierarchy's, read before the documents were."""
+
+    messages: int = 0
+    summaries: int = 0
+
+    @classmethod
+    def read(cls, conn: Any) -> Through:
+        """The two checkpoints in ``projections.db`` now (0 for one never written)."""
+        marks = checkpoints(conn)
+        return cls(marks.get(MessagesProjection.name, 0), marks.get(HierarchyProjection.name, 0))
+
+    def covers(self, doc: str, seq: int) -> bool:
+        """Whether feed row ``(doc, seq)`` names a change the fit read already: a message changed
+        at or before ``messages``, a summary at or before ``summaries``, a ``reset`` before both."""
+        if doc.startswith("m:"):
+            return seq <= self.messages
+        if doc.startswith("n:"):
+            return seq <= self.summaries
+        return seq <= min(self.messages, self.summaries)
 
 
 @dataclass
@@ -65,6 +97,7 @@ class _Snapshot:
     seq: int
     delta_corpus: Corpus
     delta: Block | None = None
+    through: Through = Through()
 
     def blocks(self) -> list[Block]:
         return [self.fitted] + ([self.delta] if self.delta is not None else [])
@@ -171,11 +204,11 @@ class SimilarityIndex:
         conn = connect(self.db_path, readonly=True)
         corpus = Corpus()
         try:
-            seq = feed_head(conn)
+            seq, through = feed_head(conn), Through.read(conn)
             vocabulary, counts, lengths = _count(corpus.stream(conn, self.codes), _documents(conn))
         finally:
             conn.close()
-        snap = _snapshot(vocabulary, counts, lengths, corpus, seq)
+        snap = replace(_snapshot(vocabulary, counts, lengths, corpus, seq), through=through)
         self.last_fit = {"fit_seconds": round(time.monotonic() - started, 3), "documents": snap.fitted.size,
                          "terms": len(vocabulary), "matrix_bytes": snap.fitted.nbytes()}
         log.info("similarity.fitted", **self.last_fit)
@@ -207,18 +240,34 @@ class SimilarityIndex:
         if self._conn is None:
             self._conn = connect(self.db_path, readonly=True)
         most = self._threshold()
-        rows = feed_after(self._conn, snap.seq, limit=most + 1)
-        docs = [doc for doc, _ in rows]
-        if not rows:
+        docs, seq = self._pending(snap, most)
+        if seq == snap.seq:
             return 0
-        if len(rows) > most or "reset" in docs or not snap.vocabulary:
+        if not docs:  # changes the fit read already: only the position in the feed moves
+            self._snap = replace(snap, seq=seq)
+            return 0
+        if len(docs) > most or "reset" in docs or not snap.vocabulary:
             self._start_refit()
             return 0
-        self._snap = self._with_delta(snap, docs, rows[-1][1])
+        self._snap = self._with_delta(snap, docs, seq)
         if self._snap.delta is not None and self._snap.delta.size > self._threshold():
             self._start_refit()
         log.debug("similarity.refreshed", changed=len(docs))
         return len(docs)
+
+    def _pending(self, snap: _Snapshot, most: int) -> tuple[list[str], int]:
+        """The documents of the feed rows after ``snap``'s position that its fit did not read (at
+        most ``most`` + 1 of the rows, a page), and the seq of the last row read (``snap.seq`` when
+        none): pages the fit read whole are passed over, so a page with something new comes next."""
+        seq = snap.seq
+        while True:
+            rows = feed_after(self._conn, seq, limit=most + 1)
+            if not rows:
+                return [], seq
+            seq = rows[-1][1]
+            docs = [doc for doc, at in rows if not snap.through.covers(doc, at)]
+            if docs or len(rows) <= most:
+                return docs, seq
 
     def _with_delta(self, snap: _Snapshot, changed: list[str], seq: int) -> _Snapshot:
         """A new snapshot: ``changed`` docs' old rows hidden, their current text in the delta."""
@@ -227,7 +276,7 @@ class SimilarityIndex:
         fitted = replace(snap.fitted, dead=_hide(snap, gone))
         corpus = snap.delta_corpus.without(gone).plus(fresh)
         delta = _delta_block(snap, corpus, self.analyzer)
-        return _Snapshot(snap.vocabulary, snap.stats, fitted, snap.node_keys, seq, corpus, delta)
+        return _Snapshot(snap.vocabulary, snap.stats, fitted, snap.node_keys, seq, corpus, delta, snap.through)
 
     def _poll(self, seconds: float) -> None:
         while not self._stopping.wait(seconds):
