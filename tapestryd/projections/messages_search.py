@@ -133,6 +133,8 @@ def ranked_ids(conn: sqlite3.Connection, expr: str, filters: MessageFilters, lim
         if sort == "time":
             return _newest(conn, expr, filters, bounds, limit)
         size = None if window is None else max(window, limit)
+        if size is not None and (most is None or most > size) and not message_where(filters)[0]:
+            return _newest_ranked(conn, expr, bounds, size, limit)
         while True:
             start = 0 if most is not None and size is not None and most <= size else _window_start(conn, expr,
                                                                                                    bounds, size)
@@ -140,6 +142,20 @@ def ranked_ids(conn: sqlite3.Connection, expr: str, filters: MessageFilters, lim
             if start <= bounds.low or len(ranked) >= limit or size is None:
                 return ranked
             size *= WIDEN_FACTOR
+
+
+def _newest_ranked(conn: sqlite3.Connection, expr: str, bounds: IdBounds, size: int,
+                   limit: int) -> list[tuple[int, float]]:
+    """The best ``limit`` of the ``size`` newest matches within ``bounds``, without filters: one walk of the
+    newest matches, each scored as walked (finding the window's start first walked them twice).
+
+    The same rows and order as the window's start followed by :func:`_score`: with no filter
+    every match of the window counts, so one window always answers.
+    """
+    sql = ("SELECT rowid, score FROM (SELECT rowid, bm25(messages_fts) AS score FROM messages_fts"
+           " WHERE messages_fts MATCH ? AND rowid BETWEEN ? AND ? ORDER BY rowid DESC LIMIT ?)"
+           f" ORDER BY {_BY_SCORE} LIMIT ?")
+    return [(int(i), float(s)) for i, s in conn.execute(sql, (expr, bounds.low, bounds.high, size, limit))]
 
 
 def _newest(conn: sqlite3.Connection, expr: str, filters: MessageFilters, bounds: IdBounds,
