@@ -13,6 +13,7 @@ description, written for the AI that reads it.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from typing import Annotated, Any, Literal
 
@@ -43,9 +44,11 @@ MessageId = Annotated[int, Field(ge=1, le=2 ** 63 - 1)]
 """A message id as search hits give it: a positive SQLite integer (a larger one was an OverflowError)."""
 Level = Literal["all", "messages", "summaries", "L0", "L1", "L2", "L3", "L4"]
 
-_AGENT = Field(description="Only this agent's conversations, e.g. 'claude-code', 'chatgpt', 'claude-ai'.")
-_PROJECT = Field(description="A directory path: only Claude Code sessions whose working directory is inside it "
-                             "(usually the current project's root).")
+_AGENT = Field(max_length=200, description="Only this agent's conversations, e.g. 'claude-code', 'chatgpt', "
+                                           "'claude-ai'.")
+_PROJECT = Field(max_length=4096, description=(
+    "A directory path: only Claude Code sessions whose working directory is inside it (usually the current "
+    "project's root; a relative path is read from this server's working directory)."))
 
 
 class Tools:
@@ -68,10 +71,12 @@ class Tools:
                agent: Annotated[str | None, _AGENT] = None,
                project: Annotated[str | None, _PROJECT] = None,
                role: Annotated[Role | None, Field(description="Only messages by this role.")] = None,
-               since: Annotated[str | None, Field(description="Start: ISO date/time or a phrase.")] = None,
-               until: Annotated[str | None, Field(description="End: ISO date/time or a phrase.")] = None,
+               since: Annotated[str | None, Field(max_length=200, description=(
+                   "Start: ISO date/time or a phrase."))] = None,
+               until: Annotated[str | None, Field(max_length=200, description="End: ISO date/time or a phrase.")]
+               = None,
                limit: Annotated[int, Field(ge=1, le=50, description="Most hits returned.")] = 10,
-               machine: Annotated[str | None, Field(description=(
+               machine: Annotated[str | None, Field(max_length=200, description=(
                    "Only messages captured on this machine (each hit's `machine`); summaries are then left out."
                ))] = None) -> dict[str, Any]:
         """Search the user's past conversations with AI assistants (Claude Code sessions, ChatGPT and
@@ -83,7 +88,7 @@ class Tools:
         and level instead of an id. The snippet is only a glimpse: pass the ids to `get_messages` (with
         before/after) to read the verbatim messages. A time phrase read from the query is echoed in `time`."""
         _not_blank(query, "query")
-        result = self.ask(SearchRequest(query=query, agent=agent or "", project=project or "", role=role or "",
+        result = self.ask(SearchRequest(query=query, agent=agent or "", project=_directory(project), role=role or "",
                                         since=since or "", until=until or "", limit=limit,
                                         machine=machine or ""))
         answer: dict[str, Any] = {"query": query, "hits": [_hit(h) for h in result.get("hits", [])]}
@@ -122,7 +127,7 @@ class Tools:
         return answer
 
     def get_messages(self,
-                     conversation: Annotated[str | None, Field(description=(
+                     conversation: Annotated[str | None, Field(max_length=1000, description=(
                          "A conversation id from search or timeline (or a unique end of one): its messages from "
                          "the start, in order."))] = None,
                      message_ids: Annotated[list[MessageId] | None, Field(min_length=1, max_length=100, description=(
@@ -156,7 +161,7 @@ class Tools:
         return answer
 
     def context(self,
-                date: Annotated[str | None, Field(description=(
+                date: Annotated[str | None, Field(max_length=200, description=(
                     "Build the context as of this day: 2026-03-04, 'yesterday', 'last Tuesday' (default today)."))]
                 = None,
                 project: Annotated[str | None, _PROJECT] = None,
@@ -169,7 +174,7 @@ class Tools:
         and a short 'where we are now' block, fitted to `max_tokens`. Use it at the start of a task to
         learn what the user has been doing (pass the project directory to keep to that project), or
         with `date` to see the memory as of another day."""
-        result = self.ask(ContextRequest(date=date or "", project=project or "", agent=agent or "",
+        result = self.ask(ContextRequest(date=date or "", project=_directory(project), agent=agent or "",
                                          max_tokens=max_tokens, format="markdown"))
         text = str(result.get("rendered", ""))
         return {"anchor": result.get("anchor"), "project": result.get("project") or None, "text": text,
@@ -200,6 +205,12 @@ def _not_blank(value: str, name: str) -> None:
     """Raise ToolError naming ``name`` when ``value`` holds nothing but white space."""
     if not value.strip():
         raise ToolError(f"{name} is blank (only white space): give some words")
+
+
+def _directory(project: str | None) -> str:
+    """``project`` as an absolute path ('' for none), ``~`` and a relative path read here: the daemon, which
+    may answer, runs in another directory."""
+    return os.path.abspath(os.path.expanduser(project)) if project else ""
 
 
 def _title(title: Any) -> str:

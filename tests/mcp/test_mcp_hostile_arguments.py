@@ -11,11 +11,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from mcp_helpers import GARDEN, UTC, Daemon, mcp_client, seed
+from mcp import Client
+from mcp.client.stdio import StdioServerParameters, stdio_client
+from mcp_helpers import GARDEN, ROOT, UTC, Daemon, mcp_client, seed, server_params
 from waiting import wait_for
 
 from tapestryd.config import load_settings
-from tapestryd.events import ConversationTitled, NewEvent, event_id
+from tapestryd.events import ConversationTitled, MessageRecorded, NewEvent, event_id
 from tapestryd.operations.runtime import Runtime
 
 LONG_TITLE = "Garlic beds " + "and a title that goes on " * 4000  # about 100,000 characters
@@ -115,3 +117,48 @@ def test_similar_without_the_daemon_says_its_scores_are_not_cosines(home: Path, 
         daemon.stop()
     data = answer(warm)
     assert data["scored_by"] == "cosine" and all(0 < h["score"] <= 1 for h in data["hits"])
+
+
+def test_every_text_argument_is_bounded_and_named(home: Path, errlog: Any) -> None:
+    """An AI may paste a user's whole message into any field: a value past its bound is refused naming the
+    field, instead of coming back whole inside the error ('cannot read '<10 KB>' as a date …')."""
+    seed(home)
+    pasted = "the week we talked about garlic " * 300
+    results = asyncio.run(calls(home, errlog, *((tool, {**base, name: pasted}) for tool, base, name in [
+        ("search", {"query": "garlic"}, "since"), ("search", {"query": "garlic"}, "until"),
+        ("search", {"query": "garlic"}, "agent"), ("search", {"query": "garlic"}, "machine"),
+        ("get_messages", {}, "conversation"), ("context", {}, "date"), ("context", {}, "agent"),
+        ("timeline", {"when": "2026"}, "agent")])))
+    for result, name in zip(results, ["since", "until", "agent", "machine", "conversation", "date", "agent", "agent"]):
+        text = error_text(result)
+        assert name in text and len(text) < 2000, text[:300]
+
+
+def test_a_relative_project_is_the_servers_directory_with_the_daemon_up_too(home: Path, errlog: Any) -> None:
+    """Claude Code starts the server in the project: project '.' is that directory, daemon down or up (the
+    daemon read '.' as its own working directory and found nothing)."""
+    seed(home)
+    project = home / "proj"
+    (project / "src").mkdir(parents=True)
+    with Runtime.open(load_settings(home)) as runtime:
+        msg = MessageRecorded("claude-code:here", "h1", "user", "Tune the garlic watering schedule",
+                              "2026-10-07T09:00:00.000000Z", session="here", meta={"cwd": str(project / "src")})
+        runtime.store.append([NewEvent(event_id("mcp-test", "here"), msg, datetime(2026, 10, 7, 9, tzinfo=UTC),
+                                       "claude-code", "test#here")])
+        runtime.projector.catch_up()
+    params = server_params(home)
+    params = StdioServerParameters(command=params.command, args=params.args, cwd=project,
+                                   env={**(params.env or {}), "PYTHONPATH": str(ROOT)})
+
+    async def ask() -> Any:
+        async with Client(stdio_client(params, errlog=errlog), read_timeout_seconds=60) as client:
+            return await client.call_tool("search", {"query": "garlic", "project": "."})
+
+    down = answer(asyncio.run(ask()))
+    daemon = Daemon(home).start()
+    try:
+        up = answer(asyncio.run(ask()))
+    finally:
+        daemon.stop()
+    for found in (down, up):
+        assert [h["conversation"] for h in found["hits"]] == ["claude-code:here"], (found, down, up, project)
