@@ -46,9 +46,9 @@ from tapestryd.projections.messages_read import origin_sql
 
 __all__ = ["BOUNDS_SCAN", "KEYS_IN", "RANK_WINDOW", "TIME_JOIN", "TIME_WALK", "WIDEN_FACTOR", "IdBounds",
            "MessageFilters", "MessageRow", "any_expression", "conversations_and_texts", "document_frequencies",
-           "every_expression", "id_bounds", "keys_json", "like_pattern", "matching_messages", "message_rows",
-           "message_where", "newest_messages", "ranked_ids", "substring_ranking", "texts_of", "titled_openings",
-           "turns_around"]
+           "every_expression", "filtered", "id_bounds", "keys_json", "like_pattern", "matching_messages",
+           "message_rows", "message_where", "newest_messages", "ranked_ids", "substring_ranking", "texts_of",
+           "titled_openings", "turns_around"]
 
 RANK_WINDOW = 20_000
 WIDEN_FACTOR = 4
@@ -123,8 +123,9 @@ def ranked_ids(conn: sqlite3.Connection, expr: str, filters: MessageFilters, lim
     ``sort='time'`` gives the newest by timestamp instead. ``window=None`` ranks every
     match (exact BM25 top ``limit``, as the benchmark's reference). ``most``, when known,
     is an upper bound of the matches (from the words' document frequencies): when it fits
-    in the window, the newest matches are not walked to find the window's start. Ties go to
-    the lower id. Raises StoreError (via translate_errors) on a database error.
+    in the window, the newest matches are not walked to find the window's start (without
+    filters they never are, see :func:`filtered`). Ties go to the lower id. Raises StoreError
+    (via translate_errors) on a database error.
     """
     with translate_errors(conn):
         bounds = id_bounds(conn, filters)
@@ -133,7 +134,7 @@ def ranked_ids(conn: sqlite3.Connection, expr: str, filters: MessageFilters, lim
         if sort == "time":
             return _newest(conn, expr, filters, bounds, limit)
         size = None if window is None else max(window, limit)
-        if size is not None and (most is None or most > size) and not message_where(filters)[0]:
+        if size is not None and not filtered(filters):
             return _newest_ranked(conn, expr, bounds, size, limit)
         while True:
             start = 0 if most is not None and size is not None and most <= size else _window_start(conn, expr,
@@ -272,6 +273,13 @@ def _time_bounds(conn: sqlite3.Connection, since: datetime | None, until: dateti
 
 def _intersect(a: IdBounds, b: IdBounds) -> IdBounds:
     return IdBounds(max(a.low, b.low), min(a.high, b.high))
+
+
+def filtered(filters: MessageFilters) -> bool:
+    """Whether ``filters`` leave out any message (then :func:`ranked_ids` may widen its window, and an
+    upper bound of the matches, its ``most``, can spare it a walk; without filters it ranks the window
+    in one walk and needs none)."""
+    return bool(message_where(filters)[0])
 
 
 def message_where(filters: MessageFilters) -> tuple[str, list[object]]:

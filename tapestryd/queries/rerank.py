@@ -72,7 +72,7 @@ from dataclasses import dataclass
 from tapestryd.projections.analysis import Analyzer
 from tapestryd.projections.blocks import block_scores, blocks_of
 from tapestryd.projections.messages_search import (MessageFilters, any_expression, conversations_and_texts,
-                                                   document_frequencies, every_expression, ranked_ids,
+                                                   document_frequencies, every_expression, filtered, ranked_ids,
                                                    titled_openings, turns_around)
 from tapestryd.projections.windows import window_scores
 
@@ -127,7 +127,10 @@ class KeywordRanker:
             return [], {}
         stems = {term: _ANALYZER.terms(term) for term in terms}
         wanted = sorted({stem for found in stems.values() for stem in found})
-        frequencies = document_frequencies(conn, wanted) if wanted else ({}, 0)
+        # The words' document frequencies bound the matches (sparing ranked_ids a walk when filters apply)
+        # and weigh step 3; reading them walks each word's matches, so they are read only for those.
+        needed = wanted and (self.session or filtered(filters))
+        frequencies = document_frequencies(conn, wanted) if needed else ({}, 0)
         base = self.candidates(conn, terms, filters, max(self.pool, limit), match_bounds(stems, frequencies[0]))
         holding = set(base)
         if self.window:

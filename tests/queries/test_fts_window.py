@@ -121,10 +121,21 @@ def test_newest_first_walks_by_time_even_when_ids_do_not_follow_time(history: Hi
 
 def test_a_bound_within_the_window_skips_the_walk_and_changes_nothing(reader: Reader,
                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
-    """'tide' is in 11 messages: a bound of 11 under a window of 12 ranks as the walk would, without walking."""
-    walked = ranked_ids(reader.conn, '"tide"', SearchFilters(), 5, "relevance", window=12)
+    """'tide' is in 11 messages: with a filter (every message passes it), a bound of 11 under a window of 12
+    ranks as the walk would, without walking."""
+    filters = SearchFilters(subagents=False)
+    walked = ranked_ids(reader.conn, '"tide"', filters, 5, "relevance", window=12)
     monkeypatch.setattr(messages_search, "_window_start", lambda *args: pytest.fail("walked the matches"))
-    assert ranked_ids(reader.conn, '"tide"', SearchFilters(), 5, "relevance", window=12, most=11) == walked
+    assert ranked_ids(reader.conn, '"tide"', filters, 5, "relevance", window=12, most=11) == walked
+
+
+def test_without_filters_the_window_is_ranked_in_one_walk(reader: Reader, monkeypatch: pytest.MonkeyPatch) -> None:
+    """No filter and no bound: the 4 newest of 11 matches are ranked as a walk to the window's start would
+    rank them, without that walk."""
+    walked = ranked_ids(reader.conn, '"tide"', SearchFilters(subagents=False), 3, "relevance", window=4)
+    monkeypatch.setattr(messages_search, "_window_start", lambda *args: pytest.fail("walked to the window's start"))
+    assert ranked_ids(reader.conn, '"tide"', SearchFilters(), 3, "relevance", window=4) == walked
+    assert {i for i, _ in walked} <= {9, 10, 11, 12}
 
 
 def test_the_ranker_walks_when_the_words_are_commoner_than_its_window(reader: Reader) -> None:
@@ -132,7 +143,8 @@ def test_the_ranker_walks_when_the_words_are_commoner_than_its_window(reader: Re
     ranker = KeywordRanker(pool=2, any_window=3, neighbour=0, session=0, title=0, block=0, window=0)
     terms = ["tide", "harbor", "zebra"]  # no message holds all three words
     assert set(ranker.candidates(reader.conn, terms, SearchFilters(), 2, (0, 11))) <= {10, 11, 12}
-    assert set(ranker.candidates(reader.conn, terms, SearchFilters(), 2, (0, 2))) == {1, 2}  # a bound too small
+    # A bound too small is trusted where bounds are read (with a filter, which every message passes here).
+    assert set(ranker.candidates(reader.conn, terms, SearchFilters(subagents=False), 2, (0, 2))) == {1, 2}
     frequencies, _ = messages_search.document_frequencies(reader.conn, ["harbor", "tide", "zebra"])
     assert match_bounds({t: [t] for t in terms}, frequencies) == (None, None)  # 'zebra' is no word of the index
     assert frequencies == {"tide": 11, "harbor": 5}
