@@ -22,7 +22,8 @@ from pathlib import Path
 
 from tapestryd.errors import TapestryError
 
-__all__ = ["NAME", "Plan", "codex_snippet", "gemini_snippet", "install", "plan", "server_command"]
+__all__ = ["NAME", "Plan", "codex_snippet", "gemini_snippet", "install", "installed_tapestryctl", "plan",
+           "server_command"]
 
 NAME = "tapestry"
 
@@ -30,14 +31,21 @@ NAME = "tapestry"
 def server_command(home: str | None, *, which: str | None = None) -> list[str]:
     """The command line that starts the server: ``tapestryctl [--home DIR] mcp``.
 
-    ``tapestryctl`` by its absolute path when it is on PATH (``which``; a client may start it
-    with another PATH), else this interpreter with ``-m tapestryd.cli``. ``--home`` is
-    added, absolute, when a home was chosen (``--home`` or ``TAPESTRY_HOME``).
+    ``tapestryctl`` by its absolute path (``which``, else :func:`installed_tapestryctl`; a
+    client may start it with another PATH), else this interpreter with ``-m tapestryd.cli``.
+    ``--home`` is added, absolute, when a home was chosen (``--home`` or ``TAPESTRY_HOME``).
     """
-    found = which if which is not None else shutil.which("tapestryctl")
+    found = which if which is not None else installed_tapestryctl()
     base = [found] if found else [sys.executable, "-m", "tapestryd.cli"]
     chosen = ["--home", str(Path(home).expanduser().resolve())] if home else []
     return [*base, *chosen, "mcp"]
+
+
+def installed_tapestryctl() -> str | None:
+    """The ``tapestryctl`` of the running installation: the one beside this interpreter (a venv's
+    ``bin``, run without activating it) before one on PATH, which may belong to another install."""
+    beside = Path(sys.executable).parent / "tapestryctl"
+    return str(beside) if beside.is_file() else shutil.which("tapestryctl")
 
 
 @dataclass(frozen=True)

@@ -4,6 +4,8 @@ and the MCP SDK stays out of every other command's start-up."""
 from __future__ import annotations
 
 import json
+import os
+import site
 import subprocess
 import sys
 import tomllib
@@ -12,6 +14,13 @@ from pathlib import Path
 from tapestryd.mcp.install import codex_snippet, gemini_snippet, server_command
 
 ROOT = Path(__file__).resolve().parents[2]
+
+
+def beside_or_none() -> str:
+    """What the subprocesses below register: the tapestryctl beside this interpreter (an installed
+    checkout's venv, as CI makes), else none (their PATH holds no tapestryctl): ``-m tapestryd.cli``."""
+    beside = Path(sys.executable).parent / "tapestryctl"
+    return str(beside) if beside.is_file() else ""
 
 
 def ctl(home: Path, *args: str, path: str = "/usr/bin:/bin") -> subprocess.CompletedProcess[str]:
@@ -35,7 +44,7 @@ def test_without_the_claude_cli_the_server_is_merged_into_claude_json(home: Path
     assert data["theme"] == "dark" and data["mcpServers"]["other"] == {"command": "x"}
     entry = data["mcpServers"]["tapestry"]
     assert entry["type"] == "stdio" and entry["env"] == {}
-    assert [entry["command"], *entry["args"]] == server_command(str(home), which="")
+    assert [entry["command"], *entry["args"]] == server_command(str(home), which=beside_or_none())
 
 
 def test_with_the_claude_cli_it_runs_claude_mcp_add_in_user_scope(home: Path, tmp_path: Path) -> None:
@@ -52,7 +61,8 @@ def test_with_the_claude_cli_it_runs_claude_mcp_add_in_user_scope(home: Path, tm
     assert done.returncode == 0, done.stderr
     argv = json.loads(record.read_text())
     assert argv[:6] == ["mcp", "add", "--scope", "user", "tapestry", "--"]
-    assert argv[6:] == server_command(str(home), which="") and argv[-3:] == ["--home", str(home.resolve()), "mcp"]
+    assert argv[6:] == server_command(str(home), which=beside_or_none())
+    assert argv[-3:] == ["--home", str(home.resolve()), "mcp"]
     assert not (home / ".claude.json").exists()
 
 
@@ -86,3 +96,22 @@ def test_other_commands_never_import_the_mcp_sdk() -> None:
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=60)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "[]"
+
+
+def test_the_tapestryctl_beside_the_running_interpreter_wins_over_one_on_path(home: Path, tmp_path: Path) -> None:
+    """Run from a venv's bin without activating it, with another install's tapestryctl on PATH: the entry
+    named that other one (an older version, another home's), not the one the user ran."""
+    venv_bin, other_bin = tmp_path / "venv" / "bin", tmp_path / "other"
+    venv_bin.mkdir(parents=True)
+    other_bin.mkdir()
+    (venv_bin / "python").symlink_to(sys.executable)
+    for script in (venv_bin / "tapestryctl", other_bin / "tapestryctl"):
+        script.write_text("#!/bin/sh\nexit 0\n")
+        script.chmod(0o755)
+    env = {"TAPESTRY_HOME": str(home), "HOME": str(home), "PATH": f"{other_bin}:/usr/bin:/bin",
+           "PYTHONPATH": os.pathsep.join([str(ROOT), *site.getsitepackages()])}
+    done = subprocess.run([str(venv_bin / "python"), "-m", "tapestryd.cli", "install-mcp"], capture_output=True,
+                          text=True, env=env, cwd=ROOT, timeout=60)
+    assert done.returncode == 0, done.stderr
+    entry = json.loads((home / ".claude.json").read_text())["mcpServers"]["tapestry"]
+    assert [entry["command"], *entry["args"]] == [str(venv_bin / "tapestryctl"), "--home", str(home.resolve()), "mcp"]
