@@ -40,8 +40,9 @@ _HEDGE = re.compile(rf"^(?:I think|I guess|I feel like|I'd say|I mean|I believe)
 _FILLER = re.compile(r"(?<![Tt]he )(?<![ \"][Aa] )(?<![Aa]n )(?<![Mm]y )(?<![Oo]ur )(?<![Tt]his )(?<![Ii]ts )"
                      r"\b(?:really|super|totally|actually|basically|literally|honestly|truly|kinda|sorta)\s+"
                      r"(?=[a-z])")
-# Trailing tags, emoticons and a dash's or comma's closing verdict ("... - pretty cool, huh?").
-_TAIL = re.compile(r"(?:[,;]?\s+(?i:you know|huh|eh|haha+|hah|lol|though|i guess|for sure|and stuff)"
+# Trailing tags, emoticons and a dash's or comma's closing verdict ("... - pretty cool, huh?"); "you know" only
+# after a comma ("we'll let you know" says something).
+_TAIL = re.compile(r"(?:[,;]\s+(?i:you know)|[,;]?\s+(?i:huh|eh|haha+|hah|lol|though|i guess|for sure|and stuff)"
                    r"|\s*[:;]-?[()DP]"
                    r"|(?:,|\s[-–—])\s*(?i:(?:pretty|so|very|really|super|quite|kinda)\s+)?"
                    r"(?i:cool|great|awesome|nice|fun|amazing|exciting|crazy|wild))"

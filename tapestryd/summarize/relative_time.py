@@ -8,7 +8,9 @@ expressions it knows against the message's own date ``day``:
   morning/afternoon/evening``, ``last night``, ``tomorrow``;
 * weekdays with ``last``/``next``/``this``: ``last Friday`` (or ``last Fri``) → ``on Fri 5 May 2023``;
 * ``last/this/next week|weekend|month|year``: ``next month`` → ``in June 2023``;
-* ``N days|weeks|months|years ago`` (digits or ``a``, ``one`` … ``ten``).
+* ``N days|weeks|months|years ago`` (digits or ``a``, ``one`` … ``ten``), an approximation
+  kept (``about``, ``around``, ``roughly``, ``nearly``, ``almost``): ``about 5 years ago`` →
+  ``in about 2018``, ``about two weeks ago`` → ``around 24 Apr 2023``.
 
 An expression after a determiner or possessive ("our last night in Lisbon") names a
 thing, not a time, and stays. A preposition already before the expression is kept (``since yesterday`` → ``since 7 May
@@ -29,17 +31,19 @@ _SHORT_DAYS = {"mon": 0, "tue": 1, "tues": 1, "wed": 2, "thu": 3, "thur": 3, "th
 _NUMBERS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
             "eight": 8, "nine": 9, "ten": 10, "couple of": 2}
 _PREPOSITION = r"(?P<prep>\b(?:since|until|till|from|by|before|after|of|on|in|for)\s+)?"
+_APPROXIMATE = r"about|around|roughly|nearly|almost"
 _EXPRESSION = re.compile(
     _PREPOSITION + r"(?P<expr>\b(?:the day before yesterday|yesterday|today|tonight|tomorrow|last night"
     r"|this (?:morning|afternoon|evening)"
     rf"|(?:last|next|this) (?:{'|'.join(_WEEKDAYS)}|(?:{'|'.join(_SHORT_DAYS)})(?!\w)|week|weekend|month|year)"
-    rf"|(?:\d{{1,2}}|{'|'.join(_NUMBERS)}) (?:day|week|month|year)s? ago)\b)", re.I)
+    rf"|(?:(?P<approx>{_APPROXIMATE}) )?(?:\d{{1,2}}|{'|'.join(_NUMBERS)}) (?:day|week|month|year)s? ago)\b)", re.I)
 
 _OWNED = re.compile(r"\b(?:our|my|your|his|her|their|its|the|a|an|that|whose|every|each)\s+$", re.I)
 
-# What resolve_relative writes: "on Fri 5 May 2023", "in the week of 1 May 2023", "in June 2023", "in 2022".
+# What resolve_relative writes: "on Fri 5 May 2023", "in the week of 1 May 2023", "around 24 Apr 2023",
+# "in June 2023", "in 2022".
 _RESOLVED = re.compile(
-    r"\s*\b(?:on|in|since|until|till|from|by|before|after|of|for)\s+(?:the (?:week|weekend) of )?"
+    r"\s*\b(?:on|in|around|since|until|till|from|by|before|after|of|for)\s+(?:the (?:week|weekend) of )?"
     r"(?:(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) )?\d{1,2} (?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) \d{4}\b",
     re.I)
 
@@ -61,10 +65,10 @@ def has_relative(text: str) -> bool:
 def resolve_relative(text: str, day: date) -> str:
     """``text`` with each relative time expression replaced by the date it means, said on ``day``."""
     def replace(match: re.Match[str]) -> str:
-        prep, words = match.group("prep"), match.group("expr")
+        prep, words, approx = match.group("prep"), match.group("expr"), match.group("approx")
         if not prep and _OWNED.search(text, 0, match.start()):
             return match.group(0)  # "our last night in Lisbon" names an evening, it dates nothing
-        phrase = _absolute(words.lower(), day)
+        phrase = _absolute(words[len(approx or ""):].strip().lower(), day, approximate=bool(approx))
         if prep:
             phrase = prep + phrase.split(" ", 1)[1]  # "since" + "7 May 2023": the text's own preposition
         return _cased(phrase, match.group(0))
@@ -72,14 +76,17 @@ def resolve_relative(text: str, day: date) -> str:
     return _EXPRESSION.sub(replace, text)
 
 
-def _absolute(words: str, day: date) -> str:
-    """The absolute phrase, preposition first (``on 7 May 2023``), for one lower-case expression."""
+def _absolute(words: str, day: date, *, approximate: bool = False) -> str:
+    """The absolute phrase, preposition first (``on 7 May 2023``), for one lower-case expression.
+
+    ``approximate``: the expression is "about N … ago": ``around 24 Apr 2023``, ``in about 2018``.
+    """
     fixed = {"the day before yesterday": -2, "yesterday": -1, "last night": -1, "today": 0, "tonight": 0,
              "tomorrow": 1}
     if words in fixed or words.startswith("this ") and words[5:] in ("morning", "afternoon", "evening"):
         return f"on {_day(day + timedelta(days=fixed.get(words, 0)))}"
     if words.endswith(" ago"):
-        return _ago(words, day)
+        return _ago(words, day, approximate)
     which, unit = words.split(" ", 1)
     step = {"last": -1, "this": 0, "next": 1}[which]
     if unit in _WEEKDAYS or unit in _SHORT_DAYS:
@@ -88,10 +95,14 @@ def _absolute(words: str, day: date) -> str:
     return _period(unit, step, day)
 
 
-def _ago(words: str, day: date) -> str:
+def _ago(words: str, day: date, approximate: bool) -> str:
     count_word, unit = words[:-4].rsplit(" ", 1)
     count = int(count_word) if count_word.isdigit() else _NUMBERS[count_word]
     unit = unit.rstrip("s")
+    if approximate and unit in ("day", "week"):
+        return f"around {_day(day - timedelta(days=count * (7 if unit == 'week' else 1)))}"
+    if approximate:
+        return _period(unit, -count, day).replace("in ", "in about ", 1)
     if unit == "day":
         return f"on {_day(day - timedelta(days=count))}"
     if unit == "week":

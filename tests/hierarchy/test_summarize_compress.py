@@ -36,9 +36,11 @@ def test_openers_fillers_hedges_and_tags_are_cut(sentence: str, expected: str) -
     "So that we can leave at 6, I packed the car.",
     "The super block of the ext4 volume is damaged.",
     'print("Something before the function")',
+    "If we need help, we'll let you know!",
 ])
 def test_statements_without_wrapping_are_left_alone(sentence: str) -> None:
-    """A time word, a hedge before a noun, a noun after a determiner, a too-short rest, code: all kept."""
+    """A time word, a hedge before a noun, a noun after a determiner, a too-short rest, code, "you
+    know" as the sentence's own words: all kept."""
     assert compress(sentence) == sentence
 
 

@@ -19,6 +19,8 @@ SAID_ON = date(2023, 8, 19)  # a Saturday
     ("I started piano two years ago.", "I started piano in 2021."),
     ("It has rained since yesterday.", "It has rained since 18 Aug 2023."),
     ("I finished the draft 3 days ago.", "I finished the draft on 16 Aug 2023."),
+    ("I started guitar about 5 years ago.", "I started guitar in about 2018."),
+    ("About two weeks ago I met Ann.", "Around 5 Aug 2023 I met Ann."),
     ("The exam is tomorrow.", "The exam is on 20 Aug 2023."),
 ])
 def test_relative_days_and_periods_are_resolved_against_the_day_said(sentence: str, expected: str) -> None:

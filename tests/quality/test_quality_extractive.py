@@ -17,3 +17,32 @@ def test_what_i_did_is_kept_over_a_general_remark_of_the_same_words(order: tuple
                              inputs=tuple(Passage("10:00 me", text, "user") for text in order), source_chars=1200)
     summary = ExtractiveSummarizer().summarize(request, Budget())
     assert summary.text == EPISODIC
+
+
+OWN = "We often go hiking in the hills near the old mill."
+ADVICE = "Let's all go hiking in the hills near the old mill."
+
+
+@pytest.mark.parametrize("order", [(OWN, ADVICE), (ADVICE, OWN)])
+def test_the_speakers_own_statement_is_kept_over_advice(order: tuple[str, str]) -> None:
+    """Same content words: a statement with the speaker as its subject beats an exhortation
+    ("Let's …"), which says nothing that happened."""
+    request = SummaryRequest(node="L1:x:2026-03-04", level=1, period="Wednesday 04 March 2026",
+                             inputs=tuple(Passage("10:00 me", text, "user") for text in order), source_chars=1200)
+    assert ExtractiveSummarizer().summarize(request, Budget()).text == OWN
+
+
+BIKE = "I sold my old bike to a friendly neighbour in town for sixty euros."
+BOAT = "I sold my old boat to a friendly neighbour in town for fifty euros."
+
+
+@pytest.mark.parametrize(("greetings", "expected"), [(("Hi Ben! ", "Thanks, Ana! "), f"Ana: {BOAT}"), (("", ""), BIKE)])
+def test_two_named_people_weigh_alike_while_a_users_words_count_more(greetings: tuple[str, str], expected: str) -> None:
+    """Two equal statements, the assistant's first: between two named people (a conversation
+    such as LoCoMo's) neither side is favoured, so the first is kept; with an unnamed
+    assistant the user's own words win."""
+    said = (Passage("09:00 assistant", greetings[0] + BOAT, "assistant"),
+            Passage("09:01 me", greetings[1] + BIKE, "user"))
+    request = SummaryRequest("L1:x:2026-05-03", 1, "Sunday 03 May 2026", (Passage("Sun 03 May", BIKE),),
+                             source_chars=1200, sources=(said,))
+    assert ExtractiveSummarizer().summarize(request, Budget()).text == expected
