@@ -20,7 +20,7 @@ A near-duplicate of a chosen sentence (a repeat across children) adds no coverag
 budget spreads over the period's distinct topics and conversations; weak sentences (under
 30% of the best score) are never taken.
 
-When both sides of a conversation are named (:mod:`tapestryd.summarize.speakers`: the
+When both sides of a conversation are named (:mod:`tapestryd.vocatives`: the
 names they call each other, "Hey Mel!"), each run of one speaker's sentences is
 attributed ("Caroline: I went to … Melanie: I ran …"), the vocatives themselves dropped;
 a week or above keeps the attribution of the sentences it takes from its children.
@@ -52,9 +52,10 @@ from tapestryd.summarize.base import Budget, Passage, Summary, SummaryRequest, U
 from tapestryd.summarize.levels import target_chars
 from tapestryd.summarize.relative_time import has_relative, resolve_relative, without_resolved
 from tapestryd.summarize.sentences import Sentence, specificity, split_sentences
-from tapestryd.summarize.speakers import attributed, names_by_role, split_speaker, unaddressed
+from tapestryd.summarize.speakers import attributed, split_speaker, unaddressed
 from tapestryd.summarize.titles import choose_title
 from tapestryd.summarize.tokens import estimate_tokens
+from tapestryd.vocatives import names_by_role
 
 __all__ = ["EXTRACTIVE_VERSION", "ExtractiveSummarizer"]
 

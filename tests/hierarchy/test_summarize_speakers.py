@@ -6,8 +6,9 @@ from datetime import date
 
 from tapestryd.summarize import Budget, ExtractiveSummarizer, Passage, SummaryRequest
 from tapestryd.summarize.relative_time import resolve_relative
-from tapestryd.summarize.speakers import attributed, names_by_role, split_speaker, unaddressed
+from tapestryd.summarize.speakers import attributed, split_speaker, unaddressed
 from tapestryd.summarize.titles import choose_title
+from tapestryd.vocatives import names_by_role
 
 CHAT = [("user", "Hey Nadia! How was the weekend?"),
         ("assistant", "Hi Tomas! I ran the Porto half marathon in 1:52 and beat my record by four minutes."),
