@@ -32,6 +32,10 @@ Tables it owns (in ``projections.db``):
   words in (CJK, kana, hangul, Thai, emoji: :mod:`tapestryd.projections.unsplit`),
   recorded at the same flush, emptied with the messages and kept in step by a delete
   trigger; a file made before it gets it filled by one scan when the projector opens it.
+* ``message_vocatives``: the names each message calls the other side ("Hey Mel!"), so
+  search can tell whose turn a question names (:mod:`tapestryd.projections.speaker_names`),
+  recorded at the same flush, again when a text changes, kept in step by a delete trigger;
+  a file made before it gets it filled by one scan when the projector opens it.
 * ``windows_fts``, ``windows_gone``: each message indexed with the turns before and after
   it (:mod:`tapestryd.projections.windows`), written at the same flush with its
   neighbours', and again when a neighbour changes or goes; filled once for an older file.
@@ -59,7 +63,7 @@ from typing import Mapping, Sequence, cast
 from tapestryd.events.store import EventStore
 from tapestryd.events.types import TITLE_KINDS, ConversationTitled, Forgotten, MessageRecorded, StoredEvent
 from tapestryd.privacy import outbound
-from tapestryd.projections import blocks, forgetting, fts_options, unsplit, windows
+from tapestryd.projections import blocks, forgetting, fts_options, speaker_names, unsplit, windows
 from tapestryd.projections.message_parts import join_parts
 
 __all__ = ["MessagesProjection"]
@@ -140,6 +144,8 @@ class MessagesProjection:
         forgetting.create_rules(conn)
         if unsplit.create_table(conn):
             unsplit.backfill(conn)
+        if speaker_names.create_table(conn):  # a file made before speaker names: every message is read once
+            speaker_names.backfill(conn)
         if blocks.create_tables(conn):  # a file made before blocks: its messages are filed once
             blocks.backfill(conn)
         if windows.create_tables(conn):  # a file made before windows: every message's is written once
@@ -169,6 +175,7 @@ class MessagesProjection:
         conn.execute("DELETE FROM messages")
         conn.execute("INSERT INTO messages_fts(messages_fts) VALUES ('delete-all')")
         conn.execute("DELETE FROM messages_unsplit")
+        speaker_names.clear(conn)
         windows.clear(conn)  # after: the delete trigger noted every message as gone
         conn.execute("DELETE FROM conversations")
         forgetting.clear_rules(conn)
@@ -230,6 +237,7 @@ class MessagesProjection:
         """
         conn.executemany("INSERT INTO messages_fts(rowid, text) VALUES (?, ?)", sorted(self._unindexed.items()))
         unsplit.record(conn, self._unindexed.items())
+        speaker_names.record(conn, self._unindexed)
         blocks.file_messages(conn, sorted(self._unfiled.items()))
         blocks.index_dirty(conn)
         windows.refresh(conn, self._unindexed)

@@ -18,7 +18,8 @@ ROOT = Path(__file__).resolve().parents[2]
 PACKAGE = ROOT / "tapestryd"
 
 OWNERS: dict[str, tuple[str, ...]] = {
-    "messages": ("messages", "messages_read", "messages_search", "forgetting", "unsplit", "blocks", "windows"),
+    "messages": ("messages", "messages_read", "messages_search", "forgetting", "unsplit", "blocks", "windows",
+                 "speaker_names"),
     "hierarchy": ("hierarchy", "hierarchy_read", "hierarchy_views", "hierarchy_calendar", "hierarchy_checks",
                   "hierarchy_forget", "hierarchy_schema", "hierarchy_state"),
     "similarity": ("similarity",),
@@ -28,7 +29,8 @@ OWNERS: dict[str, tuple[str, ...]] = {
 
 TABLES: dict[str, str] = {
     **dict.fromkeys(("conversations", "messages", "messages_fts", "messages_unsplit", "forget_rules",
-                     "conversation_blocks", "block_members", "blocks_fts", "windows_fts", "windows_gone"), "messages"),
+                     "conversation_blocks", "block_members", "blocks_fts", "windows_fts", "windows_gone",
+                     "message_vocatives"), "messages"),
     **dict.fromkeys(("nodes", "node_sources", "nodes_fts", "closed_days", "summarizer_usage"), "hierarchy"),
     "similarity_feed": "similarity",
     "checkpoints": "runner",
