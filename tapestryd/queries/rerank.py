@@ -55,6 +55,19 @@ step 3 cost about a third of the ranking's CPU time (100k messages, 60 bench que
    ranked message gets ``block`` times its block's score, scaled so the best block adds
    ``block`` times the best candidate's score; unlike step 3, it counts the words of turns
    that did not make the ranking, with idf over blocks.
+5. **The speaker.** Questions name people ("When did Caroline go to …"); messages rarely
+   do, but the two sides of a conversation call each other by name ("Hey Mel!", "Thanks,
+   Caroline!"), so a name one side calls the other is the other side's
+   (:mod:`tapestryd.projections.speaker_names`, read at query time, so a name heard late in
+   a conversation names its earlier turns too). Every ranked turn said by someone a query
+   word names gets ``speaker`` times the best candidate's score; the word still matches as
+   a word too. Measured as above (recall@5/@10/@25, session recall@5): without .631 / .752
+   / .812 / .858; ``speaker`` 0.25 .668 / .763 / .829 / .863, 0.5 .699 / .779 / .841 / .866,
+   0.75 .710 / .793 / .844 / .872, 1 .711 / .792 / .847 / .875, 1.25 .708 / .796 / .850 /
+   .876, 1.5 .692 / .784 / .851 / .877, 2 .683 / .768 / .852 / .881 (recall@10 rose in each
+   of the three conversations at 1: .733 → .779, .783 → .815, .754 → .792). Lifting every
+   turn of a conversation where the name is heard, whoever said it, reached only .759 at
+   1; matching the name as the speaker alone, not as a word, .785.
 
 A turn holding none of the words (it entered by its window, step 1, or a neighbour's loan,
 step 2) is marked and ranks at most just below the best of its neighbouring turns that hold
@@ -74,6 +87,7 @@ from tapestryd.projections.blocks import block_scores, blocks_of
 from tapestryd.projections.messages_search import (MessageFilters, any_expression, conversations_and_texts,
                                                    document_frequencies, every_expression, filtered, ranked_ids,
                                                    titled_openings, turns_around)
+from tapestryd.projections.speaker_names import named_turns
 from tapestryd.projections.windows import window_scores
 
 __all__ = ["KEYWORD_RANKER", "SCAN", "SESSION_K1", "TITLED", "KeywordRanker", "match_bounds"]
@@ -99,7 +113,8 @@ class KeywordRanker:
     ``title``: the score of a conversation's opening turn when its title holds every query
     term, as a share of the best candidate's (step 0); ``window``: the weight of the window's
     score (step 1); ``block``: the weight of the block's score, ``blocks``: how many of the
-    best blocks lend it (step 4).
+    best blocks lend it (step 4); ``speaker``: the lift of a turn said by someone the query
+    names, as a share of the best candidate's score (step 5).
     """
 
     pool: int = 100
@@ -111,6 +126,7 @@ class KeywordRanker:
     block: float = 1.5
     blocks: int = 50
     window: float = 1.5
+    speaker: float = 1.0
 
     def rank(self, conn: sqlite3.Connection, terms: list[str], filters: MessageFilters,
              limit: int) -> tuple[list[tuple[int, float]], dict[int, str]]:
@@ -160,6 +176,8 @@ class KeywordRanker:
             self._add_sessions(scores, base, wanted, frequencies, {i: passing[i] for i in scores if i in passing})
         if self.block:
             self._add_blocks(conn, scores, base, terms)
+        if self.speaker:
+            self._add_speakers(conn, scores, base, terms)
         if self.neighbour or self.window:
             order = _below_holders(conn, scores, holding | set(openings), neighbours, limit)
         else:
@@ -221,6 +239,15 @@ class KeywordRanker:
         scale = self.block * max(base.values()) / max(found.values())
         for i in scores:
             scores[i] += scale * found.get(member.get(i, 0), 0.0)
+
+    def _add_speakers(self, conn: sqlite3.Connection, scores: dict[int, float], base: dict[int, float],
+                      terms: list[str]) -> None:
+        """Add :attr:`speaker` times the best candidate's score to each message of ``scores`` said by someone
+        a query word (not a phrase) of ``terms`` names (step 5), in place."""
+        named = named_turns(conn, [t for t in terms if " " not in t], list(scores))
+        lift = self.speaker * max(base.values(), default=1.0)
+        for i in named:
+            scores[i] += lift
 
     def _add_sessions(self, scores: dict[int, float], base: dict[int, float], wanted: list[str],
                       frequencies: tuple[dict[str, int], int], docs: dict[int, tuple[str, str]]) -> None:
