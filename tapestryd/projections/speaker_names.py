@@ -37,7 +37,7 @@ _SCHEMA = [
     """CREATE TABLE IF NOT EXISTS message_vocatives (
         id INTEGER NOT NULL, nth INTEGER NOT NULL, conversation TEXT NOT NULL, role TEXT NOT NULL,
         name TEXT NOT NULL, PRIMARY KEY (id, nth)) WITHOUT ROWID""",
-    "CREATE INDEX IF NOT EXISTS message_vocatives_name ON message_vocatives(name COLLATE NOCASE)",
+    "CREATE INDEX IF NOT EXISTS message_vocatives_name ON message_vocatives(name COLLATE NOCASE, conversation)",
     """CREATE TRIGGER IF NOT EXISTS message_vocatives_ad AFTER DELETE ON messages BEGIN
         DELETE FROM message_vocatives WHERE id = old.id; END""",
 ]
@@ -104,27 +104,43 @@ def named_turns(conn: sqlite3.Connection, names: list[str], ids: list[int]) -> d
 
     A name (compared without case) names a side of a conversation when more messages call
     that side by it than call the other side by it (``Mel`` and ``Melanie`` may both name one side);
-    only conversations where some side is called one of ``names`` are read. Messages
+    only the calls made in the conversations of ``ids`` are read. Messages
     naming no one's side are left out. Empty when the file has no ``message_vocatives`` yet
     (a read-only connection to an older file). Raises StoreError on a database error.
     """
     if not names or not ids or conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'table'"
                                             " AND name = 'message_vocatives'").fetchone() is None:
         return {}
-    sides = _named_sides(conn, names)
-    if not sides:
-        return {}
     with translate_errors(conn):
-        return {i: sides[(conv, role)] for i, conv, role in _sides(conn, ids) if (conv, role) in sides}
+        if not _any_called(conn, names):
+            return {}
+        return _named(conn, names, ids)
 
 
-def _named_sides(conn: sqlite3.Connection, names: list[str]) -> dict[tuple[str, str], list[str]]:
-    """``{(conversation, role): [names]}``: the sides that ``names`` name (see :func:`named_turns`)."""
+def _any_called(conn: sqlite3.Connection, names: list[str]) -> bool:
+    """Whether any message calls someone one of ``names`` (one index probe per name)."""
+    sql = f"SELECT 1 FROM message_vocatives WHERE name COLLATE NOCASE IN ({','.join('?' * len(names))}) LIMIT 1"
+    return conn.execute(sql, names).fetchone() is not None
+
+
+def _named(conn: sqlite3.Connection, names: list[str], ids: list[int]) -> dict[int, list[str]]:
+    """:func:`named_turns` once the table is known to hold one of ``names``: the conversations of ``ids`` only."""
+    turns = _sides(conn, ids)
+    sides = _named_sides(conn, names, sorted({conv for _, conv, _ in turns}))
+    return {i: sides[(conv, role)] for i, conv, role in turns if (conv, role) in sides}
+
+
+def _named_sides(conn: sqlite3.Connection, names: list[str],
+                 conversations: list[str]) -> dict[tuple[str, str], list[str]]:
+    """``{(conversation, role): [names]}``: the sides of ``conversations`` that ``names`` name (see
+    :func:`named_turns`)."""
     calls: Counter[tuple[str, str, str]] = Counter()
-    sql = (f"SELECT conversation, role, lower(name), count(*) FROM message_vocatives"
-           f" WHERE name COLLATE NOCASE IN ({','.join('?' * len(names))}) GROUP BY conversation, role, lower(name)")
-    with translate_errors(conn):
-        for conversation, caller, name, n in conn.execute(sql, names):
+    for start in range(0, len(conversations), 500):
+        chunk = conversations[start:start + 500]
+        sql = (f"SELECT conversation, role, lower(name), count(*) FROM message_vocatives"
+               f" WHERE name COLLATE NOCASE IN ({','.join('?' * len(names))})"
+               f" AND conversation IN ({','.join('?' * len(chunk))}) GROUP BY conversation, role, lower(name)")
+        for conversation, caller, name, n in conn.execute(sql, (*names, *chunk)):
             calls[(conversation, OTHER_SIDE[caller], name)] += n
     sides: dict[tuple[str, str], list[str]] = {}
     for (conversation, side, name), n in sorted(calls.items()):
