@@ -7,7 +7,9 @@ the snippet's ``…`` and at sentence ends, of at least :data:`MIN_QUOTE` charac
 in that hit's text, case and spacing aside) is dropped, and the hit it quotes names it: ``extra.quoted_by``
 lists the levels, ``extra.quoted_keys`` the node keys. A message is preferred as the one
 result (it is the source); it takes the best rank of the hits it absorbed. Summaries
-quoting one another (and no message shown) fold into the best ranked of them.
+quoting one another (and no message shown) fold into the best ranked of them, and so do summaries
+found by their title alone (no match in their snippets) that show the same text: a day's, week's
+and month's summary often open with the same sentences.
 """
 
 from __future__ import annotations
@@ -35,11 +37,14 @@ def fold_quotes(hits: list[SearchHit], text_of: Callable[[SearchHit], str]) -> l
     target: dict[int, int] = {}  # index of a folded summary -> index of the hit that absorbs it
     for i, hit in enumerate(hits):
         quote = _quote(hit) if hit.kind == "summary" else ""
-        if len(quote) < MIN_QUOTE:
-            continue
-        holders = [j for j in range(len(hits)) if j != i and j not in target and quote in texts[j]]
-        messages = [j for j in holders if hits[j].kind == "message"]
-        chosen = messages[0] if messages else next((j for j in holders if j < i), None)
+        if len(quote) >= MIN_QUOTE:
+            holders = [j for j in range(len(hits)) if j != i and j not in target and quote in texts[j]]
+            messages = [j for j in holders if hits[j].kind == "message"]
+            chosen = messages[0] if messages else next((j for j in holders if j < i), None)
+        elif hit.kind == "summary" and "[" not in hit.snippet:
+            chosen = next((j for j in range(i) if j not in target and _same_opening(hits[j], hit)), None)
+        else:
+            chosen = None
         if chosen is not None:
             target[i] = chosen
     if not target:
@@ -63,6 +68,15 @@ def fold_quotes(hits: list[SearchHit], text_of: Callable[[SearchHit], str]) -> l
 def _plain(text: str) -> str:
     """Lower-cased, spacing collapsed, snippet marks removed."""
     return _SPACE.sub(" ", text.replace("[", "").replace("]", "").lower()).strip()
+
+
+def _same_opening(kept: SearchHit, other: SearchHit) -> bool:
+    """Whether two summaries found by their title alone show the same text: neither snippet holds a
+    match, and one (cut at ``…``) opens the other, over at least :data:`MIN_QUOTE` characters."""
+    if kept.kind != "summary" or "[" in kept.snippet:
+        return False
+    a, b = (_plain(h.snippet).strip("… ") for h in (kept, other))
+    return len(min(a, b, key=len)) >= MIN_QUOTE and (a.startswith(b) or b.startswith(a))
 
 
 def _quote(hit: SearchHit) -> str:

@@ -51,3 +51,28 @@ def test_a_shared_sentence_without_the_match_does_not_fold() -> None:
     hits = [hit("message", "[garlic] depth", mid=1), hit("summary", f"I planned the [garlic] bed. {boiler}",
                                                            key="L1:z", level="L1")]
     assert fold_quotes(hits, lambda h: f"Plant garlic deep. {boiler}" if h.kind == "message" else h.snippet) == hits
+
+
+def test_summaries_found_by_their_title_alone_show_their_shared_text_once(history: History) -> None:
+    """A day's, week's and month's summary found by their title only, all opening with the same text, came back
+    as three hits of one unmatched snippet (the corpus's 'binary search': L1, L3, L2 of 'Meeting notes from
+    Tuesday…'); the best of them stays, naming the others."""
+    history.message("claude-ai:b", datetime(2026, 3, 2, 9, tzinfo=PARIS), "Please look at my sorting code.",
+                    agent="claude-ai")
+    history.commit()
+    text = "Meeting notes from Tuesday, the full text of the uploaded PDF, and a question about it."
+    history.summary("L1:claude-ai:2026-03-02", "Binary search review", text)
+    history.summary("L2:claude-ai:2026-03-02w", "Binary search review", text)
+    history.summary("L3:claude-ai:2026-03", "Binary search review", text + " More later.")
+    history.commit()
+    hits = search(Reader.open(load_settings(history.settings.home)), "binary search", now=NOW)["hits"]
+    summaries = [h for h in hits if h["kind"] == "summary"]
+    assert len(summaries) == 1, [(h["key"], h["snippet"]) for h in summaries]
+    assert sorted([summaries[0]["level"], *summaries[0]["extra"]["quoted_by"]]) == ["L1", "L2", "L3"]
+
+
+def test_summaries_with_a_match_never_fold_by_sharing_unmatched_text() -> None:
+    """Only a snippet holding no match at all folds by being the same text as a better summary's."""
+    same = "A long shared opening sentence of both summaries, word for word."
+    hits = [hit("summary", same, key="L1:q", level="L1"), hit("summary", f"[garlic] {same}", key="L2:q", level="L2")]
+    assert fold_quotes(hits, lambda h: h.snippet) == hits
