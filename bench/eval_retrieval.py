@@ -19,7 +19,8 @@ Scoring follows the split's README: message level, the message uuids of the top 
 ``evidence_message_uuids``; session level, the distinct conversation uuids in rank order cut
 at k, against ``evidence_conversation_uuids`` (for the hybrid, the order of the answer's own
 ``conversations`` ranking; for the others, the order in which sessions first appear among the
-hits); recall@k is the share of a question's evidence found, averaged per category; ``any``
+hits); recall@k is the share of a question's evidence found, averaged per category (and, for
+categories 1–4, per LoCoMo conversation, so a gain can be seen to hold in each); ``any``
 and ``all`` count questions with at least one and with every item found. The verdict asks
 whether the hybrid beats BM25 at recall@10 in every category at both levels. With
 ``--summaries`` the hierarchy is summarized first (extractive provider) and the systems may
@@ -183,6 +184,7 @@ def evaluate(reader: Reader, questions: list[dict[str, Any]], baseline: PlainBM2
              names: tuple[str, ...] = SYSTEMS) -> dict[str, Any]:
     """Per system of ``names``: per category and k, recall/any/all at message and session level, and timing."""
     tally: dict[str, Any] = {s: defaultdict(lambda: defaultdict(list)) for s in names}
+    per_conversation: dict[str, Any] = {s: defaultdict(lambda: defaultdict(list)) for s in names}
     seconds: dict[str, list[float]] = {s: [] for s in names}
     runs = {name: run for name, run in systems(reader, baseline, level).items() if name in names}
     for question in questions:
@@ -195,7 +197,11 @@ def evaluate(reader: Reader, questions: list[dict[str, Any]], baseline: PlainBM2
                 for unit, (found, total) in score(answer, question, k).items():
                     if total:
                         tally[name][str(question["category"])][(unit, k)].append((found, total))
+                        if question["category"] != 5:
+                            per_conversation[name][question["sample_id"]][(unit, k)].append((found, total))
     return {name: {"categories": _summarize(tally[name]),
+                   "conversations": {conv: _recalls(per_conversation[name][conv])
+                                     for conv in sorted(per_conversation[name])},
                    "median_ms": round(statistics.median(seconds[name]) * 1000, 2)} for name in names}
 
 
@@ -204,15 +210,19 @@ def _summarize(per_category: dict[str, dict[tuple[str, int], list[tuple[int, int
               "all_1_5": ["1", "2", "3", "4", "5"]}
     out: dict[str, Any] = {}
     for name, cats in groups.items():
-        out[name] = {}
-        for unit in ("message", "session"):
-            for k in KS:
-                pairs = [p for c in cats for p in per_category.get(c, {}).get((unit, k), [])]
-                if pairs:
-                    out[name][f"{unit}@{k}"] = {
-                        "recall": round(statistics.fmean(f / t for f, t in pairs), 4),
-                        "any": round(statistics.fmean(f > 0 for f, _ in pairs), 4),
-                        "all": round(statistics.fmean(f == t for f, t in pairs), 4), "n": len(pairs)}
+        out[name] = _recalls({(unit, k): [p for c in cats for p in per_category.get(c, {}).get((unit, k), [])]
+                              for unit in ("message", "session") for k in KS})
+    return out
+
+
+def _recalls(pairs_by_cut: dict[tuple[str, int], list[tuple[int, int]]]) -> dict[str, Any]:
+    """``{"message@10": {recall, any, all, n}, …}`` from the (found, total) pairs of each (unit, k)."""
+    out: dict[str, Any] = {}
+    for (unit, k), pairs in pairs_by_cut.items():
+        if pairs:
+            out[f"{unit}@{k}"] = {"recall": round(statistics.fmean(f / t for f, t in pairs), 4),
+                                  "any": round(statistics.fmean(f > 0 for f, _ in pairs), 4),
+                                  "all": round(statistics.fmean(f == t for f, t in pairs), 4), "n": len(pairs)}
     return out
 
 
@@ -232,6 +242,11 @@ def print_tables(results: dict[str, Any]) -> None:
                 cells.append(" / ".join(f"{row[f'{unit}@{k}']['recall']:.3f}" if f"{unit}@{k}" in row else "  -  "
                                         for k in KS))
             print(f"{NAMES[cat]:<16}" + "".join(f"{c:>22}" for c in cells))
+    print("\nper conversation (categories 1-4): message recall@5 / @10 / @25")
+    for conv in sorted({c for system in names for c in results[system]["conversations"]}):
+        cells = [" / ".join(f"{results[s]['conversations'][conv][f'message@{k}']['recall']:.3f}" for k in KS)
+                 for s in names]
+        print(f"{conv:<16}" + "".join(f"{c:>22}" for c in cells))
     print("\nmedian ms per question: " + ", ".join(f"{s} {results[s]['median_ms']}" for s in names))
 
 
