@@ -170,3 +170,16 @@ def test_a_session_in_an_excluded_project_leaves_no_title(home: Path, tmp_path: 
     logged = " ".join(e.event.title for e in log.read() if isinstance(e.event, ConversationTitled))
     log.close()
     assert receipt["totals"]["skipped"]["excluded-project"] == 1 and "acme" not in logged.lower()
+
+
+def test_each_session_of_a_file_is_titled_by_its_own_first_prompt(tmp_path: Path, store: EventStore,
+                                                                   settings: Settings, projector: Projector) -> None:
+    """A file naming two sessions (the corpus's polylogue-normalization-main) titled only the first: the other
+    stayed '(untitled)' with its prompt 'An independent session.' stored."""
+    other = "7e57-0000-4000-8000-0000000000cc"
+    lines = (Lines().user("Review the parser.").user("An independent session.", sessionId=other)
+             .assistant("Reviewing."))
+    ingest(store, settings, lines.write(tmp_path))
+    assert title(projector) == "Review the parser."
+    (found,), = rows(projector.conn, "SELECT title FROM conversations WHERE key = ?", f"claude-code:{other}")
+    assert found == "An independent session."

@@ -23,7 +23,7 @@ in ``shared/corpus/SOURCES.md``). What becomes what:
   already a user line of this read; a user line repeating a queued prompt → Skip.
 * Titles, as :class:`ConversationTitled` for the file's session (the first ``sessionId``
   the file names, else the file name's stem): ``summary`` lines (kind ``""``),
-  ``ai-title`` and ``custom-title`` lines (kinds ``ai``, ``custom``), and the session's
+  ``ai-title`` and ``custom-title`` lines (kinds ``ai``, ``custom``), and each session's
   first prompt that is not a sidechain's (kind ``prompt``, one event id per session, so
   the first stored stays whatever later reads meet first).
 * Broken lines (not JSON, not an object, no content, bad timestamp...) → Problems
@@ -88,7 +88,7 @@ class _FileState:
     pending: list[tuple[int, str, datetime | None, str]] = field(default_factory=list)  # offset, title, ts, kind
     prompts: set[str] = field(default_factory=set)  # stripped texts of the user lines kept
     queued: set[str] = field(default_factory=set)  # stripped texts of the queued prompts kept
-    titled: bool = False  # a first-prompt title was made
+    titled: set[str] = field(default_factory=set)  # the sessions given a first-prompt title
 
 
 class ClaudeCodeParser:
@@ -221,12 +221,13 @@ class ClaudeCodeParser:
     @staticmethod
     def _prompt_title(rec: dict[str, Any], text: str, ts: datetime, offset: int, origin: Origin,
                       state: _FileState) -> list[Item]:
-        """The first-prompt title of the session, once per read, never from a sidechain (subagent) line."""
-        title = "" if state.titled or rec.get("isSidechain") is True else prompt_title(text)
+        """The first-prompt title of the line's session, once per session and read, never from a sidechain
+        (subagent) line."""
+        session = _str(rec.get("sessionId")) or state.hint
+        title = "" if session in state.titled or rec.get("isSidechain") is True else prompt_title(text)
         if not title:
             return []
-        state.titled = True
-        session = _str(rec.get("sessionId")) or state.hint
+        state.titled.add(session)
         return [NewEvent(event_id("claude-code", session, "prompt-title"),
                          ConversationTitled(f"claude-code:{session}", title, kind="prompt"), ts, origin.agent,
                          f"{origin.path}:{offset}")]
