@@ -36,9 +36,9 @@ Tables it owns (in ``projections.db``):
   search can tell whose turn a question names (:mod:`tapestryd.projections.speaker_names`),
   recorded at the same flush, again when a text changes, kept in step by a delete trigger;
   a file made before it gets it filled by one scan when the projector opens it.
-* ``windows_fts``, ``windows_gone``: each message indexed with the turns before and after
-  it (:mod:`tapestryd.projections.windows`), written at the same flush with its
-  neighbours', and again when a neighbour changes or goes; filled once for an older file.
+* ``windows_fts``, ``windows_indexed``, ``windows_stale``: each message indexed with the turns
+  before and after it (:mod:`tapestryd.projections.windows`), written at the same flush with
+  its neighbours', and again when a neighbour changes or goes; filled once for an older file.
 * ``conversation_blocks``, ``block_members``, ``blocks_fts``: runs of up to 64 of a
   conversation's messages indexed as one document (:mod:`tapestryd.projections.blocks`),
   filed and indexed at the same flush, a block written again when a message of it changes
@@ -171,12 +171,12 @@ class MessagesProjection:
     def clear(self, conn: sqlite3.Connection) -> None:
         """Delete every conversation and message (the FTS index follows through triggers)."""
         self.discard()
-        blocks.clear(conn)  # first: the delete trigger then finds no member to take out
+        blocks.clear(conn)  # first: the delete triggers then find no member and no window to take out
+        windows.clear(conn)
         conn.execute("DELETE FROM messages")
         conn.execute("INSERT INTO messages_fts(messages_fts) VALUES ('delete-all')")
         conn.execute("DELETE FROM messages_unsplit")
         speaker_names.clear(conn)
-        windows.clear(conn)  # after: the delete trigger noted every message as gone
         conn.execute("DELETE FROM conversations")
         forgetting.clear_rules(conn)
 
@@ -322,6 +322,7 @@ class MessagesProjection:
         kinds and ``parts`` as the seqs of its later parts."""
         if msg_id not in self._unindexed:
             conn.execute("INSERT INTO messages_fts(messages_fts, rowid, text) VALUES ('delete', ?, ?)", (msg_id, old))
+        windows.unindex(conn, [msg_id])  # while the stored text is still the one its windows were made of
         conn.execute("UPDATE messages SET text = ?, skipped = ?, parts = ? WHERE id = ?",
                      (new, _dumps(counts), parts, msg_id))
         blocks.mark_dirty(conn, [msg_id])

@@ -8,19 +8,29 @@ into the message's own (:mod:`tapestryd.queries.rerank`).
 Tables it owns (in ``projections.db``, kept by
 :class:`~tapestryd.projections.messages.MessagesProjection`):
 
-* ``windows_fts(text)``: an FTS5 table (the tokenizer of ``messages_fts``), rowid the
-  message's id, text the previous turn's text, the message's, and the next turn's, joined
-  by newlines (turns ordered by ``(ts, id)`` within the conversation, as
-  :func:`~tapestryd.projections.messages_search.turns_around` reads them).
-* ``windows_gone(id, conversation, ts)``: messages deleted since the last flush, filled by
-  a delete trigger on ``messages``.
+* ``windows_fts(text)``: a contentless FTS5 table (``content=''``, the tokenizer of
+  ``messages_fts``): only the index of each window is kept, rowid the message's id, the
+  document the previous turn's text, the message's, and the next turn's, joined by newlines
+  (turns ordered by ``(ts, id)`` within the conversation, as
+  :func:`~tapestryd.projections.messages_search.turns_around` reads them). Keeping the text
+  too stored every message three times (the 20 MB bench export: 39 of the file's 92 MB).
+* ``windows_indexed(id, prev, next)``: which turns each indexed window was made of (the
+  message, the turns before and after it then; NULL at a conversation's end).
+* ``windows_stale(id)``: messages whose window was taken out and must be written again.
+
+A contentless table forgets a document only when given its text back (SQLite 3.40 has no
+``contentless_delete``), so a window is taken out while the texts it was made of are still
+stored: by :func:`unindex` before a message's text changes, and by a delete trigger on
+``messages`` for each window holding a deleted message (whose text the trigger still has).
+Both mark the windows' other messages stale. So every window in ``windows_indexed`` is its
+turns' stored texts, which gives the text to take it out again.
 
 Texts are the messages projection's stored texts (private spans removed, secrets
 redacted). :func:`refresh`, run at the projection's flush before the runner commits,
-writes the window of each stored or changed message and of its neighbours, drops the
-window of each deleted message and writes its former neighbours' windows again, so a
-forgotten message's text is not found through a neighbour's window. A window depends only
-on the messages stored, so a rebuild gives the same rows.
+writes the window of each stored or changed message, of its neighbours and of each stale
+message, taking the old ones out first, so a forgotten message's text is not found through
+a neighbour's window. A window depends only on the messages stored, so a rebuild gives the
+same index.
 """
 
 from __future__ import annotations
@@ -30,7 +40,7 @@ from collections.abc import Iterable
 
 from tapestryd.projections import fts_options
 
-__all__ = ["WINDOW_BOUND", "backfill", "clear", "create_tables", "refresh", "window_scores"]
+__all__ = ["WINDOW_BOUND", "backfill", "clear", "create_tables", "refresh", "unindex", "window_scores"]
 
 WINDOW_BOUND = 1_000
 """Windows ranked for one query at most: when more match, only those of the most recently stored
@@ -38,85 +48,151 @@ messages compete (the bound :mod:`tapestryd.projections.messages_search` puts on
 
 _CHUNK = 4096
 
+
+def _text_of(member: str) -> str:
+    """SQL for the stored text of message ``member`` (a column), or of the row a trigger deletes: '' for none."""
+    return (f"COALESCE(CASE {member} WHEN old.id THEN old.text"
+            f" ELSE (SELECT t.text FROM messages t WHERE t.id = {member}) END, '')")
+
+
+def _joined(before: str, text: str, after: str) -> str:
+    """SQL joining three texts as :func:`_document` does: the non-empty ones, newline between."""
+    return (f"{before} || CASE WHEN {before} != '' AND ({text} != '' OR {after} != '') THEN char(10) ELSE '' END"
+            f" || {text} || CASE WHEN {text} != '' AND {after} != '' THEN char(10) ELSE '' END || {after}")
+
+
+_HOLDS_OLD = "w.id = old.id OR w.prev = old.id OR w.next = old.id"
 _SCHEMA = [
     """CREATE VIRTUAL TABLE IF NOT EXISTS windows_fts USING fts5(
-        text, tokenize='porter unicode61 remove_diacritics 2')""",
-    "CREATE TABLE IF NOT EXISTS windows_gone (id INTEGER PRIMARY KEY, conversation TEXT NOT NULL, ts TEXT NOT NULL)",
-    """CREATE TRIGGER IF NOT EXISTS windows_ad AFTER DELETE ON messages BEGIN
-        INSERT OR REPLACE INTO windows_gone (id, conversation, ts) VALUES (old.id, old.conversation, old.ts); END""",
+        text, content='', tokenize='porter unicode61 remove_diacritics 2')""",
+    "CREATE TABLE IF NOT EXISTS windows_indexed (id INTEGER PRIMARY KEY, prev INTEGER, next INTEGER)",
+    "CREATE INDEX IF NOT EXISTS windows_indexed_prev ON windows_indexed(prev)",
+    "CREATE INDEX IF NOT EXISTS windows_indexed_next ON windows_indexed(next)",
+    "CREATE TABLE IF NOT EXISTS windows_stale (id INTEGER PRIMARY KEY)",
+    f"""CREATE TRIGGER IF NOT EXISTS windows_message_deleted AFTER DELETE ON messages
+        WHEN EXISTS (SELECT 1 FROM windows_indexed w WHERE {_HOLDS_OLD}) BEGIN
+        INSERT INTO windows_fts (windows_fts, rowid, text)
+            SELECT 'delete', w.id, {_joined(_text_of('w.prev'), _text_of('w.id'), _text_of('w.next'))}
+            FROM windows_indexed w WHERE {_HOLDS_OLD};
+        INSERT OR IGNORE INTO windows_stale (id)
+            SELECT w.id FROM windows_indexed w WHERE ({_HOLDS_OLD}) AND w.id != old.id;
+        DELETE FROM windows_indexed WHERE id = old.id OR prev = old.id OR next = old.id; END""",
 ]
 
 
+def _around(column: str) -> str:
+    """Two SQL columns: ``column`` of the turn before and of the turn after message ``g``, in its conversation."""
+    return (f"(SELECT p.{column} FROM messages p WHERE p.conversation = g.conversation"
+            f" AND (p.ts, p.id) < (g.ts, g.id) ORDER BY p.ts DESC, p.id DESC LIMIT 1),"
+            f" (SELECT n.{column} FROM messages n WHERE n.conversation = g.conversation"
+            f" AND (n.ts, n.id) > (g.ts, g.id) ORDER BY n.ts, n.id LIMIT 1)")
 
-def _around(column: str, conversation: str = "g.conversation", ts: str = "g.ts", message: str = "g.id") -> str:
-    """Two SQL columns: ``column`` of the turn before and of the turn after a message, in its conversation."""
-    return (f"(SELECT p.{column} FROM messages p WHERE p.conversation = {conversation}"
-            f" AND (p.ts, p.id) < ({ts}, {message}) ORDER BY p.ts DESC, p.id DESC LIMIT 1),"
-            f" (SELECT n.{column} FROM messages n WHERE n.conversation = {conversation}"
-            f" AND (n.ts, n.id) > ({ts}, {message}) ORDER BY n.ts, n.id LIMIT 1)")
+
+def _document(before: str | None, text: str, after: str | None) -> str:
+    """A window's document: the texts of the turn before, the message and the turn after, the non-empty ones
+    joined by newlines."""
+    return "\n".join(t for t in (before, text, after) if t)
+
+
+def _exists(conn: sqlite3.Connection, table: str) -> bool:
+    return conn.execute("SELECT 1 FROM sqlite_master WHERE name = ?", (table,)).fetchone() is not None
 
 
 def create_tables(conn: sqlite3.Connection) -> bool:
-    """Create the tables and the delete trigger if missing; True when ``windows_fts`` was new."""
-    return fts_options.create(conn, _SCHEMA, "windows_fts", "windows_fts")
+    """Create the tables and the delete trigger if missing; True when the windows must be written (none were
+    indexed yet: a new file, one made before windows, or one whose ``windows_fts`` kept their text, dropped here)."""
+    if not _exists(conn, "windows_indexed"):
+        conn.execute("DROP TABLE IF EXISTS windows_fts")
+        conn.execute("DROP TRIGGER IF EXISTS windows_ad")
+        conn.execute("DROP TABLE IF EXISTS windows_gone")
+    return fts_options.create(conn, _SCHEMA, "windows_indexed", "windows_fts")
 
 
 def clear(conn: sqlite3.Connection) -> None:
-    """Delete every window and every pending deletion.
+    """Drop every window (call it before deleting the messages: the delete trigger then has nothing to take out).
 
-    ``windows_fts`` is dropped and made again: a DELETE of its rows reads every window back to take
-    its terms out of the index (1.1 s CPU for 10,638 windows of the 20 MB bench export).
+    ``windows_fts`` is dropped and made again: taking each window out would need its text.
     """
     conn.execute("DROP TABLE windows_fts")
+    conn.execute("DELETE FROM windows_indexed")
+    conn.execute("DELETE FROM windows_stale")
     create_tables(conn)
-    conn.execute("DELETE FROM windows_gone")
 
 
 def backfill(conn: sqlite3.Connection) -> int:
-    """Write the window of every stored message (a file made before windows); returns how many."""
+    """Write the window of every stored message (none is indexed yet); returns how many."""
     ids = [int(i) for (i,) in conn.execute("SELECT id FROM messages ORDER BY id")]
-    _write(conn, ids, fresh=True)
+    _write(conn, ids)
     return len(ids)
 
 
-def refresh(conn: sqlite3.Connection, changed: Iterable[int]) -> int:
-    """Write again the windows that ``changed`` (ids of messages stored or whose text changed) and the
-    deletions since the last call touch; returns how many windows were written.
+def unindex(conn: sqlite3.Connection, message_ids: Iterable[int]) -> None:
+    """Take out the windows holding any of ``message_ids`` (messages whose text is about to change), while their
+    texts are still the stored ones; the next :func:`refresh` writes them again."""
+    ids = sorted(set(message_ids))
+    for start in range(0, len(ids), _CHUNK // 3):
+        chunk = ids[start:start + _CHUNK // 3]
+        marks = ",".join("?" * len(chunk))
+        rows = conn.execute(f"SELECT id, prev, next FROM windows_indexed WHERE id IN ({marks}) OR prev IN ({marks})"
+                            f" OR next IN ({marks})", chunk * 3).fetchall()
+        _take_out(conn, rows)
+        conn.executemany("INSERT OR IGNORE INTO windows_stale (id) VALUES (?)", [(row[0],) for row in rows])
 
-    A changed message's window and its neighbours' are written; a deleted message's window is
-    dropped and its former neighbours' (the turns now around where it was) are written.
+
+def refresh(conn: sqlite3.Connection, changed: Iterable[int]) -> int:
+    """Write again the windows that ``changed`` (ids of messages stored or whose text changed) touch, and the
+    stale ones; returns how many windows were written.
+
+    A changed message's window and its neighbours' are written, and the window of each
+    message marked stale (by :func:`unindex` or the delete trigger); their old documents are
+    taken out first.
     """
     ids = sorted(set(changed))
     touched: set[int] = set(ids)
     for start in range(0, len(ids), _CHUNK):
         chunk = ids[start:start + _CHUNK]
-        sql = (f"SELECT {_around('id')} FROM messages g"
-               f" WHERE g.id IN ({','.join('?' * len(chunk))})")
+        sql = f"SELECT {_around('id')} FROM messages g WHERE g.id IN ({','.join('?' * len(chunk))})"
         touched.update(int(n) for row in conn.execute(sql, chunk) for n in row if n is not None)
-    gone = conn.execute("SELECT id, conversation, ts FROM windows_gone ORDER BY id").fetchall()
-    for message_id, conversation, ts in gone:
-        row = conn.execute(f"SELECT {_around('id', '?', '?', '?')}",
-                           (conversation, ts, message_id, conversation, ts, message_id)).fetchone()
-        touched.update(int(n) for n in row if n is not None)
-    conn.executemany("DELETE FROM windows_fts WHERE rowid = ?", [(i,) for i, _, _ in gone])
-    conn.execute("DELETE FROM windows_gone")
-    touched.difference_update(i for i, _, _ in gone)
-    _write(conn, sorted(touched), fresh=False)
-    return len(touched)
+    touched.update(int(i) for (i,) in conn.execute("SELECT id FROM windows_stale"))
+    conn.execute("DELETE FROM windows_stale")
+    order = sorted(touched)
+    for start in range(0, len(order), _CHUNK):
+        chunk = order[start:start + _CHUNK]
+        _take_out(conn, conn.execute(f"SELECT id, prev, next FROM windows_indexed"
+                                     f" WHERE id IN ({','.join('?' * len(chunk))})", chunk).fetchall())
+    return _write(conn, order)
 
 
-def _write(conn: sqlite3.Connection, ids: list[int], *, fresh: bool) -> None:
-    """Write the windows of messages ``ids`` (stored ones; others are left out), old rows deleted first
-    unless ``fresh`` (none can exist)."""
-    if not fresh:
-        conn.executemany("DELETE FROM windows_fts WHERE rowid = ?", [(i,) for i in ids])
+def _take_out(conn: sqlite3.Connection, rows: list[tuple[int, int | None, int | None]]) -> None:
+    """Take windows ``(id, prev, next)`` of ``windows_indexed`` out of the index, their documents rebuilt from the
+    stored texts (a text missing raises KeyError: a window would stay findable)."""
+    if not rows:
+        return
+    members = sorted({int(m) for row in rows for m in row if m is not None})
+    texts: dict[int, str] = {}
+    for start in range(0, len(members), _CHUNK):
+        chunk = members[start:start + _CHUNK]
+        texts.update(conn.execute(f"SELECT id, text FROM messages WHERE id IN ({','.join('?' * len(chunk))})", chunk))
+    conn.executemany("INSERT INTO windows_fts (windows_fts, rowid, text) VALUES ('delete', ?, ?)",
+                     [(i, _document(None if p is None else texts[p], texts[i], None if n is None else texts[n]))
+                      for i, p, n in rows])
+    conn.executemany("DELETE FROM windows_indexed WHERE id = ?", [(row[0],) for row in rows])
+
+
+def _write(conn: sqlite3.Connection, ids: list[int]) -> int:
+    """Write the windows of messages ``ids`` (stored ones; others are left out), none of them indexed now;
+    returns how many were written."""
+    written = 0
     for start in range(0, len(ids), _CHUNK):
         chunk = ids[start:start + _CHUNK]
-        sql = (f"SELECT g.id, g.text, {_around('text')} FROM messages g WHERE g.id IN ({','.join('?' * len(chunk))})"
-               " ORDER BY g.id")
-        rows = conn.execute(sql, chunk).fetchall()
+        rows = conn.execute(f"SELECT g.id, g.text, {_around('text')}, {_around('id')} FROM messages g"
+                            f" WHERE g.id IN ({','.join('?' * len(chunk))}) ORDER BY g.id", chunk).fetchall()
         conn.executemany("INSERT INTO windows_fts (rowid, text) VALUES (?, ?)",
-                         [(i, "\n".join(t for t in (before, text, after) if t)) for i, text, before, after in rows])
+                         [(i, _document(before, text, after)) for i, text, before, after, _, _ in rows])
+        conn.executemany("INSERT INTO windows_indexed (id, prev, next) VALUES (?, ?, ?)",
+                         [(i, prev, following) for i, _, _, _, prev, following in rows])
+        written += len(rows)
+    return written
 
 
 def window_scores(conn: sqlite3.Connection, expr: str, limit: int) -> dict[int, float]:

@@ -29,8 +29,8 @@ OWNERS: dict[str, tuple[str, ...]] = {
 
 TABLES: dict[str, str] = {
     **dict.fromkeys(("conversations", "messages", "messages_fts", "messages_unsplit", "forget_rules",
-                     "conversation_blocks", "block_members", "blocks_fts", "windows_fts", "windows_gone",
-                     "message_vocatives"), "messages"),
+                     "conversation_blocks", "block_members", "blocks_fts", "windows_fts", "windows_indexed",
+                     "windows_stale", "message_vocatives"), "messages"),
     **dict.fromkeys(("nodes", "node_sources", "nodes_fts", "closed_days", "summarizer_usage"), "hierarchy"),
     "similarity_feed": "similarity",
     "checkpoints": "runner",

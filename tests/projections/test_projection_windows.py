@@ -14,9 +14,28 @@ from tapestryd.queries.rerank import KEYWORD_RANKER
 from tapestryd.queries.search import SearchFilters
 
 
-def _windows(conn: sqlite3.Connection) -> list[tuple[int, str]]:
+def _windows(conn: sqlite3.Connection) -> list[tuple[str, int, int]]:
+    """What ``windows_fts`` indexes: each (term, window, position), after FTS5's integrity check."""
     conn.execute("INSERT INTO windows_fts(windows_fts) VALUES ('integrity-check')")
-    return conn.execute("SELECT rowid, text FROM windows_fts ORDER BY rowid").fetchall()
+    conn.execute("CREATE VIRTUAL TABLE IF NOT EXISTS temp.windows_terms USING fts5vocab(main, windows_fts, instance)")
+    return conn.execute("SELECT term, doc, offset FROM temp.windows_terms ORDER BY term, doc, offset").fetchall()
+
+
+def _expected(conn: sqlite3.Connection) -> tuple[list[tuple[str, int, int]], dict[int, str]]:
+    """The index the stored messages call for, from a table with the text kept, and its documents: each
+    message's text between its previous and next turn's, by (ts, id) in its conversation."""
+    rows = conn.execute("SELECT id, conversation, text FROM messages ORDER BY conversation, ts, id").fetchall()
+    documents = {}
+    for conversation in {conv for _, conv, _ in rows}:
+        turns = [(i, text) for i, conv, text in rows if conv == conversation]
+        for k, (i, text) in enumerate(turns):
+            around = (turns[k - 1][1] if k else None, text, turns[k + 1][1] if k + 1 < len(turns) else None)
+            documents[i] = "\n".join(t for t in around if t)
+    reference = sqlite3.connect(":memory:")
+    reference.execute("CREATE VIRTUAL TABLE w USING fts5(text, tokenize='porter unicode61 remove_diacritics 2')")
+    reference.executemany("INSERT INTO w (rowid, text) VALUES (?, ?)", sorted(documents.items()))
+    reference.execute("CREATE VIRTUAL TABLE terms USING fts5vocab(w, instance)")
+    return reference.execute("SELECT term, doc, offset FROM terms ORDER BY term, doc, offset").fetchall(), documents
 
 
 def _holiday() -> list:
@@ -44,28 +63,52 @@ def test_forget_removes_the_text_from_the_neighbours_windows(tmp_path: Path) -> 
     """A forgotten reply is in no window: its neighbours' windows are written again without it."""
     projector = _project(tmp_path, _holiday())
     conn = projector.conn
+    assert _windows(conn) == _expected(conn)[0]
     projector.store.append([_forget(match="Dolomites")])
     projector.catch_up()
     assert windows.window_scores(conn, '"dolomites"', 10) == {}
-    assert dict(_windows(conn))[_id(conn, "q")] == "where did you go on holiday?\nthanks, sounds lovely"
-    assert conn.execute("SELECT count(*) FROM windows_gone").fetchone()[0] == 0
+    index, documents = _expected(conn)
+    assert documents[_id(conn, "q")] == "where did you go on holiday?\nthanks, sounds lovely"
+    assert _windows(conn) == index
+    assert conn.execute("SELECT count(*) FROM windows_stale").fetchone()[0] == 0
 
 
-def test_rebuild_and_an_older_file_give_the_rows_of_the_incremental_path(tmp_path: Path) -> None:
-    """Small batches, a streamed part joined later and a forget in between: rebuilt and backfilled rows agree."""
+def test_changed_and_deleted_turns_leave_the_index_of_their_stored_texts(tmp_path: Path) -> None:
+    """Windows indexed, then a turn's later part joined, a new turn between two, and a turn forgotten, a batch
+    apart: the index is each time the one the stored texts call for (a window taken out with other text
+    than it was made of would leave its words findable)."""
+    projector = _project(tmp_path, [_message(i, f"m{i}", f"turn {i} words") for i in range(0, 8, 2)])
+    conn = projector.conn
+    steps = [[_message(30, "m2", "and the rest of turn two")], [_message(3, "m3", "a late turn three")],
+             [_forget(match="late turn")], [_message(31, "m4", "more of four"), _forget(match="turn 6 ")]]
+    for events in steps:
+        projector.store.append(events)
+        projector.catch_up(batch=1)
+        assert _windows(conn) == _expected(conn)[0]
+    assert not windows.window_scores(conn, '"late"', 10) and not windows.window_scores(conn, '"6"', 10)
+
+
+def test_rebuild_and_an_older_file_give_the_index_of_the_incremental_path(tmp_path: Path) -> None:
+    """Small batches, a streamed part joined later and a forget in between: rebuilt and backfilled windows agree,
+    and a file whose windows kept their text gets the index without it."""
     events = [_message(i, f"m{i}", f"turn {i} words", "claude-ai:c1" if i % 3 else "claude-ai:c2") for i in range(9)]
     events.insert(6, _forget(match="turn 4 "))
     events.append(_message(20, "m5", "more of turn five"))
     projector = _project(tmp_path, events, batch=2)
     incremental = _windows(projector.conn)
-    assert len(incremental) == 8 and not any("turn 4 " in text for _, text in incremental)
-    assert sum("more of turn five" in text for _, text in incremental) == 3  # m5's and its neighbours' (m2, m7)
+    index, documents = _expected(projector.conn)
+    assert incremental == index and len(documents) == 8 and not any("turn 4 " in d for d in documents.values())
+    assert sum("more of turn five" in d for d in documents.values()) == 3  # m5's and its neighbours' (m2, m7)
     projector.rebuild()
     assert _windows(projector.conn) == incremental
     projector.conn.execute("DROP TABLE windows_fts")
+    projector.conn.execute("DROP TABLE windows_indexed")
+    projector.conn.execute("CREATE VIRTUAL TABLE windows_fts USING fts5(text)")  # as windows were first made
+    projector.conn.execute("INSERT INTO windows_fts (rowid, text) VALUES (1, 'stale words')")
     projector.close()
     again = Projector(projector.store, tmp_path / "projections.db", [MessagesProjection()])
     assert _windows(again.conn) == incremental
+    assert "content=''" in again.conn.execute("SELECT sql FROM sqlite_master WHERE name = 'windows_fts'").fetchone()[0]
 
 
 def test_the_window_and_block_tables_keep_their_bulk_options_through_a_rebuild(tmp_path: Path) -> None:
