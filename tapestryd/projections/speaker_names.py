@@ -38,6 +38,8 @@ _SCHEMA = [
         id INTEGER NOT NULL, nth INTEGER NOT NULL, conversation TEXT NOT NULL, role TEXT NOT NULL,
         name TEXT NOT NULL, PRIMARY KEY (id, nth)) WITHOUT ROWID""",
     "CREATE INDEX IF NOT EXISTS message_vocatives_name ON message_vocatives(name COLLATE NOCASE, conversation)",
+    """CREATE INDEX IF NOT EXISTS message_vocatives_conversation
+        ON message_vocatives(conversation, role, name COLLATE NOCASE)""",
     """CREATE TRIGGER IF NOT EXISTS message_vocatives_ad AFTER DELETE ON messages BEGIN
         DELETE FROM message_vocatives WHERE id = old.id; END""",
 ]
@@ -102,9 +104,12 @@ def _sides(conn: sqlite3.Connection, ids: list[int]) -> list[tuple[int, str, str
 def named_turns(conn: sqlite3.Connection, names: list[str], ids: list[int]) -> dict[int, list[str]]:
     """Which of the messages ``ids`` were said by someone ``names`` name: ``{id: [the names naming its speaker]}``.
 
-    A name (compared without case) names a side of a conversation when more messages call
-    that side by it than call the other side by it (``Mel`` and ``Melanie`` may both name one side);
-    only the calls made in the conversations of ``ids`` are read. Messages
+    A name (compared without case) names a side of a conversation when both sides call each
+    other by some name there (as the summaries' attribution asks, :func:`tapestryd.vocatives.names_by_role`:
+    an assistant the user thanks as "Claude" that never names the user is no person in a
+    conversation between two) and more messages call that side by it than call the other side by it
+    (``Mel`` and ``Melanie`` may both name one side); only the calls made in the conversations
+    of ``ids`` are read. Messages
     naming no one's side are left out. Empty when the file has no ``message_vocatives`` yet
     (a read-only connection to an older file). Raises StoreError on a database error.
     """
@@ -134,16 +139,19 @@ def _named_sides(conn: sqlite3.Connection, names: list[str],
                  conversations: list[str]) -> dict[tuple[str, str], list[str]]:
     """``{(conversation, role): [names]}``: the sides of ``conversations`` that ``names`` name (see
     :func:`named_turns`)."""
+    wanted = {name.lower() for name in names}
     calls: Counter[tuple[str, str, str]] = Counter()
+    callers: dict[str, set[str]] = {}
     for start in range(0, len(conversations), 500):
         chunk = conversations[start:start + 500]
         sql = (f"SELECT conversation, role, lower(name), count(*) FROM message_vocatives"
-               f" WHERE name COLLATE NOCASE IN ({','.join('?' * len(names))})"
-               f" AND conversation IN ({','.join('?' * len(chunk))}) GROUP BY conversation, role, lower(name)")
-        for conversation, caller, name, n in conn.execute(sql, (*names, *chunk)):
-            calls[(conversation, OTHER_SIDE[caller], name)] += n
+               f" WHERE conversation IN ({','.join('?' * len(chunk))}) GROUP BY conversation, role, name COLLATE NOCASE")
+        for conversation, caller, name, n in conn.execute(sql, chunk):
+            callers.setdefault(conversation, set()).add(caller)
+            if name in wanted:
+                calls[(conversation, OTHER_SIDE[caller], name)] += n
     sides: dict[tuple[str, str], list[str]] = {}
     for (conversation, side, name), n in sorted(calls.items()):
-        if n > calls[(conversation, OTHER_SIDE[side], name)]:
+        if len(callers[conversation]) == 2 and n > calls[(conversation, OTHER_SIDE[side], name)]:
             sides.setdefault((conversation, side), []).append(name)
     return sides

@@ -43,6 +43,14 @@ def test_a_name_both_sides_are_called_alike_names_neither(tmp_path: Path) -> Non
     assert speaker_names.named_turns(conn, ["sam"], [_id(conn, "u"), _id(conn, "a")]) == {}
 
 
+def test_a_side_that_never_names_the_other_makes_no_one_a_person(tmp_path: Path) -> None:
+    """A user thanking 'Claude' whose assistant never names the user: 'claude' in a query is no one's turn."""
+    conn = _project(tmp_path, [_message(0, "u", "Thanks, Claude! Now the hooks."),
+                               _message(1, "a", "Here are the Claude Code hooks.", role="assistant"),
+                               _message(2, "v", "Great, Claude!")]).conn
+    assert speaker_names.named_turns(conn, ["claude", "hooks"], [_id(conn, k) for k in "uav"]) == {}
+
+
 def test_forget_removes_the_names_a_forgotten_message_said(tmp_path: Path) -> None:
     """The only turns calling her Nadia are forgotten: her turns are no longer hers by that name."""
     projector = _project(tmp_path, _chat())
