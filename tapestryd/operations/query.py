@@ -76,7 +76,7 @@ def search(request: SearchRequest, deps: ReadDeps) -> SearchResult:
         found["project"] = request.project
     if filters.conversation and filters.conversation != request.conversation:  # a short form: say which one
         found["conversation"] = filters.conversation
-    return SearchResult(found)
+    return SearchResult.from_json(found)
 
 
 def _when(reader: Reader, value: str, now: datetime, end: str) -> datetime | None:
@@ -96,7 +96,8 @@ def conversations(request: ConversationsRequest, deps: ReadDeps) -> Conversation
     """Recent conversations, most recently active first."""
     reader = deps.reader
     agent = check_agent(reader.settings, reader.conn, request.agent)
-    return ConversationsResult(list_conversations(reader, agent=agent, limit=in_range(request.limit, "limit")))
+    found = list_conversations(reader, agent=agent, limit=in_range(request.limit, "limit"))
+    return ConversationsResult.from_json(found)
 
 
 def show(request: ShowRequest, deps: ReadDeps) -> ShowResult:
@@ -105,7 +106,7 @@ def show(request: ShowRequest, deps: ReadDeps) -> ShowResult:
     if found is None:
         raise TapestryError(ambiguity(deps.reader, request.conversation)
                             or f"no conversation matches {request.conversation!r}")
-    return ShowResult(found)
+    return ShowResult.from_json(found)
 
 
 def messages(request: MessagesRequest, deps: ReadDeps) -> MessagesResult:
@@ -115,8 +116,9 @@ def messages(request: MessagesRequest, deps: ReadDeps) -> MessagesResult:
     """
     if not 1 <= len(request.ids) <= 100:
         raise TapestryError(f"ids must be a list of 1 to 100 message ids, got {list(request.ids)!r}")
-    return MessagesResult(messages_around(deps.reader, list(request.ids), before=_window(request.before, "before"),
-                                          after=_window(request.after, "after")))
+    found = messages_around(deps.reader, list(request.ids), before=_window(request.before, "before"),
+                            after=_window(request.after, "after"))
+    return MessagesResult.from_json(found)
 
 
 def _window(number: int, name: str) -> int:
@@ -127,7 +129,7 @@ def _window(number: int, name: str) -> int:
 
 def stats(request: StatsRequest, deps: ReadDeps) -> StatsResult:
     """Counts per agent and role."""
-    return StatsResult(count_stats(deps.reader))
+    return StatsResult.from_json(count_stats(deps.reader))
 
 
 def context(request: ContextRequest, deps: ReadDeps) -> ContextResult:
@@ -146,7 +148,7 @@ def context(request: ContextRequest, deps: ReadDeps) -> ContextResult:
                                        recent=in_range(request.recent, "recent", most=500, clamp=True),
                                        now_only=request.now_only, exclude_session=request.exclude_session,
                                        machine=check_machine(reader.settings, reader.conn, request.machine))
-    return ContextResult(contextdoc.context_answer(reader, wanted, now=now))
+    return ContextResult.from_json(contextdoc.context_answer(reader, wanted, now=now))
 
 
 def similar(request: SimilarRequest, deps: ReadDeps) -> SimilarResult:
@@ -156,8 +158,9 @@ def similar(request: SimilarRequest, deps: ReadDeps) -> SimilarResult:
     query = request.query.strip()
     if not query:
         raise TapestryError("similar needs some text to compare with")
-    return SimilarResult(find_similar(deps.reader, query, top=in_range(request.top, "top", most=1000, clamp=True),
-                                      level=level_filter(request.level)))
+    found = find_similar(deps.reader, query, top=in_range(request.top, "top", most=1000, clamp=True),
+                         level=level_filter(request.level))
+    return SimilarResult.from_json(found)
 
 
 def recall(request: RecallRequest, deps: ReadDeps) -> RecallResult:

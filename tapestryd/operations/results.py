@@ -2,12 +2,13 @@
 
 Two shapes:
 
-* a **record** (:class:`Record`): named fields, JSON an object with those keys
-  (``PingResult``, ``RebuildResult`` …);
-* a **document** (:class:`Document`): the JSON answer of a query as the query layer builds it
-  (``data``: an object, or a list for ``conversations``, ``tree`` and ``backups``), kept whole
-  because its keys are the protocol's contract (every JSON field of ``search``, ``context`` or
-  ``status`` a script reads today stays); the class says which operation answered.
+* a **record** (:class:`~tapestryd.operations.shape.Record`, or a
+  :class:`~tapestryd.operations.shape.Listing` for a list answer): typed fields, nested records
+  for hits, messages, conversations and context items; its JSON is the answer's object (or
+  list) with the same keys in the same order as the query layer writes them, so every JSON
+  field a script reads today stays (``SearchResult``, ``ContextResult``, ``PingResult`` …);
+* a **document** (:class:`Document`): the JSON answer of an operation kept whole (``data``),
+  for the operations not typed yet; the class says which operation answered.
 
 Every result has ``to_json()`` (what the socket sends, what ``-f json`` prints) and
 ``from_json(value)`` (what a client rebuilds from the socket's answer).
@@ -15,38 +16,27 @@ Every result has ``to_json()`` (what the socket sends, what ``-f json`` prints) 
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, field
 from typing import Any, Mapping, Self
+
+from tapestryd.operations.result_parts import (AgentCounts, ContextItem, ContextTokens, Conversation,
+                                               ConversationMessage, ConversationRank, Hit, Message, TimeRange)
+from tapestryd.operations.shape import Listing, Record, absent
 
 __all__ = [
     "ArchiveListResult", "BackupResult", "BackupsResult", "CatchUpResult", "CloseDaysResult", "CompactResult",
     "ContextResult",
     "ConversationsResult", "Document", "DriftResult", "EvalResult", "ForgetResult", "GenerateResult",
-    "HierarchyStatusResult", "IngestResult", "IterateResult", "MessagesResult", "NodeResult", "PauseResult",
-    "PingResult", "RebuildResult", "RecallResult", "Record", "ReloadResult", "RepairResult", "RestoreResult",
-    "ResumeResult", "SearchResult", "ShowResult", "SimilarResult", "StatsResult", "StatusResult", "SyncInitResult",
-    "SyncResult", "SyncStatusResult", "TreeResult", "VerifyResult"
+    "HierarchyStatusResult", "IngestResult", "IterateResult", "Listing", "MessagesResult", "NodeResult",
+    "PauseResult", "PingResult", "RebuildResult", "RecallResult", "Record", "ReloadResult", "RepairResult",
+    "RestoreResult", "ResumeResult", "SearchResult", "ShowResult", "SimilarResult", "StatsResult", "StatusResult",
+    "SyncInitResult", "SyncResult", "SyncStatusResult", "TreeResult", "VerifyResult"
 ]
 
 
 @dataclass(frozen=True)
-class Record:
-    """A result with named fields; its JSON is an object with one key per field."""
-
-    def to_json(self) -> dict[str, Any]:
-        """``{field: value}`` for every field."""
-        return {f.name: getattr(self, f.name) for f in fields(self)}
-
-    @classmethod
-    def from_json(cls, value: Any) -> Self:
-        """The record of a JSON object (keys it does not have are ignored; missing ones take defaults)."""
-        data = value if isinstance(value, Mapping) else {}
-        return cls(**{f.name: data[f.name] for f in fields(cls) if f.name in data})
-
-
-@dataclass(frozen=True)
 class Document:
-    """A result whose JSON is the query layer's answer, kept whole (``data``)."""
+    """A result whose JSON is the operation's answer, kept whole (``data``)."""
 
     data: Any
 
@@ -111,32 +101,97 @@ class CloseDaysResult(Record):
     days_closed: int = 0
 
 
-class SearchResult(Document):
-    """``query``, ``hits`` (each with timestamps, conversation, role, snippet), ``time`` when a phrase was read."""
+@dataclass(frozen=True)
+class SearchResult(Record):
+    """A search's answer: the ``query`` as asked and the ``terms`` searched once a time phrase is
+    taken out, how the phrase was read (``time``, None without one), ``sort``, ``level``,
+    ``regex``, how many hits lie ``outside`` the range, and the ``hits``, best first.
+
+    Only some answers have the last four: ``mode`` (``hybrid``) and ``conversations`` (ranked)
+    for a hybrid search, ``project`` when one narrowed it, and ``conversation`` when a short
+    ``--conversation`` was resolved to this key.
+    """
+
+    query: str = ""
+    terms: str = ""
+    time: TimeRange | None = None
+    sort: str = "relevance"
+    level: str = "all"
+    regex: bool = False
+    outside: int = 0
+    hits: tuple[Hit, ...] = ()
+    mode: str | None = absent()
+    conversations: tuple[ConversationRank, ...] | None = absent()
+    project: str | None = absent()
+    conversation: str | None = absent()
 
 
-class SimilarResult(Document):
-    """``hits`` by cosine and the ``index`` that answered (warm, documents, fit seconds)."""
+@dataclass(frozen=True)
+class SimilarResult(Record):
+    """The ``top`` hits most similar to ``query`` at ``level``, and the ``index`` that answered.
+
+    ``index`` is open-ended: ``warm`` (bool), and either the warm index's own status (documents,
+    fitted, delta, fit seconds ...) or, cold, ``engine`` ``fts5`` and the ``reason``.
+    """
+
+    query: str = ""
+    level: str = "all"
+    top: int = 10
+    index: Mapping[str, Any] = field(default_factory=dict)
+    hits: tuple[Hit, ...] = ()
 
 
-class ContextResult(Document):
-    """The context's parts and ``rendered`` (its text or markdown)."""
+@dataclass(frozen=True)
+class ContextResult(Record):
+    """The telescoping context: its ``anchor`` day (ISO), ``timezone``, the ``agent``, ``machine``
+    and ``project`` it was narrowed to (``""``: all), ``notes`` for the reader, the ``now``
+    block, the ``items`` kept, ``tokens`` (used, budget, cuts), a one-line ``budget_note``
+    (``""`` without a budget) and ``rendered`` (text or markdown; ``""`` for json)."""
+
+    anchor: str = ""
+    timezone: str = ""
+    agent: str = ""
+    machine: str = ""
+    project: str = ""
+    notes: tuple[str, ...] = ()
+    now: str = ""
+    items: tuple[ContextItem, ...] = ()
+    tokens: ContextTokens = field(default_factory=ContextTokens)
+    budget_note: str = ""
+    rendered: str = ""
 
 
-class ConversationsResult(Document):
-    """A list of conversations (key, agent, title, counts, first and last message)."""
+@dataclass(frozen=True)
+class ConversationsResult(Listing):
+    """Conversations, most recently active first; its JSON is the list of them."""
+
+    conversations: tuple[Conversation, ...] = ()
 
 
-class ShowResult(Document):
-    """One conversation with every message in order."""
+@dataclass(frozen=True)
+class ShowResult(Conversation):
+    """One conversation's row with every message in log order."""
+
+    messages: tuple[ConversationMessage, ...] = ()
 
 
-class MessagesResult(Document):
-    """``messages`` (each once, grouped by conversation, in log order) and the ``missing`` ids."""
+@dataclass(frozen=True)
+class MessagesResult(Record):
+    """``messages`` (each once, grouped by conversation in the order the ids first name them, in
+    log order within one) and the ``missing`` ids (not stored)."""
+
+    messages: tuple[Message, ...] = ()
+    missing: tuple[int, ...] = ()
 
 
-class StatsResult(Document):
-    """Counts per agent and role."""
+@dataclass(frozen=True)
+class StatsResult(Record):
+    """Conversations and messages in all, per agent (``agents``: name → counts) and per role (``roles``)."""
+
+    conversations: int = 0
+    messages: int = 0
+    agents: Mapping[str, AgentCounts] = field(default_factory=dict)
+    roles: Mapping[str, int] = field(default_factory=dict)
 
 
 class RecallResult(Document):

@@ -1,0 +1,168 @@
+"""Typed results print the very JSON the query layer answers, and read back from it unchanged.
+
+A small home is built through ``ingest`` (two Claude Code sessions) and summarized with the
+extractive provider, so hits carry quote marks and nodes exist. For each typed result the
+query layer's own answer (what the socket sent before results were typed) is compared, as
+JSON text (keys, order, values), with the operation's ``to_json()``; and each answer is read
+back with ``from_json`` and written again, unchanged.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from datetime import datetime, timezone
+from typing import Any
+
+import pytest
+
+from tapestryd.clock import FixedClock
+from tapestryd.config import Settings, load_settings
+from tapestryd.operations import requests as rq
+from tapestryd.operations.dispatch import run_here
+from tapestryd.operations.registry import OPERATIONS
+from tapestryd.operations.result_parts import Hit
+from tapestryd.operations.results import Document, SearchResult
+from tapestryd.operations.shape import Listing, Record
+from tapestryd.operations.testing import run_json
+from tapestryd.queries import contextdoc
+from tapestryd.queries.conversations import list_conversations, messages_around, show_conversation, stats
+from tapestryd.queries.hybrid import hybrid_search
+from tapestryd.queries.reader import Reader
+from tapestryd.queries.search import SearchFilters, search
+from tapestryd.queries.similar import similar
+
+NOW = datetime(2026, 3, 9, 12, tzinfo=timezone.utc)
+CLOCK = FixedClock(NOW)
+
+
+def _line(session: str, uuid: str, text: str, ts: str, role: str = "user") -> str:
+    """One Claude Code session record (the shape tests/daemon's session_line writes)."""
+    record = {"type": role, "uuid": uuid, "sessionId": session, "timestamp": ts, "cwd": "/home/me/proj",
+              "message": {"role": role, "content": text if role == "user" else [{"type": "text", "text": text}]}}
+    return json.dumps(record) + "\n"
+
+
+@pytest.fixture(scope="module")
+def home(tmp_path_factory: pytest.TempPathFactory) -> Settings:
+    """A Paris home with two sessions imported through ``ingest``, its days closed and summarized."""
+    root = tmp_path_factory.mktemp("typed") / "home"
+    root.mkdir()
+    (root / "tapestry.toml").write_text('[general]\ntimezone = "Europe/Paris"\n[sources]\nwatched_roots = ["%s"]\n'
+                                        % (root / "claude-projects"))
+    folder = root / "export" / "-home-me-proj"
+    folder.mkdir(parents=True)
+    (folder / "s1.jsonl").write_text(
+        _line("s1", "u1", "where is the lantern", "2026-03-04T10:00:00Z")
+        + _line("s1", "u2", "the lantern is in the shed", "2026-03-04T10:01:00Z", role="assistant")
+        + _line("s1", "u3", "thanks, and the quokka?", "2026-03-04T10:02:00Z"))
+    (folder / "s2.jsonl").write_text(
+        _line("s2", "v1", "plan the garden beds", "2026-03-05T09:00:00Z")
+        + _line("s2", "v2", "garden beds need compost and a lantern", "2026-03-05T09:05:00Z", role="assistant"))
+    settings = load_settings(root)
+    receipt = run_here(settings, rq.IngestRequest(paths=(str(root / "export"),)), clock=CLOCK).to_json()
+    assert receipt["totals"]["messages_new"] == 5
+    run_here(settings, rq.CloseDaysRequest(), clock=CLOCK)
+    assert run_here(settings, rq.IterateRequest(), clock=CLOCK).to_json()["summarized"] > 0
+    return settings
+
+
+@pytest.fixture
+def reader(home: Settings) -> Iterator[Reader]:
+    with Reader.open(home) as opened:
+        yield opened
+
+
+def _text(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, default=str)
+
+
+def _same_json(name: str, reader: Reader, args: dict[str, Any], today: Any) -> None:
+    """The operation's JSON is the query layer's answer, key for key in the same order."""
+    assert _text(run_json(name, reader, args, clock=CLOCK)) == _text(today)
+
+
+def test_search_prints_the_query_layers_answer(reader: Reader) -> None:
+    """Plain, time-phrase and hybrid searches: every key of the answer and of each hit, in order."""
+    _same_json("search", reader, {"query": "lantern"}, search(reader, "lantern", SearchFilters(), now=NOW))
+    _same_json("search", reader, {"query": "lantern last week"},
+               search(reader, "lantern last week", SearchFilters(), now=NOW))
+    _same_json("search", reader, {"query": "lantern", "mode": "hybrid"},
+               hybrid_search(reader, "lantern", SearchFilters(), now=NOW))
+    _same_json("search", reader, {"query": "lan.ern", "regex": True},
+               search(reader, "lan.ern", SearchFilters(), now=NOW, regex=True))
+
+
+def test_search_keeps_the_keys_only_some_answers_have(reader: Reader) -> None:
+    """``project`` and a resolved ``conversation`` come last, and only when asked for."""
+    plain = run_json("search", reader, {"query": "lantern"}, clock=CLOCK)
+    narrowed = run_json("search", reader, {"query": "lantern", "conversation": "s1", "project": "/home/me/proj"},
+                        clock=CLOCK)
+    assert list(narrowed) == [*plain, "project", "conversation"]
+    assert narrowed["conversation"] == "claude-code:s1" and narrowed["project"] == "/home/me/proj"
+    assert "mode" not in plain and "conversations" not in plain
+
+
+def test_similar_prints_the_query_layers_answer(reader: Reader) -> None:
+    """Similar answers from FTS5 here (no warm index): the index note and the hits as they were."""
+    _same_json("similar", reader, {"query": "lantern"}, similar(reader, "lantern"))
+
+
+def test_context_prints_the_query_layers_answer(reader: Reader) -> None:
+    """Context in json (items with their text, a budget that cuts) and in text (rendered, no text per item)."""
+    anchor = datetime(2026, 3, 5).date()
+    for fmt, budget in (("json", 120), ("text", None)):
+        wanted = contextdoc.ContextRequest(anchor=anchor, fmt=fmt, max_tokens=budget)
+        args = {"date": "2026-03-05", "format": fmt, "max_tokens": budget, "now": NOW.isoformat()}
+        _same_json("context", reader, args, contextdoc.context_answer(reader, wanted, now=NOW))
+
+
+def test_conversations_show_messages_and_stats_print_the_query_layers_answer(reader: Reader) -> None:
+    """The listing (a JSON list), one conversation in full, messages by id with a missing one, the counts."""
+    _same_json("conversations", reader, {}, list_conversations(reader))
+    _same_json("show", reader, {"conversation": "s1"}, show_conversation(reader, "s1"))
+    _same_json("messages", reader, {"ids": [2, 99], "before": 1, "after": 1},
+               messages_around(reader, [2, 99], before=1, after=1))
+    _same_json("stats", reader, {}, stats(reader))
+
+
+CASES = [
+    ("search", {"query": "lantern"}), ("search", {"query": "lantern last week", "widen": True}),
+    ("search", {"query": "lantern", "mode": "hybrid", "conversation": "s2"}), ("similar", {"query": "garden"}),
+    ("context", {"date": "2026-03-05", "format": "json", "max_tokens": 120}), ("context", {"format": "markdown"}),
+    ("conversations", {}), ("show", {"conversation": "s2"}), ("messages", {"ids": [1, 4, 99], "after": 1}),
+    ("stats", {}),
+]
+
+
+@pytest.mark.parametrize(("name", "args"), CASES, ids=[f"{n}-{i}" for i, (n, _) in enumerate(CASES)])
+def test_a_typed_result_reads_back_what_it_wrote(reader: Reader, name: str, args: dict[str, Any]) -> None:
+    """``from_json(to_json())`` after a trip through JSON text gives the same result and the same text."""
+    result_type = OPERATIONS[name].result
+    assert issubclass(result_type, (Record, Listing)), f"{name} answers an untyped {result_type.__name__}"
+    sent = _text(run_json(name, reader, args, clock=CLOCK))
+    again = result_type.from_json(json.loads(sent))
+    assert _text(again.to_json()) == sent
+    assert again == result_type.from_json(json.loads(_text(again.to_json())))
+
+
+def test_typed_results_have_typed_parts(reader: Reader) -> None:
+    """A search result's hits are Hit records with named fields, read from the socket's JSON too."""
+    result = SearchResult.from_json(run_json("search", reader, {"query": "lantern"}, clock=CLOCK))
+    assert result.hits and all(isinstance(hit, Hit) for hit in result.hits)
+    assert result.hits[0].conversation.startswith("claude-code:") and isinstance(result.hits[0].extra, dict)
+    assert result.time is None and result.project is None
+
+
+def test_a_document_is_only_left_where_the_result_is_not_typed_yet() -> None:
+    """Each result is a typed record, a listing, or a Document (kept whole) - no fourth shape."""
+    for operation in OPERATIONS.values():
+        assert issubclass(operation.result, (Record, Listing, Document)), operation.name
+
+
+def test_reading_ignores_unknown_keys_and_fills_missing_ones() -> None:
+    """A newer daemon's extra key is dropped, an older one's missing key takes its default."""
+    result = SearchResult.from_json({"query": "q", "hits": [{"kind": "summary", "new_key": 1}], "surprise": True})
+    assert result.hits == (Hit(kind="summary"),) and result.sort == "relevance"
+    assert "surprise" not in result.to_json()
+
