@@ -42,8 +42,8 @@ def status(request: StatusRequest, deps: ReadDeps) -> StatusResult:
     and sync (:func:`~tapestryd.operations.syncing.sync_status`)."""
     reader = deps.reader
     found = build_status(reader, daemon=deps.control.snapshot() if deps.control else None)
-    return StatusResult({**found, "archive": archive_status(reader.settings, reader.paths),
-                         "sync": sync_status(reader.settings, reader.paths)})
+    return StatusResult.from_json({**found, "archive": archive_status(reader.settings, reader.paths),
+                                   "sync": sync_status(reader.settings, reader.paths)})
 
 
 def pause(request: PauseRequest, deps: ReadDeps) -> PauseResult:

@@ -119,9 +119,9 @@ def repair(request: RepairRequest, deps: WriteDeps) -> RepairResult:
 def tree(request: TreeRequest, deps: ReadDeps) -> TreeResult:
     """The summary tree between two local ISO dates, from ``min_level`` up."""
     reader = deps.reader
-    return TreeResult(list_tree(reader, agent=check_agent(reader.settings, reader.conn, request.agent),
-                                start=_iso_date(request.start), end=_iso_date(request.end),
-                                min_level=_level(request.min_level)))
+    found = list_tree(reader, agent=check_agent(reader.settings, reader.conn, request.agent),
+                      start=_iso_date(request.start), end=_iso_date(request.end), min_level=_level(request.min_level))
+    return TreeResult.from_json(found)
 
 
 def hierarchy_status(request: HierarchyStatusRequest, deps: ReadDeps) -> HierarchyStatusResult:

@@ -170,10 +170,10 @@ def recall(request: RecallRequest, deps: ReadDeps) -> RecallResult:
     reader, when = deps.reader, request.when.strip()
     if not when:
         raise TapestryError("recall needs a date, period or range (e.g. 2026-03, 'last week', 2026-03-01..2026-03-15)")
-    return RecallResult(recall_nodes(reader, when, now=now_of(request.now, deps.clock, deps.reader.tz),
-                                     agent=check_agent(reader.settings, reader.conn, request.agent),
-                                     limit=in_range(request.limit, "limit", clamp=True),
-                                     days=_days(request.days)))
+    found = recall_nodes(reader, when, now=now_of(request.now, deps.clock, deps.reader.tz),
+                         agent=check_agent(reader.settings, reader.conn, request.agent),
+                         limit=in_range(request.limit, "limit", clamp=True), days=_days(request.days))
+    return RecallResult.from_json(found)
 
 
 def _days(days: int) -> int:
@@ -185,4 +185,4 @@ def node(request: NodeRequest, deps: ReadDeps) -> NodeResult:
     """One node with its sources."""
     from tapestryd.queries.recall import show_node
 
-    return NodeResult(show_node(deps.reader, request.key))
+    return NodeResult.from_json(show_node(deps.reader, request.key))

@@ -1,4 +1,4 @@
-"""The parts results are made of: search hits, conversations, messages, counts, context items.
+"""The parts results are made of: search hits, conversations, messages, counts, context items, nodes.
 
 Each is a frozen :class:`~tapestryd.operations.shape.Record` whose fields are the JSON keys
 of that part, in the order the query layer writes them (the socket's and ``-f json``'s
@@ -14,8 +14,9 @@ from typing import Any, Mapping
 from tapestryd.operations.shape import Record, absent
 
 __all__ = [
-    "AgentCounts", "ContextCut", "ContextItem", "ContextTokens", "Conversation", "ConversationMessage",
-    "ConversationRank", "Hit", "Message", "TimeRange",
+    "AgentCounts", "ContextCut", "ContextItem", "ContextTokens", "Conversation", "ConversationDay",
+    "ConversationMessage", "ConversationRank", "Hit", "Message", "NodeSource", "ProjectionState",
+    "RangeConversation", "StoreCounts", "SummaryNode", "TimeRange", "TreeNode",
 ]
 
 
@@ -178,3 +179,113 @@ class ContextCut(Record):
     tokens_before: int = 0
     action: str = ""
     tokens_after: int = 0
+
+
+@dataclass(frozen=True)
+class NodeSource(Record):
+    """A link down from a summary node, at ``position``: a child node (``kind`` ``node``: its ``title``,
+    ``level`` and ``state`` when it exists) or a message (``kind`` ``message``: its ``id``,
+    ``conversation``, ``message_key``, ``role``, ``ts`` and ``text`` when it is stored)."""
+
+    source: str = ""
+    kind: str = ""
+    position: int = 0
+    title: str | None = absent()
+    level: int | None = absent()
+    state: str | None = absent()
+    id: int | None = absent()
+    conversation: str | None = absent()
+    message_key: str | None = absent()
+    role: str | None = absent()
+    ts: str | None = absent()
+    text: str | None = absent()
+
+
+@dataclass(frozen=True)
+class ConversationDay(Record):
+    """One conversation on one day inside a node's period (an L0 segment): its node key, the local
+    ``date``, the conversation and its title."""
+
+    key: str = ""
+    date: str = ""
+    conversation: str = ""
+    title: str = ""
+
+
+@dataclass(frozen=True)
+class SummaryNode(Record):
+    """A summary node: key (``L<level>:<agent>:<period>``), level (0 a conversation-day .. 4 a year),
+    agent, parent key (``""`` for a year), local period (ISO dates), conversation (level 0 only),
+    title, summary (``""`` until summarized), state (clean, dirty ...), messages under it and the
+    first and last (UTC), its ``sources``; with recall's ``days``, its first ``conversation_days``
+    and how many there are in all (``conversation_days_total``)."""
+
+    key: str = ""
+    level: int = 0
+    agent: str = ""
+    parent: str = ""
+    period_start: str = ""
+    period_end: str = ""
+    conversation: str = ""
+    title: str = ""
+    summary: str = ""
+    state: str = ""
+    message_count: int = 0
+    first_ts: str = ""
+    last_ts: str = ""
+    sources: tuple[NodeSource, ...] = ()
+    conversation_days: tuple[ConversationDay, ...] | None = absent()
+    conversation_days_total: int | None = absent()
+
+
+@dataclass(frozen=True)
+class RangeConversation(Record):
+    """A conversation with messages in a recalled range: key, title, agent, ``messages`` and the first
+    and last of them (UTC)."""
+
+    key: str = ""
+    title: str = ""
+    agent: str = ""
+    messages: int = 0
+    first: str | None = None
+    last: str | None = None
+
+
+@dataclass(frozen=True)
+class TreeNode(Record):
+    """A node of the summary tree: its labels, ``closed`` (its period is over), messages under it,
+    how and by which provider it was summarized (``""``: not yet), and its ``children`` in time order."""
+
+    key: str = ""
+    level: int = 0
+    agent: str = ""
+    parent: str = ""
+    period_start: str = ""
+    period_end: str = ""
+    conversation: str = ""
+    title: str = ""
+    state: str = ""
+    closed: bool = False
+    message_count: int = 0
+    mode: str = ""
+    provider: str = ""
+    children: tuple[TreeNode, ...] = ()
+
+
+@dataclass(frozen=True)
+class StoreCounts(Record):
+    """Conversations and messages the projections hold, and the messages of each machine that captured
+    them (``machines``: machine → messages, most first)."""
+
+    conversations: int = 0
+    messages: int = 0
+    machines: Mapping[str, int] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class ProjectionState(Record):
+    """The log's ``last_seq``, each projection's ``checkpoints`` (seq), and the seqs each is behind (``lag``)."""
+
+    last_seq: int = 0
+    checkpoints: Mapping[str, int] = field(default_factory=dict)
+    lag: Mapping[str, int] = field(default_factory=dict)

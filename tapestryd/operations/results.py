@@ -20,8 +20,10 @@ from dataclasses import dataclass, field
 from typing import Any, Mapping, Self
 
 from tapestryd.operations.result_parts import (AgentCounts, ContextItem, ContextTokens, Conversation,
-                                               ConversationMessage, ConversationRank, Hit, Message, TimeRange)
-from tapestryd.operations.shape import Listing, Record, absent
+                                               ConversationMessage, ConversationRank, Hit, Message,
+                                               ProjectionState, RangeConversation, StoreCounts, SummaryNode, TimeRange,
+                                               TreeNode)
+from tapestryd.operations.shape import Listing, Record, absent, rest
 
 __all__ = [
     "ArchiveListResult", "BackupResult", "BackupsResult", "CatchUpResult", "CloseDaysResult", "CompactResult",
@@ -194,24 +196,58 @@ class StatsResult(Record):
     roles: Mapping[str, int] = field(default_factory=dict)
 
 
-class RecallResult(Document):
-    """``nodes`` for the period asked, with links down to their sources."""
+@dataclass(frozen=True)
+class RecallResult(Record):
+    """The best available nodes for ``when`` as asked: how it was read (``range``), the ``periods``
+    covering it (``L<level>:<period>``), the first ``limit`` ``nodes`` with their sources; when
+    no node covers it, the range's ``conversations`` instead; ``more``: nodes (or conversations)
+    left out; ``agent``: the one asked for (``""``: all)."""
+
+    when: str = ""
+    range: TimeRange = field(default_factory=TimeRange)
+    periods: tuple[str, ...] = ()
+    nodes: tuple[SummaryNode, ...] = ()
+    conversations: tuple[RangeConversation, ...] = ()
+    more: int = 0
+    limit: int = 50
+    agent: str = ""
 
 
-class NodeResult(Document):
-    """One node with its text and sources."""
+@dataclass(frozen=True)
+class NodeResult(SummaryNode):
+    """One node with its summary and its sources (children or messages)."""
 
 
-class TreeResult(Document):
-    """A list of nodes, parents before children."""
+@dataclass(frozen=True)
+class TreeResult(Listing):
+    """The summary tree: the years (per agent) with their ``children`` nested; its JSON is the list of roots."""
+
+    roots: tuple[TreeNode, ...] = ()
 
 
 class HierarchyStatusResult(Document):
     """Counts per level and state, usage, last runs and errors, checks and the grade."""
 
 
-class StatusResult(Document):
-    """``store``, ``projections``, ``daemon`` and further sections (see :mod:`tapestryd.queries.status`)."""
+@dataclass(frozen=True)
+class StatusResult(Record):
+    """The home's state: ``store`` counts, the ``projections``' checkpoints and lag, the ``daemon``'s
+    own state, the further ``sections`` (see :mod:`tapestryd.queries.status`), the raw ``archive``
+    and ``sync``.
+
+    ``daemon`` is open-ended: ``{"running": false}``, or the running daemon's snapshot (pid,
+    uptime, socket, paused, watched sources, tail and inbox counters, config warnings, last
+    errors). ``sections`` holds the sections queries register (``hierarchy``, ``sources`` ...),
+    each written as a key of its own between ``daemon`` and ``archive``; ``archive`` and ``sync``
+    are their modules' reports (``archive`` and ``sync`` absent from an older daemon's answer).
+    """
+
+    store: StoreCounts = field(default_factory=StoreCounts)
+    projections: ProjectionState = field(default_factory=ProjectionState)
+    daemon: Mapping[str, Any] = field(default_factory=dict)
+    sections: Mapping[str, Any] = rest()
+    archive: Mapping[str, Any] | None = absent()
+    sync: Mapping[str, Any] | None = absent()
 
 
 class ReloadResult(Document):

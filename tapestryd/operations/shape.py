@@ -13,7 +13,13 @@ A :class:`Record` is a JSON object with one key per field, in the fields' order;
 Reading ignores keys that are not fields (a newer daemon may send more) and gives a missing
 key its field's default. A field made with :func:`absent` is left out of the JSON when it is
 None, for keys an answer has only sometimes (``project`` in search); any other None is
-written as ``null``. Standard library only: the table of operations imports it.
+written as ``null``. A field made with :func:`rest` holds every key no other field names
+(an open set of sections, as in ``status``) and writes them in its place.
+
+How to read and write each field is worked out once per class, and a record is built
+without its ``__init__`` when the JSON has every field: a conversation of 10,000 messages
+reads and writes in about the time ``json.dumps`` takes for it. Standard library only: the
+table of operations imports it.
 """
 
 from __future__ import annotations
@@ -25,11 +31,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Callable, Self
 
-__all__ = ["Listing", "Record", "absent", "to_plain"]
+__all__ = ["Listing", "Record", "absent", "rest", "to_plain"]
 
 _ABSENT = "absent_when_none"
+_REST = "the_other_keys"
 
-Read = Callable[[Any], Any]
+Convert = Callable[[Any], Any] | None
+"""How a value is read (or written); None: kept as it is."""
 
 
 def absent() -> Any:
@@ -37,19 +45,51 @@ def absent() -> Any:
     return field(default=None, metadata={_ABSENT: True})
 
 
+def rest() -> Any:
+    """A mapping field (empty by default) holding the keys no other field names, written in its place."""
+    return field(default_factory=dict, metadata={_REST: True})
+
+
 @dataclass(frozen=True)
 class Record:
     """A result or one of its parts with named fields; its JSON is an object with one key per field."""
 
     def to_json(self) -> dict[str, Any]:
-        """``{field: value}`` for every field, in order (a None :func:`absent` field left out)."""
-        return {name: to_plain(value) for name, value, skip in _values(self) if not (skip and value is None)}
+        """``{field: value}`` for every field, in order (a None :func:`absent` field left out, the keys
+        of a :func:`rest` field in its place)."""
+        out: dict[str, Any] = {}
+        values = self.__dict__
+        for name, _, write, kind in _codec(type(self)).fields:
+            value = values[name]
+            if kind:
+                if kind == _REST:
+                    out.update(to_plain(value))
+                    continue
+                if value is None:
+                    continue
+            out[name] = value if write is None or value is None else write(value)
+        return out
 
     @classmethod
     def from_json(cls, value: Any) -> Self:
-        """The record of a JSON object (keys it does not have are ignored; missing ones take defaults)."""
-        data = value if isinstance(value, Mapping) else {}
-        return cls(**{name: read(data[name]) for name, read, _ in _codec(cls) if name in data})
+        """The record of a JSON object (keys it does not have are ignored unless a :func:`rest` field
+        takes them; missing ones take defaults)."""
+        data: Mapping[str, Any] = value if isinstance(value, Mapping) else {}
+        codec = _codec(cls)
+        try:
+            values = {name: data[name] for name in codec.names}
+        except KeyError:
+            values = {name: data[name] for name in codec.names if name in data}
+        for name, read in codec.readers:
+            if values.get(name) is not None:
+                values[name] = read(values[name])
+        if codec.rest:
+            values[codec.rest] = {k: v for k, v in data.items() if k not in codec.named}
+        if len(values) < len(codec.fields):
+            return cls(**values)
+        record = object.__new__(cls)
+        record.__dict__.update(values)  # every field given: what __init__ would do, without its cost
+        return record
 
 
 @dataclass(frozen=True)
@@ -58,13 +98,16 @@ class Listing:
 
     def to_json(self) -> list[Any]:
         """The items, each as JSON."""
-        return [to_plain(item) for item in getattr(self, dataclasses.fields(self)[0].name)]
+        name, _, write, _ = _codec(type(self)).fields[0]
+        items = self.__dict__[name]
+        return list(items) if write is None else write(items)
 
     @classmethod
     def from_json(cls, value: Any) -> Self:
         """The listing of a JSON list (anything else: no items)."""
-        name, read, _ = _codec(cls)[0]
-        return cls(**{name: read(value if isinstance(value, list) else [])})
+        name, read, _, _ = _codec(cls).fields[0]
+        items = value if isinstance(value, list) else []
+        return cls(**{name: tuple(items) if read is None else read(items)})
 
 
 def to_plain(value: Any) -> Any:
@@ -78,39 +121,84 @@ def to_plain(value: Any) -> Any:
     return value
 
 
-def _values(record: Record) -> list[tuple[str, Any, bool]]:
-    return [(name, getattr(record, name), skip) for name, _, skip in _codec(type(record))]
+@dataclass(frozen=True)
+class _Codec:
+    """A class's fields as ``(name, read, write, kind)`` (kind ``absent``, ``rest`` or ``""``), the
+    names of the named fields (in order, and as a set), the ones read by a function, and the name
+    of its :func:`rest` field (``""``: none)."""
+
+    fields: tuple[tuple[str, Convert, Convert, str], ...]
+    names: tuple[str, ...]
+    named: frozenset[str]
+    readers: tuple[tuple[str, Callable[[Any], Any]], ...]
+    rest: str
 
 
-_CODECS: dict[type[Any], list[tuple[str, Read, bool]]] = {}
+_CODECS: dict[type[Any], _Codec] = {}
 
 
-def _codec(cls: type[Any]) -> list[tuple[str, Read, bool]]:
-    """``(name, how to read it, absent when None)`` for each field of ``cls`` (worked out once per class)."""
-    if cls not in _CODECS:
+def _codec(cls: type[Any]) -> _Codec:
+    """The codec of ``cls``, worked out on first use."""
+    found = _CODECS.get(cls)
+    if found is None:
         hints = typing.get_type_hints(cls)
-        _CODECS[cls] = [(f.name, _reader(hints[f.name]), bool(f.metadata.get(_ABSENT)))
-                        for f in dataclasses.fields(cls)]
-    return _CODECS[cls]
+        entries = tuple((f.name, _reader(hints[f.name]), _writer(hints[f.name]),
+                         _ABSENT if f.metadata.get(_ABSENT) else _REST if f.metadata.get(_REST) else "")
+                        for f in dataclasses.fields(cls))
+        names = tuple(n for n, _, _, k in entries if k != _REST)
+        readers = tuple((n, r) for n, r, _, k in entries if r is not None and k != _REST)
+        found = _CODECS[cls] = _Codec(entries, names, frozenset(names), readers,
+                                      next((n for n, _, _, k in entries if k == _REST), ""))
+    return found
 
 
-def _same(value: Any) -> Any:
-    return value
+def _optional(hint: Any) -> Any:
+    """``X`` of ``X | None`` (None stays None: the callers pass it through), else ``hint``."""
+    if typing.get_origin(hint) in (types.UnionType, typing.Union):
+        kept = [a for a in typing.get_args(hint) if a is not type(None)]
+        return kept[0] if len(kept) == 1 else Any
+    return hint
 
 
-def _reader(hint: Any) -> Read:
-    """How to read a JSON value into a field annotated ``hint`` (see the module docstring)."""
+def _reader(hint: Any) -> Convert:
+    """How to read a JSON value (not None) into a field annotated ``hint`` (see the module docstring)."""
+    hint = _optional(hint)
     origin, args = typing.get_origin(hint), typing.get_args(hint)
     if isinstance(hint, type) and issubclass(hint, (Record, Listing)):
         return hint.from_json
-    if origin in (types.UnionType, typing.Union):
-        kept = [a for a in args if a is not type(None)]
-        inner = _reader(kept[0]) if len(kept) == 1 else _same
-        return _same if inner is _same else (lambda v: None if v is None else inner(v))
     if origin is tuple:
         item = _reader(args[0])
-        return lambda v: tuple(item(i) for i in v) if isinstance(v, (list, tuple)) else ()
+        if item is None:
+            return lambda v: tuple(v) if isinstance(v, (list, tuple)) else ()
+        return lambda v: tuple([None if i is None else item(i) for i in v]) if isinstance(v, (list, tuple)) else ()
     if origin in (Mapping, dict):
         each = _reader(args[1])
-        return lambda v: {k: each(x) for k, x in v.items()} if isinstance(v, Mapping) else {}
-    return _same
+        if each is None:
+            return lambda v: dict(v) if isinstance(v, Mapping) else {}
+        return lambda v: {k: None if x is None else each(x) for k, x in v.items()} if isinstance(v, Mapping) else {}
+    return None
+
+
+def _writer(hint: Any) -> Convert:
+    """How to write a field annotated ``hint`` (its value not None) as JSON."""
+    hint = _optional(hint)
+    origin, args = typing.get_origin(hint), typing.get_args(hint)
+    if isinstance(hint, type) and issubclass(hint, (Record, Listing)):
+        return _to_json
+    if origin is tuple:
+        item = _writer(args[0])
+        if item is None:
+            return list
+        return lambda v: [None if i is None else item(i) for i in v]
+    if origin in (Mapping, dict):
+        each = _writer(args[1])
+        if each is None:
+            return dict
+        return lambda v: {k: None if x is None else each(x) for k, x in v.items()}
+    if hint in (str, int, float, bool):
+        return None
+    return to_plain
+
+
+def _to_json(value: Record | Listing) -> Any:
+    return value.to_json()

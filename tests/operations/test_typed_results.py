@@ -22,15 +22,21 @@ from tapestryd.operations import requests as rq
 from tapestryd.operations.dispatch import run_here
 from tapestryd.operations.registry import OPERATIONS
 from tapestryd.operations.result_parts import Hit
-from tapestryd.operations.results import Document, SearchResult
+from tapestryd.operations.archive import archive_status
+from tapestryd.operations.results import Document, SearchResult, StatusResult
+from tapestryd.operations.syncing import sync_status
 from tapestryd.operations.shape import Listing, Record
 from tapestryd.operations.testing import run_json
 from tapestryd.queries import contextdoc
 from tapestryd.queries.conversations import list_conversations, messages_around, show_conversation, stats
 from tapestryd.queries.hybrid import hybrid_search
+from tapestryd.queries.recall import recall, show_node
 from tapestryd.queries.reader import Reader
 from tapestryd.queries.search import SearchFilters, search
 from tapestryd.queries.similar import similar
+from tapestryd.queries import sources as _sources  # noqa: F401  (registers the "sources" status section)
+from tapestryd.queries.status import build_status
+from tapestryd.queries.tree import tree
 
 NOW = datetime(2026, 3, 9, 12, tzinfo=timezone.utc)
 CLOCK = FixedClock(NOW)
@@ -126,12 +132,34 @@ def test_conversations_show_messages_and_stats_print_the_query_layers_answer(rea
     _same_json("stats", reader, {}, stats(reader))
 
 
+def test_recall_node_and_tree_print_the_query_layers_answer(reader: Reader) -> None:
+    """Recall with conversation-days, a day node (node sources), a segment (message sources), the tree."""
+    _same_json("recall", reader, {"when": "2026-03", "days": 2, "now": NOW.isoformat()},
+               recall(reader, "2026-03", now=NOW, days=2))
+    _same_json("recall", reader, {"when": "last week", "now": NOW.isoformat()}, recall(reader, "last week", now=NOW))
+    for key in ("L1:claude-code:2026-03-04", "L0:claude-code:2026-03-04:claude-code:s1"):
+        _same_json("node", reader, {"key": key}, show_node(reader, key))
+    _same_json("tree", reader, {"min_level": 0}, tree(reader, min_level=0))
+
+
+def test_status_prints_the_query_layers_answer(reader: Reader) -> None:
+    """Store, projections, daemon, the registered sections in their order, then archive and sync."""
+    today = {**build_status(reader), "archive": archive_status(reader.settings, reader.paths),
+             "sync": sync_status(reader.settings, reader.paths)}
+    _same_json("status", reader, {}, today)
+    typed = StatusResult.from_json(today)
+    assert typed.store.messages == 5 and "hierarchy" in typed.sections and typed.archive is not None
+    assert list(typed.to_json())[:3] == ["store", "projections", "daemon"] and list(typed.to_json())[-2:] == [
+        "archive", "sync"]
+
+
 CASES = [
     ("search", {"query": "lantern"}), ("search", {"query": "lantern last week", "widen": True}),
     ("search", {"query": "lantern", "mode": "hybrid", "conversation": "s2"}), ("similar", {"query": "garden"}),
     ("context", {"date": "2026-03-05", "format": "json", "max_tokens": 120}), ("context", {"format": "markdown"}),
     ("conversations", {}), ("show", {"conversation": "s2"}), ("messages", {"ids": [1, 4, 99], "after": 1}),
-    ("stats", {}),
+    ("stats", {}), ("recall", {"when": "2026-03", "days": 1}), ("node", {"key": "L1:claude-code:2026-03-05"}),
+    ("node", {"key": "L0:claude-code:2026-03-05:claude-code:s2"}), ("tree", {"min_level": 0}), ("status", {}),
 ]
 
 
