@@ -19,6 +19,7 @@ from typer.core import TyperOption
 from tapestryd.cli.render import printable
 from tapestryd.config import Settings, load_settings, resolve_home
 from tapestryd.errors import TapestryError
+from tapestryd.operations.shape import to_plain
 
 if TYPE_CHECKING:
     from tapestryd.operations.base import Progress
@@ -105,16 +106,19 @@ def warn(message: str) -> None:
 def call(ctx: typer.Context, request: type[Any], args: dict[str, Any], *, progress: Optional[Progress] = None,
          timeout: float = 30.0) -> Any:
     """Run the operation whose request type is ``request``, with fields ``args``, through the
-    daemon when it listens, else in this process; returns the result's JSON.
+    daemon when it listens, else in this process; returns the typed result (its JSON for an
+    operation whose result is still a :class:`~tapestryd.operations.results.Document`).
 
     Read ops answered locally say so on stderr. ``progress`` is used only when the op runs here.
     A key of ``args`` that is not a field of ``request`` raises TapestryError.
     """
-    from tapestryd.operations.dispatch import call_json
+    from tapestryd.operations.dispatch import call_with
+    from tapestryd.operations.results import Document
 
     conf = settings(ctx)
-    return call_json(conf, request, args, timeout=timeout, progress=progress,
-                     on_local=lambda name: _say_local(conf, name))
+    result = call_with(conf, request, args, timeout=timeout, progress=progress,
+                       on_local=lambda name: _say_local(conf, name))
+    return result.to_json() if isinstance(result, Document) else result
 
 
 def _say_local(conf: Settings, op: str) -> None:
@@ -135,11 +139,13 @@ def _say_local(conf: Settings, op: str) -> None:
 
 
 def emit(data: Any, fmt: Format, text: Callable[[Any], str]) -> None:
-    """Print ``data`` as JSON, JSON lines (one item of a list per line) or ``text(data)``."""
+    """Print ``data`` (JSON values or typed results) as JSON, JSON lines (one item of a list per
+    line) or ``text(data)``."""
     if fmt is Format.json:
-        typer.echo(json.dumps(data, ensure_ascii=False, indent=2, default=str))
+        typer.echo(json.dumps(to_plain(data), ensure_ascii=False, indent=2, default=str))
     elif fmt is Format.jsonl:
-        emit_lines(data if isinstance(data, list) else [data])
+        plain = to_plain(data)
+        emit_lines(plain if isinstance(plain, list) else [plain])
     else:
         typer.echo(printable(text(data)))
 

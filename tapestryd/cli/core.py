@@ -14,6 +14,7 @@ from tapestryd.config import default_config_file, load_settings, resolve_home, s
 from tapestryd.errors import DiskFullError, TapestryError
 from tapestryd.operations.requests import (ConversationsRequest, IngestRequest, NodeRequest, RebuildRequest,
                                            SearchRequest, ShowRequest, StatsRequest)
+from tapestryd.operations.results import RebuildResult, SearchResult
 from tapestryd.paths import paths_for
 
 __all__: list[str] = []
@@ -180,10 +181,10 @@ def search(ctx: typer.Context,
             "since": since, "until": until, "sort": sort, "regex": regex, "limit": limit,
             "mode": "hybrid" if hybrid else "fts", "widen": widen, "no_subagents": no_subagents, "now": now,
             "machine": machine}
-    result = call(ctx, SearchRequest, args)
-    if fmt is not Format.text and result.get("time"):
-        warn(f"reading {result['time']['phrase']!r} as {result['time']['label']}")
-    emit(result["hits"] if fmt is not Format.text else result, fmt, render_hits)
+    result: SearchResult = call(ctx, SearchRequest, args)
+    if fmt is not Format.text and result.time:
+        warn(f"reading {result.time.phrase!r} as {result.time.label}")
+    emit(result.hits if fmt is not Format.text else result.to_json(), fmt, render_hits)
 
 
 @app.command()
@@ -235,7 +236,7 @@ def export_log(ctx: typer.Context,
 @app.command()
 def rebuild(ctx: typer.Context) -> None:
     """Drop every projection and replay the event log into them (no provider calls)."""
-    result = call(ctx, RebuildRequest, {}, timeout=3600)
-    if result.get("set_aside"):
-        typer.echo(f"projections.db was not a readable database: moved it aside to {result['set_aside']}")
-    typer.echo(f"replayed {result['replayed']} events (log at seq {result['last_seq']})")
+    result: RebuildResult = call(ctx, RebuildRequest, {}, timeout=3600)
+    if result.set_aside:
+        typer.echo(f"projections.db was not a readable database: moved it aside to {result.set_aside}")
+    typer.echo(f"replayed {result.replayed} events (log at seq {result.last_seq})")

@@ -10,14 +10,16 @@ from __future__ import annotations
 import shutil
 import subprocess
 from collections import deque
+from dataclasses import replace
 from pathlib import Path
-from typing import Any, Optional
+from typing import Optional
 
 import typer
 
 from tapestryd.cli.app import Format, app, call, emit, settings
 from tapestryd.cli.fast import render_control, render_status
 from tapestryd.operations.requests import StatusRequest
+from tapestryd.operations.results import StatusResult
 from tapestryd.paths import paths_for
 from tapestryd.wire.client import request
 
@@ -28,16 +30,16 @@ __all__: list[str] = []
 def status(ctx: typer.Context, fmt: Format = typer.Option(Format.text, "-f", "--format")) -> None:
     """Counts, projection lag, and the daemon's state (watched roots, inbox, last errors)."""
     shown = settings(ctx).warnings
-    emit(call(ctx, StatusRequest, {}, timeout=10), fmt, lambda data: render_status(_unshown(data, shown)))
+    result: StatusResult = call(ctx, StatusRequest, {}, timeout=10)
+    emit(result, fmt, lambda data: render_status(_unshown(data, shown).to_json()))
 
 
-def _unshown(data: dict[str, Any], shown: tuple[str, ...]) -> dict[str, Any]:
+def _unshown(data: StatusResult, shown: tuple[str, ...]) -> StatusResult:
     """``data`` without the daemon's config warnings that loading the settings already printed."""
-    daemon = data.get("daemon") or {}
-    if not daemon.get("config_warnings"):
+    if not data.daemon.get("config_warnings"):
         return data
-    rest = [line for line in daemon["config_warnings"] if line not in shown]
-    return {**data, "daemon": {**daemon, "config_warnings": rest}}
+    rest = [line for line in data.daemon["config_warnings"] if line not in shown]
+    return replace(data, daemon={**data.daemon, "config_warnings": rest})
 
 
 def _control(ctx: typer.Context, op: str) -> None:

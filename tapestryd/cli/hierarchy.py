@@ -22,6 +22,8 @@ from tapestryd.operations.requests import (
     RepairRequest,
     TreeRequest,
 )
+from tapestryd.operations.result_parts import TreeNode
+from tapestryd.operations.results import TreeResult
 
 __all__: list[str] = []
 
@@ -174,27 +176,28 @@ def tree(ctx: typer.Context,
          segments: bool = typer.Option(False, "--segments", help="Show conversation-day segments (L0) too."),
          fmt: Format = typer.Option(Format.text, "-f", "--format")) -> None:
     """Print the summary tree: years, months, weeks, days (and segments), with titles and states."""
-    roots = call(ctx, TreeRequest, {"agent": agent, "start": start, "end": end, "min_level": 0 if segments else 1})
-    emit(roots, fmt, _render_tree)
+    result: TreeResult = call(ctx, TreeRequest, {"agent": agent, "start": start, "end": end,
+                                                 "min_level": 0 if segments else 1})
+    emit(result, fmt, _render_tree)
 
 
-def _render_tree(roots: list[dict[str, Any]]) -> str:
-    if not roots:
+def _render_tree(result: TreeResult) -> str:
+    if not result.roots:
         return "no summary nodes yet"
     lines: list[str] = ["(* dirty, ~ context stale, ° open)"]
-    for root in roots:
+    for root in result.roots:
         _tree_lines(root, 0, lines)
     return "\n".join(lines)
 
 
-def _tree_lines(node: dict[str, Any], depth: int, lines: list[str]) -> None:
-    mark = _MARKS.get(node["state"], "?") + (" " if node["closed"] else "°")
-    label = {4: node["period_start"][:4], 3: node["period_start"][:7], 2: f"week {node['period_start']}",
-             1: node["period_start"], 0: node["conversation"]}[node["level"]]
-    head = f"{node['agent']} " if node["level"] == 4 else ""
-    lines.append(f"{'  ' * depth}{mark}{head}{label}  {node['title'] or '(not summarized)'}  "
-                 f"[{node['message_count']} msgs]")
-    for child in node["children"]:
+def _tree_lines(node: TreeNode, depth: int, lines: list[str]) -> None:
+    mark = _MARKS.get(node.state, "?") + (" " if node.closed else "°")
+    label = {4: node.period_start[:4], 3: node.period_start[:7], 2: f"week {node.period_start}",
+             1: node.period_start, 0: node.conversation}[node.level]
+    head = f"{node.agent} " if node.level == 4 else ""
+    lines.append(f"{'  ' * depth}{mark}{head}{label}  {node.title or '(not summarized)'}  "
+                 f"[{node.message_count} msgs]")
+    for child in node.children:
         _tree_lines(child, depth + 1, lines)
 
 

@@ -13,6 +13,7 @@ from tapestryd.cli.app import Format, app, call, emit, warn
 from tapestryd.cli.render import render_hits
 from tapestryd.cli.render_queries import render_recall
 from tapestryd.operations.requests import ContextRequest, RecallRequest, SimilarRequest
+from tapestryd.operations.results import ContextResult, RecallResult, SimilarResult
 
 __all__: list[str] = []
 
@@ -51,13 +52,14 @@ def context(ctx: typer.Context,
         project = str(Path(project).expanduser().resolve())
     args = {"agent": agent, "date": date, "max_tokens": max_tokens, "project": project, "recent": recent,
             "now_only": now_only, "format": fmt.value, "machine": machine}
-    result = call(ctx, ContextRequest, args)
+    result: ContextResult = call(ctx, ContextRequest, args)
     if fmt is ContextFormat.json:
-        typer.echo(json.dumps({k: v for k, v in result.items() if k != "rendered"}, ensure_ascii=False, indent=2))
+        answer = {k: v for k, v in result.to_json().items() if k != "rendered"}
+        typer.echo(json.dumps(answer, ensure_ascii=False, indent=2))
     else:
-        typer.echo(str(result["rendered"]).removesuffix("\n"))
-    if result.get("budget_note"):
-        warn(f"({result['budget_note']})")
+        typer.echo(result.rendered.removesuffix("\n"))
+    if result.budget_note:
+        warn(f"({result.budget_note})")
 
 
 @app.command()
@@ -68,11 +70,12 @@ def similar(ctx: typer.Context,
             fmt: Format = typer.Option(Format.text, "-f", "--format")) -> None:
     """Messages and summaries most similar to QUERY (TF-IDF cosine from the daemon's warm index;
     without it, or while it is being fitted, the full-text index answers at once)."""
-    result = call(ctx, SimilarRequest, {"query": " ".join(query), "level": level, "top": top}, timeout=120)
-    index = result.get("index", {})
-    if not index.get("warm"):
-        warn(f"no warm index (tapestryd is {index.get('reason', 'not running')}): answered from the full-text index")
-    emit(result["hits"] if fmt is not Format.text else result, fmt, render_hits)
+    result: SimilarResult = call(ctx, SimilarRequest, {"query": " ".join(query), "level": level, "top": top},
+                                 timeout=120)
+    if not result.index.get("warm"):
+        warn(f"no warm index (tapestryd is {result.index.get('reason', 'not running')}): "
+             "answered from the full-text index")
+    emit(result.hits if fmt is not Format.text else result.to_json(), fmt, render_hits)
 
 
 @app.command()
@@ -87,5 +90,5 @@ def recall(ctx: typer.Context,
                                      help="Most nodes (or conversations) shown; the last line counts the rest."),
            fmt: Format = typer.Option(Format.text, "-f", "--format")) -> None:
     """The best available summaries for a date, period or range, with links down to their sources."""
-    result = call(ctx, RecallRequest, {"when": " ".join(when), "agent": agent, "limit": limit})
-    emit(result["nodes"] if fmt is Format.jsonl else result, fmt, render_recall)
+    result: RecallResult = call(ctx, RecallRequest, {"when": " ".join(when), "agent": agent, "limit": limit})
+    emit(result.nodes if fmt is Format.jsonl else result, fmt, render_recall)

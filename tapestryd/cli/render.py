@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # the fast path imports this module: the results are named for mypy only
+    from tapestryd.operations.results import ConversationsResult, ShowResult, StatsResult
 
 __all__ = ["ECHO_CHARS", "cut_echo", "render_conversation", "render_conversations", "render_hits", "render_receipt",
            "render_stats"]
@@ -29,7 +32,11 @@ def cut_echo(text: str, chars: int = ECHO_CHARS) -> str:
 
 
 def render_hits(result: dict[str, Any]) -> str:
-    """Search hits: how a time phrase was read, then local time, agent@machine, role or level, title, snippet."""
+    """Search hits: how a time phrase was read, then local time, agent@machine, role or level, title, snippet.
+
+    ``result`` is the search (or similar) answer's JSON, as the socket sends it: the fast path
+    prints it without building the typed result (so it never imports dataclasses).
+    """
     hits = result.get("hits", [])
     span = result.get("time")
     head = [f"reading {cut_echo(span['phrase'])!r} as {span['label']}"] if span else []
@@ -73,37 +80,37 @@ def _ranked_conversations(rows: list[dict[str, Any]]) -> str:
     return "\n".join(lines)
 
 
-def render_conversations(rows: list[dict[str, Any]]) -> str:
+def render_conversations(result: ConversationsResult) -> str:
     """One line per conversation: last activity, agent, message count, title and key."""
-    if not rows:
+    if not result.conversations:
         return "no conversations"
     return "\n".join(
-        f"{(r['last_ts'] or '')[:16]}  {r['agent']:<12} {r['message_count']:>5}  "
-        f"{r['title'] or '(untitled)'}  [{r['key']}]"
-        for r in rows
+        f"{(r.last_ts or '')[:16]}  {r.agent:<12} {r.message_count:>5}  "
+        f"{r.title or '(untitled)'}  [{r.key}]"
+        for r in result.conversations
     )
 
 
-def render_conversation(conv: dict[str, Any]) -> str:
+def render_conversation(conv: ShowResult) -> str:
     """A whole conversation: header, then each message with local time and role."""
-    lines = [f"# {conv.get('title') or '(untitled)'}", f"{conv['key']}  ({conv['agent']}, "
-             f"{conv['message_count']} messages)"]
-    if conv.get("cwd"):
-        lines.append(f"cwd: {conv['cwd']}  branch: {conv.get('git_branch') or '-'}")
-    for m in conv["messages"]:
-        marker = " (subagent)" if m.get("sidechain") else ""
-        lines.append(f"\n── {m['local_time']}  {m['role']}{marker}\n{m['text']}")
+    lines = [f"# {conv.title or '(untitled)'}", f"{conv.key}  ({conv.agent}, "
+             f"{conv.message_count} messages)"]
+    if conv.cwd:
+        lines.append(f"cwd: {conv.cwd}  branch: {conv.git_branch or '-'}")
+    for m in conv.messages:
+        marker = " (subagent)" if m.sidechain else ""
+        lines.append(f"\n── {m.local_time}  {m.role}{marker}\n{m.text}")
     return "\n".join(lines)
 
 
-def render_stats(data: dict[str, Any]) -> str:
+def render_stats(data: StatsResult) -> str:
     """Totals, then one line per agent and the role counts."""
-    lines = [f"{data['conversations']} conversations, {data['messages']} messages"]
-    for name, a in sorted(data["agents"].items()):
-        lines.append(f"  {name:<12} {a['conversations']:>6} conversations {a['messages']:>8} messages"
-                     f"  {(a['first'] or '')[:10]} → {(a['last'] or '')[:10]}")
-    if data.get("roles"):
-        lines.append("  roles: " + ", ".join(f"{k} {v}" for k, v in sorted(data["roles"].items())))
+    lines = [f"{data.conversations} conversations, {data.messages} messages"]
+    for name, a in sorted(data.agents.items()):
+        lines.append(f"  {name:<12} {a.conversations:>6} conversations {a.messages:>8} messages"
+                     f"  {(a.first or '')[:10]} → {(a.last or '')[:10]}")
+    if data.roles:
+        lines.append("  roles: " + ", ".join(f"{k} {v}" for k, v in sorted(data.roles.items())))
     return "\n".join(lines)
 
 

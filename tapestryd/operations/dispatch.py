@@ -34,7 +34,7 @@ from tapestryd.paths import paths_for
 if TYPE_CHECKING:
     from tapestryd.summarize import Summarizer
 
-__all__ = ["call", "call_json", "in_process_summarizer", "run_here"]
+__all__ = ["call", "call_json", "call_with", "in_process_summarizer", "run_here"]
 
 
 def call(settings: Settings, request: Any, *, timeout: float = 30.0, progress: Progress | None = None,
@@ -59,10 +59,15 @@ def call(settings: Settings, request: Any, *, timeout: float = 30.0, progress: P
     return run_here(settings, request, progress=progress)
 
 
-def call_json(settings: Settings, request_type: type[Any], args: Mapping[str, Any], **options: Any) -> Any:
+def call_with(settings: Settings, request_type: type[Any], args: Mapping[str, Any], **options: Any) -> Any:
     """:func:`call` with the request read from ``args`` (strictly: a key that is not a field of
-    ``request_type`` raises TapestryError), answering the result's JSON."""
-    return call(settings, decode(request_type, args, strict=True), **options).to_json()
+    ``request_type`` raises TapestryError), answering the typed result."""
+    return call(settings, decode(request_type, args, strict=True), **options)
+
+
+def call_json(settings: Settings, request_type: type[Any], args: Mapping[str, Any], **options: Any) -> Any:
+    """:func:`call_with`, answering the result's JSON."""
+    return call_with(settings, request_type, args, **options).to_json()
 
 
 def run_here(settings: Settings, request: Any, *, clock: Clock | None = None, progress: Progress | None = None) -> Any:

@@ -19,8 +19,10 @@ from tapestryd.clock import SUPPORTED_FROM, SUPPORTED_UNTIL
 from tapestryd.config import PARSERS
 from tapestryd.errors import TapestryError
 from tapestryd.operations.requests import SearchRequest
+from tapestryd.operations.result_parts import Hit
+from tapestryd.operations.results import SearchResult
 from tapestryd.queries.calendar import conversation_day, day_panel, month_grid, node_view
-from tapestryd.web.backend import call_op
+from tapestryd.web.backend import call_result
 from tapestryd.web.colors import color_for, read_colors
 from tapestryd.web.context import data_agents, reader, state
 from tapestryd.web.render import highlight, markdown, plain, shorten
@@ -61,25 +63,24 @@ def _localtime(ts: str | None) -> str:
 
 
 @pages.app_template_filter("search_notes")
-def _search_notes(result: dict[str, Any]) -> list[str]:
+def _search_notes(result: SearchResult) -> list[str]:
     """How the search read the query's time phrase (echoed back by the search query), if any, and how
     many hits lie inside it when some come from other times."""
-    found = result.get("time") or {}
+    found = result.time
     if not found:
         return []
-    notes = [plain(f"Read “{found.get('phrase', '')}” as {found.get('label', '')}")]
-    hits, outside = result.get("hits") or [], int(result.get("outside") or 0)
-    if outside:
-        notes.append(plain(f"{len(hits) - outside} results in “{found.get('phrase', '')}”; "
-                           f"{outside} from other times, marked"))
+    notes = [plain(f"Read “{found.phrase}” as {found.label}")]
+    if result.outside:
+        notes.append(plain(f"{len(result.hits) - result.outside} results in “{found.phrase}”; "
+                           f"{result.outside} from other times, marked"))
     return notes
 
 
 @pages.app_template_filter("hit_marks")
-def _hit_marks(hit: dict[str, Any]) -> list[str]:
+def _hit_marks(hit: Hit) -> list[str]:
     """Why ``hit`` is shown beyond holding the words, as ``tapestryctl search`` says it: next to a match,
     its conversation's title, outside the range, and the summary levels quoting it."""
-    extra = hit.get("extra") or {}
+    extra = hit.extra
     marks = ["next to a match"] if extra.get("next_to_match") else []
     marks += ["its conversation's title matches"] if extra.get("title_match") else []
     marks += ["outside the range"] if extra.get("outside_range") else []
@@ -218,12 +219,12 @@ def conversation() -> str:
 def search() -> str:
     """Search results for ``?q=`` (time phrases understood by the search query), agent-filtered."""
     query, agent = request.args.get("q", "").strip(), request.args.get("in", "")
-    result: dict[str, Any] = {"hits": []}
+    result = SearchResult()
     error = ""
     if query:
         try:
-            result = call_op(state().settings, SearchRequest, {"query": query, "agent": agent, "limit": 50,
-                                                          "now": state().clock.now().isoformat()})
+            result = call_result(state().settings, SearchRequest, {"query": query, "agent": agent, "limit": 50,
+                                                                  "now": state().clock.now().isoformat()})
         except TapestryError as exc:
             error = exc.message
     return render_template("search.html", query=query, agent=agent, result=result, error=error)

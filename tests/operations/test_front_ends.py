@@ -4,7 +4,10 @@ The table (:data:`tapestryd.operations.registry.OPERATIONS`) is the one place an
 its options are declared. The typer CLI and the calendar build requests from it; the fast
 path and the hook name operations and fields as strings, so they are read here and held to
 it; and the fast path's options are held to the typer commands', so an option cannot exist
-in one path and not the other.
+in one path and not the other. The typed results are held the same way: the CLI, the
+calendar and MCP read their attributes (checked by mypy), and the code that reads a result's
+JSON instead (the fast path, the hook, the hit renderer, the search page's template) is read
+here and may name only fields the result types declare.
 """
 
 from __future__ import annotations
@@ -12,6 +15,7 @@ from __future__ import annotations
 import ast
 import dataclasses
 import importlib
+import re
 import typing
 from pathlib import Path
 from typing import Any
@@ -23,10 +27,13 @@ from tapestryd.cli.fast import COMMANDS, FULL_ONLY
 from tapestryd.cli.main import COMMAND_MODULES
 from tapestryd.operations import requests as request_types
 from tapestryd.operations.registry import OPERATIONS
+from tapestryd.operations.result_parts import ConversationRank, Hit, TimeRange
+from tapestryd.operations.results import ContextResult, SearchResult, SimilarResult
 
 PACKAGE = Path(__file__).resolve().parents[2] / "tapestryd"
 FRONT_ENDS = sorted([*(PACKAGE / "cli").glob("*.py"), *(PACKAGE / "web").glob("*.py"), *(PACKAGE / "mcp").glob("*.py")])
-CALLERS = {"call": 1, "call_op": 1, "_call_when_free": 1, "call_json": 1}  # name → index of the request type
+CALLERS = {"call": 1, "call_op": 1, "call_result": 1, "_call_when_free": 1, "call_json": 1,
+           "call_with": 1}  # name → index of the request type
 NAMED_BY_STRING = {"request": 1, "ask": 0}  # the socket client's request(sock, "op", args); MCP's ask("op", args)
 CLI_PARAM_FIELD = {"fmt": "format"}  # a typer parameter named otherwise than its request field
 
@@ -160,3 +167,51 @@ def test_the_check_reads_what_front_ends_send() -> None:
                 seen.setdefault(call.args[1].id, set()).update(_dict_keys(call.args[2], assigned))
     assert {"exclude_session", "now_only", "format"} <= seen["context"]  # the hook's
     assert {"query", "regex", "widen", "mode"} <= seen["SearchRequest"]
+
+
+JSON_READERS: dict[tuple[str, str], dict[str, tuple[type[Any], ...]]] = {
+    ("cli/render.py", "render_hits"): {"result": (SearchResult, SimilarResult), "h": (Hit,), "span": (TimeRange,)},
+    ("cli/render.py", "_ranked_conversations"): {"r": (ConversationRank,)},
+    ("cli/fast.py", "_note_hits"): {"result": (SearchResult, SimilarResult)},
+    ("cli/fast.py", "_emit"): {"result": (SearchResult, SimilarResult, ContextResult)},
+    ("cli/hook.py", "remember"): {"result": (ContextResult,)},
+}
+"""Functions that read a result's JSON as the socket sends it (the stdlib-only fast path never
+builds the typed result): variable → the result or part types whose fields its keys are."""
+
+
+def _json_keys(function: ast.AST, name: str) -> set[str]:
+    """The literal keys read from ``name`` as ``name["key"]`` or ``name.get("key", ...)``."""
+    keys = set()
+    for node in ast.walk(function):
+        if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) and node.value.id == name \
+                and isinstance(node.slice, ast.Constant):
+            keys.add(str(node.slice.value))
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "get" \
+                and isinstance(node.func.value, ast.Name) and node.func.value.id == name and node.args \
+                and isinstance(node.args[0], ast.Constant):
+            keys.add(str(node.args[0].value))
+    return keys
+
+
+@pytest.mark.parametrize("where", sorted(JSON_READERS), ids=lambda w: f"{w[0]}:{w[1]}")
+def test_json_readers_name_only_fields_of_the_results(where: tuple[str, str]) -> None:
+    """The fast path, the hook and the hit renderer read only keys the typed results declare."""
+    path, name = where
+    tree = ast.parse((PACKAGE / path).read_text())
+    function = next(n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef) and n.name == name)
+    for variable, types in JSON_READERS[where].items():
+        keys = _json_keys(function, variable)
+        assert keys, f"{path}:{name} reads no key of {variable!r}: the table above is out of date"
+        known = {f.name for kind in types for f in dataclasses.fields(kind)}
+        assert keys <= known, f"{path}:{name} reads {sorted(keys - known)} of {variable!r}, which no result has"
+
+
+def test_the_search_page_names_only_fields_of_the_search_result() -> None:
+    """The calendar's search template reads ``result.<field>`` of SearchResult and ``h.<field>`` of Hit."""
+    template = (PACKAGE / "web" / "templates" / "search.html").read_text()
+    for variable, kind in (("result", SearchResult), ("h", Hit)):
+        names = set(re.findall(rf"\b{variable}\.(\w+)", template))
+        assert names, f"search.html reads nothing of {variable}"
+        unknown = names - {f.name for f in dataclasses.fields(kind)}
+        assert not unknown, f"search.html reads {sorted(unknown)} of {variable}, which {kind.__name__} lacks"
