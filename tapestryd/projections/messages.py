@@ -320,9 +320,9 @@ class MessagesProjection:
                   parts: str | None) -> None:
         """Store ``new`` as message ``msg_id``'s text (indexed at the next flush), ``counts`` as its skipped
         kinds and ``parts`` as the seqs of its later parts."""
-        if msg_id not in self._unindexed:
+        if msg_id not in self._unindexed:  # indexed (not stored nor changed since the last flush): take it out
             conn.execute("INSERT INTO messages_fts(messages_fts, rowid, text) VALUES ('delete', ?, ?)", (msg_id, old))
-        windows.unindex(conn, [msg_id])  # while the stored text is still the one its windows were made of
+            windows.unindex(conn, [msg_id])  # while the stored text is still the one its windows were made of
         conn.execute("UPDATE messages SET text = ?, skipped = ?, parts = ? WHERE id = ?",
                      (new, _dumps(counts), parts, msg_id))
         blocks.mark_dirty(conn, [msg_id])
