@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, Callable, Optional
 import typer
 from typer.core import TyperOption
 
-from tapestryd.cli.render import printable
+from tapestryd.cli.render import cut_quoted, printable
 from tapestryd.config import Settings, load_settings, resolve_home
 from tapestryd.errors import TapestryError
 from tapestryd.operations.shape import to_plain
@@ -168,7 +168,7 @@ def run() -> int:
     try:
         app()
     except TapestryError as exc:
-        warn(f"error: {exc.message}")
+        warn(f"error: {cut_quoted(exc.message)}")
         return 1
     except OSError as exc:  # the environment, not the code: a read-only or foreign folder, a full disk
         if exc.filename is None:

@@ -29,7 +29,7 @@ import json
 import os
 import sys
 
-from tapestryd.cli.render import printable
+from tapestryd.cli.render import cut_quoted, printable
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -154,7 +154,7 @@ def try_fast(argv: list[str]) -> int | None:
     except DaemonError as exc:
         if exc.code in ("unknown_op", "shutting_down", "closed", "socket"):
             return None
-        sys.stderr.write(f"error: {exc.message}\n")
+        sys.stderr.write(f"error: {cut_quoted(exc.message)}\n")
         return 1
     _emit(command, result, fmt)
     return 0

@@ -8,8 +8,8 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:  # the fast path imports this module: the results are named for mypy only
     from tapestryd.operations.results import ConversationsResult, ShowResult, StatsResult
 
-__all__ = ["ECHO_CHARS", "cut_echo", "render_conversation", "render_conversations", "render_hits", "render_receipt",
-           "render_stats"]
+__all__ = ["ECHO_CHARS", "ERROR_ECHO_CHARS", "cut_echo", "cut_quoted", "render_conversation", "render_conversations",
+           "render_hits", "render_receipt", "render_stats"]
 
 
 _UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
@@ -24,11 +24,21 @@ def printable(text: str) -> str:
 
 
 ECHO_CHARS = 80
+ERROR_ECHO_CHARS = 200  # longer than any path a person types, shorter than a pasted paragraph
 
 
 def cut_echo(text: str, chars: int = ECHO_CHARS) -> str:
     """``text`` as echoed back to a person: at most ``chars`` characters, cut with '…'."""
     return text if len(text) <= chars else text[: chars - 1].rstrip() + "…"
+
+
+_QUOTED = re.compile(r"'[^'\n]{%d,}'|\"[^\"\n]{%d,}\"" % (ERROR_ECHO_CHARS + 1, ERROR_ECHO_CHARS + 1))
+
+
+def cut_quoted(message: str) -> str:
+    """An error ``message`` with each quoted value longer than :data:`ERROR_ECHO_CHARS` cut with '…' (a
+    paragraph pasted as a date or an agent), so the line stays readable and its hint stays in view."""
+    return _QUOTED.sub(lambda m: m.group()[0] + cut_echo(m.group()[1:-1], ERROR_ECHO_CHARS) + m.group()[0], message)
 
 
 def render_hits(result: dict[str, Any]) -> str:
