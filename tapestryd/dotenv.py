@@ -5,11 +5,11 @@ from __future__ import annotations
 import stat
 from pathlib import Path
 
-import structlog
+from tapestryd.lazylog import get_logger
 
 __all__ = ["read_dotenv"]
 
-log = structlog.get_logger(__name__)
+log = get_logger(__name__)
 
 
 def read_dotenv(path: Path) -> dict[str, str]:

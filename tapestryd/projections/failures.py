@@ -11,11 +11,11 @@ from __future__ import annotations
 import threading
 from typing import Any
 
-import structlog
+from tapestryd.lazylog import get_logger
 
 __all__ = ["Failures"]
 
-log = structlog.get_logger(__name__)
+log = get_logger(__name__)
 
 
 class Failures:

@@ -27,13 +27,12 @@ import threading
 from pathlib import Path
 from typing import Callable, Protocol, Sequence
 
-import structlog
-
+from tapestryd.lazylog import get_logger
 from tapestryd.projections.protocol import Projection
 
 __all__ = ["STORE_FAILED", "Follower", "StopFlag"]
 
-log = structlog.get_logger(__name__)
+log = get_logger(__name__)
 
 POLL = 0.05
 """Seconds the child waits for new events when it has caught up."""

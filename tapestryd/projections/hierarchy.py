@@ -44,10 +44,9 @@ from dataclasses import dataclass
 from datetime import date
 from typing import Sequence
 
-import structlog
-
 from tapestryd.clock import local_date
 from tapestryd.events.types import DayClosed, Forgotten, MessageRecorded, NodeSummarized, StoredEvent, parse_utc
+from tapestryd.lazylog import get_logger
 from tapestryd.projections.hierarchy_forget import forget_sources
 from tapestryd.projections.hierarchy_keys import NodeId, add_to_digest, chain_of, l0_fingerprint, parent_fingerprint
 from tapestryd.projections.hierarchy_read import get_node
@@ -57,7 +56,7 @@ from tapestryd.projections.messages_read import MessageAt, message_row, message_
 
 __all__ = ["HierarchyProjection"]
 
-log = structlog.get_logger(__name__)
+log = get_logger(__name__)
 
 
 class HierarchyProjection:

@@ -26,18 +26,17 @@ import time
 from pathlib import Path
 from typing import Callable, Sequence, TypeVar
 
-import structlog
-
 from tapestryd.db import connect, transaction, translate_errors
 from tapestryd.errors import StoreError
 from tapestryd.events.store import EventStore
 from tapestryd.events.types import StoredEvent
+from tapestryd.lazylog import get_logger
 from tapestryd.projections.follower import POLL, STORE_FAILED, Follower, StopFlag
 from tapestryd.projections.protocol import BatchProjection, BufferedProjection, LogReadingProjection, Projection
 
 __all__ = ["Projector", "checkpoints", "follow"]
 
-log = structlog.get_logger(__name__)
+log = get_logger(__name__)
 
 T = TypeVar("T")
 
@@ -219,6 +218,8 @@ def follow(events_db: Path, projections_db: Path, projections: list[Projection],
     """A :class:`~tapestryd.projections.follower.Follower` child's loop: catch up a batch at a
     time, wait ``POLL`` seconds when nothing was new; once ``stop`` is set, finish what the log
     holds and return. Returns at once when the parent died."""
+    import structlog
+
     structlog.configure(logger_factory=structlog.PrintLoggerFactory(sys.stderr),
                         wrapper_class=structlog.make_filtering_bound_logger(logging.WARNING))
     parent = multiprocessing.parent_process()

@@ -28,9 +28,8 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Iterator
 
-import structlog
-
 from tapestryd.db import connect
+from tapestryd.lazylog import get_logger
 from tapestryd.projections.analysis import Analyzer
 from tapestryd.projections.failures import Failures
 from tapestryd.projections.hierarchy import HierarchyProjection
@@ -45,7 +44,7 @@ from tapestryd.projections.warmdocs import MESSAGE, Corpus, load_changed
 
 __all__ = ["MESSAGE", "Match", "SimilarityIndex", "Through"]
 
-log = structlog.get_logger(__name__)
+log = get_logger(__name__)
 
 
 @dataclass(frozen=True)

@@ -29,11 +29,10 @@ from __future__ import annotations
 
 from typing import IO, Iterable, Mapping
 
-import structlog
-
 from tapestryd.config import Settings
 from tapestryd.errors import StoreError
 from tapestryd.events.store import EventStore
+from tapestryd.lazylog import get_logger
 from tapestryd.paths import paths_for
 from tapestryd.sources.archive.capture import Archive
 from tapestryd.sources.archive.forget import ArchiveForgotten, follow_forgotten, preview_forgotten
@@ -42,7 +41,7 @@ from tapestryd.sources.archive.store import ArchivedFile, ArchiveStore
 __all__ = ["Archive", "ArchiveHook", "ArchiveForgotten", "ArchiveStore", "ArchivedFile", "archive_for",
            "follow_forgotten", "preview_forgotten"]
 
-log = structlog.get_logger(__name__)
+log = get_logger(__name__)
 
 
 class ArchiveHook:

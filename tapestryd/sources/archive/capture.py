@@ -34,15 +34,14 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Collection, IO, Mapping
 
-import structlog
-
 from tapestryd.events.types import format_utc
+from tapestryd.lazylog import get_logger
 from tapestryd.sources.archive.lines import LineRules
 from tapestryd.sources.archive.store import SAMPLE, ArchivedFile, ArchiveStore
 
 __all__ = ["STEP", "Archive"]
 
-log = structlog.get_logger(__name__)
+log = get_logger(__name__)
 
 STEP = 4 << 20  # source bytes read (and committed) at most per step
 

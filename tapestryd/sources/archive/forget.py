@@ -25,16 +25,15 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Iterator
 
-import structlog
-
 from tapestryd.events.store import EventStore
 from tapestryd.events.types import Forgotten, StoredEvent, format_utc
+from tapestryd.lazylog import get_logger
 from tapestryd.sources.archive.lines import LineRules, split_lines
 from tapestryd.sources.archive.store import ArchivedFile, ArchiveStore
 
 __all__ = ["ArchiveForgotten", "follow_forgotten", "preview_forgotten"]
 
-log = structlog.get_logger(__name__)
+log = get_logger(__name__)
 
 
 @dataclass
