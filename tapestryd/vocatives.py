@@ -6,7 +6,11 @@ the conversation (an opening counts at the start of a message only; code and quo
 never count). :func:`vocatives` finds those names in one message; :func:`names_by_role`
 counts them per role and gives each role the name it is most often called (ties: the first
 one heard), when the two roles end up with different names. A word that is a greeting's
-object but no name ("Hey there", "Hi all", "Thanks everyone") never counts.
+object but no name ("Hey there", "Hi all", "Thanks everyone") never counts. For
+:func:`names_by_role` a bare name opening a message ("John, I'm sorry …") or closing a
+sentence with a full stop ("…, John.") is weaker evidence (a place can stand there too:
+"Paris, …", "…, France."): it names a side only when no greeting or closing ``!``/``?``
+named it; :func:`vocatives` never returns it.
 
 The summarizer attributes sentences with it (:mod:`tapestryd.summarize.speakers`); the
 messages projection records each message's vocatives, so search can tell whose turn a
@@ -31,6 +35,9 @@ _OPENING = re.compile(rf"^\W*(?i:{_GREETING})(?:\s+(?i:so much|again|a lot|a ton
 # ... or "..., Caroline!" / "..., John?" closing a sentence (the comma first: re then skips to each comma,
 # 3x faster over long texts than testing every character as the word character before it).
 _CLOSING = re.compile(rf",(?<=[\w)],)\s+{_NAME}[!?](?=\s|$)")
+# Weaker, for names_by_role only: "John, ..." opening a message, "..., John." closing a sentence.
+_BARE = re.compile(rf"^{_NAME},\s")
+_STOP_CLOSING = re.compile(rf",(?<=[\w)],)\s+{_NAME}\.(?=\s|$)")
 _NOT_NAMES = {"There", "All", "Everyone", "Everybody", "Guys", "Team", "Folks", "Friend", "Buddy", "Man", "Dude",
               "Again", "You", "Y'all", "Yall", "Mate", "Sir", "Madam", "Bro", "Girl", "So", "The", "It", "That",
               "This", "What", "Yes", "No", "Ok", "Okay", "Sure", "Thanks", "Thank", "Well", "Hey", "Hi", "Hello",
@@ -46,19 +53,21 @@ def names_by_role(messages: Iterable[tuple[str, str]]) -> dict[str, str]:
     conversation is not attributed: an unnamed sentence after a named one would read as theirs).
     """
     heard: dict[str, Counter[str]] = {}
+    weak: dict[str, Counter[str]] = {}
     order: list[str] = []
     roles: list[str] = []
     for role, text in messages:
         if role not in roles:
             roles.append(role)
-        for name in vocatives(text):
-            heard.setdefault(role, Counter())[name] += 1
-            order.append(name)
+        for counts, found in ((heard, vocatives(text)), (weak, _bare_vocatives(text))):
+            for name in found:
+                counts.setdefault(role, Counter())[name] += 1
+                order.append(name)
     if len(roles) != 2:
         return {}
     names: dict[str, str] = {}
     for speaker, other in (roles, roles[::-1]):
-        votes = heard.get(other)
+        votes = heard.get(other) or weak.get(other)
         if votes:
             names[speaker] = max(votes, key=lambda n: (votes[n], -order.index(n)))
     return names if len(names) == 2 and len(set(names.values())) == 2 else {}
@@ -74,4 +83,12 @@ def vocatives(text: str) -> list[str]:
     opening = _OPENING.match(prose.lstrip())
     found = [opening.group("name")] if opening else []
     found += [m.group("name") for m in _CLOSING.finditer(_QUOTED.sub(" ", prose))]
+    return [n for n in found if n not in _NOT_NAMES]
+
+
+def _bare_vocatives(text: str) -> list[str]:
+    """Names ``text`` may call the one it answers with no greeting: "John, …" opening it, "…, John." closing."""
+    prose = _QUOTED.sub(" ", _FENCE.sub("\n", text))
+    bare = _BARE.match(prose.lstrip())
+    found = ([bare.group("name")] if bare else []) + [m.group("name") for m in _STOP_CLOSING.finditer(prose)]
     return [n for n in found if n not in _NOT_NAMES]

@@ -29,6 +29,17 @@ def test_each_side_is_named_by_what_the_other_calls_it() -> None:
     assert names_by_role([("user", "Hi Sam, here is my draft."), ("assistant", "It reads well.")]) == {}
 
 
+def test_a_bare_name_names_a_side_no_greeting_named_but_never_outvotes_one() -> None:
+    """"John, I'm sorry …" and "…, John." name the side no greeting named; a place standing
+    there ("Paris, …") loses to a single greeting."""
+    chat = [("user", "Hey Maria, we had to say goodbye to Max."), ("assistant", "John, I'm sorry to hear about Max."),
+            ("user", "He taught us a lot."), ("assistant", "That's a lesson for your kids, John.")]
+    assert names_by_role(chat) == {"user": "John", "assistant": "Maria"}
+    trip = [("user", "Hey Maria, how was the trip?"), ("assistant", "Paris, the city of light, was lovely."),
+            ("assistant", "Paris, again, was great."), ("assistant", "Thanks, John!")]
+    assert names_by_role(trip) == {"user": "John", "assistant": "Maria"}
+
+
 def test_a_named_conversation_is_written_as_who_said_what_and_a_day_keeps_it() -> None:
     """L0: each sentence under its speaker's name, vocatives gone; the L1 over it keeps the names."""
     summary = ExtractiveSummarizer().summarize(l0(CHAT), Budget())
