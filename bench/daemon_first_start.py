@@ -1,6 +1,6 @@
 """Benchmark: tapestryd starting on a big home: its first queries, its catch-up, its warm index.
 
-Run: python bench/daemon_first_start.py (--home DIR | --size N) [--timeout 1800] [--interval 5]
+Run: python bench/daemon_first_start.py (--home DIR | --size N) [--timeout 1800] [--interval 5] [--search N]
 
 The home is ``--home``, or with ``--size N`` the home of N generated messages that
 ``search_bench.py`` builds and caches (``bench/out/search-<N>/``, messages projection only).
@@ -14,7 +14,9 @@ run beside what is measured). Then, in order:
   read-only), the daemon's CPU seconds and resident memory, and its similarity index
   (``similar``'s ``index`` status: fitted, refitting), until every projection has caught up and
   the index is warm and not refitting, or ``--timeout`` seconds;
-* the index fits the daemon logged (``similarity.fitted``: seconds, documents each).
+* the index fits the daemon logged (``similarity.fitted``: seconds, documents each);
+* with ``--search N``, once settled: ``search_bench.py``'s seeded mix of N queries through the
+  socket (:func:`socket_search`; issue 14: p95 under 50 ms at 1M messages).
 
 A home whose hierarchy and similarity projections were never run (a ``search_bench`` home) is
 caught up at this first start (issue 14: at 1M messages this had not finished after 9
@@ -97,12 +99,59 @@ def fits(log: Path, since: int) -> list[dict[str, Any]]:
     return found
 
 
+def watch(home: Path, sock: Path, pid: int, began: float, interval: float, timeout: float) -> list[dict[str, Any]]:
+    """Poll every ``interval`` s (see the module docstring) until caught up and warm, or ``timeout`` s
+    after ``began`` (a ``perf_counter``); the rows, the last one settled unless it timed out."""
+    timeline = []
+    while True:
+        now = time.perf_counter() - began
+        behind = lag(home)
+        index = request(sock, "similar", {"query": "sqlite", "top": 1}, timeout=120)["index"]
+        row = {"s": round(now, 1), "lag": behind, "cpu_s": round(cpu_seconds(pid), 1), "rss_mb": round(rss_mb(pid)),
+               "index_warm": bool(index.get("warm")), "refitting": bool(index.get("refitting")),
+               "fitted": index.get("fitted"), "load_average": os.getloadavg()[0]}
+        timeline.append(row)
+        print(f"{row['s']:7.1f} s  lag {behind}  daemon CPU {row['cpu_s']} s  RSS {row['rss_mb']} MB  index"
+              f" warm={row['index_warm']} refitting={row['refitting']} fitted={row['fitted']}"
+              f"  load {row['load_average']:.1f}", flush=True)
+        if (not any(behind.values()) and row["index_warm"] and not row["refitting"]) or now > timeout:
+            return timeline
+        time.sleep(interval)
+
+
+def socket_search(sock: Path, pid: int, count: int, repeat: int = 3) -> dict[str, Any]:
+    """``search_bench.py``'s seeded mix of ``count`` queries asked of the daemon as ``tapestryctl search``
+    asks (limit 20, filters as fields), each ``repeat`` times on a fresh connection after 20 warm-up
+    requests: wall ms (the best of the runs, and the first run), and the daemon's CPU ms per request
+    (``/proc``, over all the measured requests), with the load average before and after."""
+    from search_bench import _stats, queries
+
+    plan = queries(count)
+    for q, f in plan[:20]:
+        request(sock, "search", {"query": q, "limit": 20, **f}, timeout=120)
+    load, best, first = os.getloadavg(), [], []
+    cpu = cpu_seconds(pid)
+    for q, f in plan:
+        runs = []
+        for _ in range(repeat):
+            began = time.perf_counter()
+            request(sock, "search", {"query": q, "limit": 20, **f}, timeout=120)
+            runs.append((time.perf_counter() - began) * 1000)
+        best.append(min(runs))
+        first.append(runs[0])
+    per_query = (cpu_seconds(pid) - cpu) * 1000 / (count * repeat)
+    return {"queries": count, "repeat": repeat, **_stats("", best), **_stats("first_", first),
+            "daemon_cpu_ms_per_query": round(per_query, 1), "load_average_before": load,
+            "load_average_after": os.getloadavg()}
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--home", type=Path, default=None)
     parser.add_argument("--size", type=int, default=100_000)
     parser.add_argument("--timeout", type=float, default=1800, help="seconds to wait for the catch-up and the index")
     parser.add_argument("--interval", type=float, default=5.0, help="seconds between polls")
+    parser.add_argument("--search", type=int, default=0, help="queries to ask through the socket once settled")
     opts = parser.parse_args()
     home = home_for(opts)
     OUT.mkdir(exist_ok=True)
@@ -115,7 +164,7 @@ def main() -> int:
                             cwd=TREE, stdout=subprocess.DEVNULL, stderr=LOG.open("ab"))
     result: dict[str, Any] = {"home": str(home), "lag_at_start": at_start, "load_average_at_start": os.getloadavg()}
     try:
-        wait_for(lambda: _answers(sock, proc), 300, interval=0.05)
+        wait_for(lambda: _answers(sock, proc), opts.timeout, interval=0.05)  # a migration may run first
         result["answers_after_s"] = round(time.perf_counter() - began, 2)
         request(sock, "pause", timeout=60)
         first = {}
@@ -130,30 +179,20 @@ def main() -> int:
               f" (daemon CPU {first['search']['daemon_cpu_ms']} ms), first similar {first['similar']['wall_ms']} ms"
               f" (warm: {first['similar']['warm']}), second search {first['search_again']['wall_ms']} ms",
               flush=True)
-        result["timeline"] = timeline = []
-        while True:
-            now = time.perf_counter() - began
-            behind = lag(home)
-            index = request(sock, "similar", {"query": "sqlite", "top": 1}, timeout=120)["index"]
-            row = {"s": round(now, 1), "lag": behind, "cpu_s": round(cpu_seconds(proc.pid), 1),
-                   "rss_mb": round(rss_mb(proc.pid)), "index_warm": bool(index.get("warm")),
-                   "refitting": bool(index.get("refitting")), "fitted": index.get("fitted"),
-                   "load_average": os.getloadavg()[0]}
-            timeline.append(row)
-            print(f"{row['s']:7.1f} s  lag {behind}  daemon CPU {row['cpu_s']} s  RSS {row['rss_mb']} MB  index"
-                  f" warm={row['index_warm']} refitting={row['refitting']} fitted={row['fitted']}"
-                  f"  load {row['load_average']:.1f}", flush=True)
-            if not any(behind.values()) and row["index_warm"] and not row["refitting"]:
-                result["settled_after_s"] = row["s"]
-                break
-            if now > opts.timeout:
-                result["settled_after_s"] = None
-                break
-            time.sleep(opts.interval)
+        result["timeline"] = timeline = watch(home, sock, proc.pid, began, opts.interval, opts.timeout)
+        last = timeline[-1]
+        result["settled_after_s"] = last["s"] if not any(last["lag"].values()) and last["index_warm"] else None
         caught = next((r["s"] for r in timeline if not any(r["lag"].values())), None)
         result.update({"caught_up_after_s": caught, "daemon_cpu_s": timeline[-1]["cpu_s"],
                        "peak_rss_mb": max(r["rss_mb"] for r in timeline), "fits": fits(LOG, log_from),
                        "load_average_at_end": os.getloadavg()})
+        if opts.search and result["settled_after_s"] is not None:
+            result["search"] = found = socket_search(sock, proc.pid, opts.search)
+            print(f"search through the socket ({opts.search} queries, best of {found['repeat']}): median"
+                  f" {found['median_ms']:.1f} ms, p95 {found['p95_ms']:.1f} ms, max {found['max_ms']:.1f} ms (first"
+                  f" runs: median {found['first_median_ms']:.1f}, p95 {found['first_p95_ms']:.1f}); daemon CPU"
+                  f" {found['daemon_cpu_ms_per_query']} ms a request; load average"
+                  f" {found['load_average_before'][0]:.1f} -> {found['load_average_after'][0]:.1f}", flush=True)
     finally:
         proc.send_signal(signal.SIGTERM)
         proc.wait(120)
