@@ -14,7 +14,7 @@ from tapestryd.config import default_config_file, load_settings, resolve_home, s
 from tapestryd.errors import DiskFullError, TapestryError
 from tapestryd.operations.requests import (ConversationsRequest, IngestRequest, NodeRequest, RebuildRequest,
                                            SearchRequest, ShowRequest, StatsRequest)
-from tapestryd.operations.results import RebuildResult, SearchResult
+from tapestryd.operations.results import IngestResult, RebuildResult, SearchResult
 from tapestryd.paths import paths_for
 
 __all__: list[str] = []
@@ -70,11 +70,11 @@ def ingest(ctx: typer.Context,
     args = {"paths": [str(p.resolve()) for p in paths], "agent": agent, "parser": parser}
     try:
         with _progress() as progress:
-            receipt = call(ctx, IngestRequest, args, progress=progress, timeout=3600)
+            receipt: IngestResult = call(ctx, IngestRequest, args, progress=progress, timeout=3600)
     except DiskFullError as exc:
         raise TapestryError(_disk_full(exc, paths)) from exc
     emit(receipt, fmt, render_receipt)
-    if receipt.get("failed"):
+    if receipt.failed:
         raise typer.Exit(1)
 
 

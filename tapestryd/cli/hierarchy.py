@@ -23,7 +23,7 @@ from tapestryd.operations.requests import (
     TreeRequest,
 )
 from tapestryd.operations.result_parts import TreeNode
-from tapestryd.operations.results import TreeResult
+from tapestryd.operations.results import GenerateResult, IterateResult, TreeResult
 
 __all__: list[str] = []
 
@@ -79,12 +79,12 @@ def _slices(ctx: typer.Context, args: dict[str, Any], label: str) -> dict[str, A
                   TimeRemainingColumn(), transient=True, disable=not sys.stderr.isatty()) as bar:
         task = bar.add_task(label, total=None)
         while True:
-            result = _call_when_free(ctx, IterateRequest, {**args, "max_seconds": _SLICE_SECONDS,
-                                                      "failed_in_a_row": total["failed_in_a_row"]})
+            result: IterateResult = _call_when_free(ctx, IterateRequest, {
+                **args, "max_seconds": _SLICE_SECONDS, "failed_in_a_row": total["failed_in_a_row"]})
             _add(total, result)
-            bar.update(task, completed=total["summarized"], total=total["summarized"] + result["remaining"])
-            if result.get("failed"):
-                total["last_error"] = list(result["failed"].values())[-1]
+            bar.update(task, completed=total["summarized"], total=total["summarized"] + result.remaining)
+            if result.failed:
+                total["last_error"] = list(result.failed.values())[-1]
             if total["stopped"] != "time":
                 return total
 
@@ -100,17 +100,20 @@ def _call_when_free(ctx: typer.Context, op: type[Any], args: dict[str, Any]) -> 
     return call(ctx, op, args, timeout=3600)
 
 
-def _add(total: dict[str, Any], result: dict[str, Any]) -> None:
-    for key in ("summarized", "unchanged", "days_closed"):
-        total[key] += result.get(key, 0)
-    for key, value in result.get("usage", {}).items():
+def _add(total: dict[str, Any], result: IterateResult) -> None:
+    """Add a slice's counts to the command's running ``total`` (a run report's JSON shape)."""
+    total["summarized"] += result.summarized
+    total["unchanged"] += result.unchanged
+    total["days_closed"] += result.days_closed
+    for key, value in result.usage.to_json().items():
         total["usage"][key] = total["usage"].get(key, 0) + value
-    total["failed"].update(result.get("failed", {}))
-    total["remaining"], total["stopped"] = result["remaining"], result["stopped"]
-    total["failed_in_a_row"] = result.get("failed_in_a_row", 0)
+    total["failed"].update(result.failed)
+    total["remaining"], total["stopped"] = result.remaining, result.stopped
+    total["failed_in_a_row"] = result.failed_in_a_row
 
 
 def _render_run(result: dict[str, Any]) -> str:
+    """A run report as text, from its JSON shape (the running total of iterate's slices, or one generate)."""
     usage = result.get("usage", {})
     lines = [f"{result.get('summarized', 0)} nodes summarized ({result.get('unchanged', 0)} unchanged), "
              f"{len(result.get('failed', {}))} failed, {result.get('remaining', 0)} still dirty; "
@@ -123,11 +126,11 @@ def _render_run(result: dict[str, Any]) -> str:
 
 
 def _generate(ctx: typer.Context, level: int, when: str, agent: Optional[str], conversation: str = "") -> None:
-    result = _call_when_free(ctx, GenerateRequest, {"level": level, "when": when, "agent": agent,
-                                               "conversation": conversation})
-    typer.echo("\n".join(f"generated {key}" for key in result["nodes"]))
-    typer.echo(_render_run(result))
-    if result.get("failed"):
+    result: GenerateResult = _call_when_free(ctx, GenerateRequest, {"level": level, "when": when, "agent": agent,
+                                                                   "conversation": conversation})
+    typer.echo("\n".join(f"generated {key}" for key in result.nodes))
+    typer.echo(_render_run(result.to_json()))
+    if result.failed:
         raise typer.Exit(1)
 
 

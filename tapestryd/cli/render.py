@@ -6,7 +6,7 @@ import re
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # the fast path imports this module: the results are named for mypy only
-    from tapestryd.operations.results import ConversationsResult, ShowResult, StatsResult
+    from tapestryd.operations.results import ConversationsResult, IngestResult, ShowResult, StatsResult
 
 __all__ = ["ECHO_CHARS", "ERROR_ECHO_CHARS", "cut_echo", "cut_quoted", "render_conversation", "render_conversations",
            "render_hits", "render_receipt", "render_stats"]
@@ -124,33 +124,33 @@ def render_stats(data: StatsResult) -> str:
     return "\n".join(lines)
 
 
-def render_receipt(receipt: dict[str, Any]) -> str:
+def render_receipt(receipt: IngestResult) -> str:
     """The import receipt: per file counts, skipped reasons and errors, then totals."""
     lines: list[str] = []
-    for f in receipt.get("files", []):
-        if not f.get("parser"):  # never read (missing, unreadable, not an export): its errors say it all
-            lines.extend(f"error: {e}" for e in f.get("errors", []))
+    for f in receipt.files:
+        if not f.parser:  # never read (missing, unreadable, not an export): its errors say it all
+            lines.extend(f"error: {e}" for e in f.errors)
             continue
-        conv, msg = f.get("conversations", {}), f.get("messages", {})
-        lines.append(f"{f['path']}  [{f.get('parser') or '?'} → {f.get('agent') or '?'}]")
-        lines.append(f"  conversations: {conv.get('new', 0)} new, {conv.get('updated', 0)} updated, "
-                     f"{conv.get('known', 0)} already known")
-        lines.append(f"  messages:      {msg.get('new', 0)} new, {msg.get('known', 0)} already known")
-        if f.get("skipped"):
-            lines.append("  skipped:       " + ", ".join(f"{k} {v}" for k, v in sorted(f["skipped"].items())))
-        lines.extend(f"  error: {e}" for e in f.get("errors", []))
-    t = receipt.get("totals", {})
+        conv, msg = f.conversations, f.messages
+        lines.append(f"{f.path}  [{f.parser or '?'} → {f.agent or '?'}]")
+        lines.append(f"  conversations: {conv.new} new, {conv.updated} updated, "
+                     f"{conv.known} already known")
+        lines.append(f"  messages:      {msg.new} new, {msg.known} already known")
+        if f.skipped:
+            lines.append("  skipped:       " + ", ".join(f"{k} {v}" for k, v in sorted(f.skipped.items())))
+        lines.extend(f"  error: {e}" for e in f.errors)
+    t = receipt.totals
     lines.extend(_passed_over(receipt))
-    lines.append(f"total: {t.get('messages_new', 0)} new messages, {t.get('messages_known', 0)} already known, "
-                 f"{t.get('errors', 0)} errors in {t.get('files', 0)} files")
+    lines.append(f"total: {t.messages_new} new messages, {t.messages_known} already known, "
+                 f"{t.errors} errors in {t.files} files")
     return "\n".join(lines)
 
 
-def _passed_over(receipt: dict[str, Any]) -> list[str]:
+def _passed_over(receipt: IngestResult) -> list[str]:
     """A line for the files of a folder or ZIP that were not imported at all (totals minus the files' own skips)."""
-    reasons = dict(receipt.get("totals", {}).get("skipped", {}))
-    for f in receipt.get("files", []):
-        for reason, n in f.get("skipped", {}).items():
+    reasons = dict(receipt.totals.skipped)
+    for f in receipt.files:
+        for reason, n in f.skipped.items():
             reasons[reason] = reasons.get(reason, 0) - n
     reasons = {k: v for k, v in reasons.items() if v > 0}
     if not reasons:

@@ -84,7 +84,7 @@ def iterate(request: IterateRequest, deps: WriteDeps) -> IterateResult:
         record_run(runtime.paths, deps.clock, "iterate" if mode == "context" else "catchup", result, report)
         if report.summarized and not report.remaining:
             record_checks(runtime.paths, deps.clock, run_checks(runtime.projector.conn))
-    return IterateResult(result)
+    return IterateResult.from_json(result)
 
 
 def generate(request: GenerateRequest, deps: WriteDeps) -> GenerateResult:
@@ -102,7 +102,7 @@ def generate(request: GenerateRequest, deps: WriteDeps) -> GenerateResult:
             report = summarize_keys(Target.of(runtime), summarizer, keys, force=frozenset(n.key for n in nodes),
                                     budget=_budget(runtime))
         record_run(runtime.paths, deps.clock, "generate", report.to_dict(), report)
-    return GenerateResult({"nodes": [n.key for n in nodes], **report.to_dict()})
+    return GenerateResult.from_json({"nodes": [n.key for n in nodes], **report.to_dict()})
 
 
 def close_days(request: CloseDaysRequest, deps: WriteDeps) -> CloseDaysResult:

@@ -1,4 +1,5 @@
-"""The parts results are made of: search hits, conversations, messages, counts, context items, nodes.
+"""The parts results are made of: search hits, conversations, messages, counts, context items, nodes,
+import receipts.
 
 Each is a frozen :class:`~tapestryd.operations.shape.Record` whose fields are the JSON keys
 of that part, in the order the query layer writes them (the socket's and ``-f json``'s
@@ -14,9 +15,10 @@ from typing import Any, Mapping
 from tapestryd.operations.shape import Record, absent
 
 __all__ = [
-    "AgentCounts", "ContextCut", "ContextItem", "ContextTokens", "Conversation", "ConversationDay",
-    "ConversationMessage", "ConversationRank", "Hit", "Message", "NodeSource", "ProjectionState",
-    "RangeConversation", "StoreCounts", "SummaryNode", "TimeRange", "TreeNode",
+    "AgentCounts", "ContextCut", "ContextItem", "ContextTokens", "Conversation", "ConversationCounts",
+    "ConversationDay", "ConversationMessage", "ConversationRank", "FileReceipt", "Hit", "IngestTotals", "Message",
+    "MessageCounts", "NodeSource", "ProjectionState", "RangeConversation", "StoreCounts", "SummaryNode", "TimeRange",
+    "TreeNode", "Usage",
 ]
 
 
@@ -289,3 +291,59 @@ class ProjectionState(Record):
     last_seq: int = 0
     checkpoints: Mapping[str, int] = field(default_factory=dict)
     lag: Mapping[str, int] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class ConversationCounts(Record):
+    """Conversations an import found ``new``, ``updated`` (more messages) and already ``known``."""
+
+    new: int = 0
+    updated: int = 0
+    known: int = 0
+
+
+@dataclass(frozen=True)
+class MessageCounts(Record):
+    """Messages an import found ``new`` and already ``known``."""
+
+    new: int = 0
+    known: int = 0
+
+
+@dataclass(frozen=True)
+class FileReceipt(Record):
+    """What one file (or ZIP) of an import gave: its path and sha256, the ``parser`` that read it and the
+    ``agent`` label (``""`` when it was never read), the counts, what was ``skipped`` by reason, and
+    the ``errors`` (at most the first few, each one line)."""
+
+    path: str = ""
+    sha256: str = ""
+    parser: str = ""
+    agent: str = ""
+    conversations: ConversationCounts = field(default_factory=ConversationCounts)
+    messages: MessageCounts = field(default_factory=MessageCounts)
+    skipped: Mapping[str, int] = field(default_factory=dict)
+    errors: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class IngestTotals(Record):
+    """An import's sums: files, conversations new and known (an updated one counts as known), messages
+    new and known, what was skipped by reason (files passed over too), and the number of errors."""
+
+    files: int = 0
+    conversations_new: int = 0
+    conversations_known: int = 0
+    messages_new: int = 0
+    messages_known: int = 0
+    skipped: Mapping[str, int] = field(default_factory=dict)
+    errors: int = 0
+
+
+@dataclass(frozen=True)
+class Usage(Record):
+    """What a summarizer run asked of its provider: ``calls`` and tokens in and out."""
+
+    calls: int = 0
+    tokens_in: int = 0
+    tokens_out: int = 0

@@ -20,9 +20,9 @@ from dataclasses import dataclass, field
 from typing import Any, Mapping, Self
 
 from tapestryd.operations.result_parts import (AgentCounts, ContextItem, ContextTokens, Conversation,
-                                               ConversationMessage, ConversationRank, Hit, Message,
-                                               ProjectionState, RangeConversation, StoreCounts, SummaryNode, TimeRange,
-                                               TreeNode)
+                                               ConversationMessage, ConversationRank, FileReceipt, Hit, IngestTotals,
+                                               Message, ProjectionState, RangeConversation, StoreCounts, SummaryNode,
+                                               TimeRange, TreeNode, Usage)
 from tapestryd.operations.shape import Listing, Record, absent, rest
 
 __all__ = [
@@ -226,7 +226,11 @@ class TreeResult(Listing):
 
 
 class HierarchyStatusResult(Document):
-    """Counts per level and state, usage, last runs and errors, checks and the grade."""
+    """Counts per level and state, usage, last runs and errors, checks and the grade.
+
+    A Document still: no front end reads it (``status`` shows the hierarchy's own section), and
+    its runs and errors are read back from the summarizer's record file, whatever it wrote.
+    """
 
 
 @dataclass(frozen=True)
@@ -251,71 +255,149 @@ class StatusResult(Record):
 
 
 class ReloadResult(Document):
-    """``reloaded``, ``config_file``, ``restart_needed``, ``warnings``, ``web`` (and ``web_problem``)."""
+    """``reloaded``, ``config_file``, ``restart_needed``, ``warnings``, ``web`` (and ``web_problem``).
+
+    A Document still: the daemon's own report (:meth:`DaemonControl.reload`), read only as the
+    socket's JSON by the fast path and ``tapestryctl reload`` (:func:`tapestryd.cli.fast.render_control`).
+    """
 
 
-class IngestResult(Document):
-    """The import receipt: per file new, known, skipped, errors; ``totals``; ``failed``."""
+@dataclass(frozen=True)
+class IngestResult(Record):
+    """The import receipt: each file's (see :class:`~tapestryd.operations.result_parts.FileReceipt`),
+    the ``totals``, and ``failed`` (true only when nothing could be imported: no message new or
+    known, and some error)."""
+
+    files: tuple[FileReceipt, ...] = ()
+    totals: IngestTotals = field(default_factory=IngestTotals)
+    failed: bool = False
 
 
-class IterateResult(Document):
-    """Nodes summarized, failed, remaining; ``days_closed``; ``stopped``; ``failed_in_a_row``."""
+@dataclass(frozen=True)
+class IterateResult(Record):
+    """One slice of summarizing: ``days_closed`` first, nodes ``summarized`` and ``unchanged``, the
+    ``failed`` ones (node key → error), provider ``usage``, nodes ``remaining`` dirty, why it
+    ``stopped`` (``""``: done, ``time``, ``budget``, ``errors`` ...) and the ``reason``, its
+    ``seconds``, and the failures in a row carried to the next slice (``failed_in_a_row``)."""
+
+    days_closed: int = 0
+    summarized: int = 0
+    unchanged: int = 0
+    failed: Mapping[str, str] = field(default_factory=dict)
+    usage: Usage = field(default_factory=Usage)
+    remaining: int = 0
+    stopped: str = ""
+    reason: str = ""
+    seconds: float = 0.0
+    failed_in_a_row: int = 0
 
 
-class GenerateResult(Document):
-    """The ``nodes`` generated and the run report."""
+@dataclass(frozen=True)
+class GenerateResult(Record):
+    """The ``nodes`` asked for (keys) and the run's report, as in :class:`IterateResult`."""
+
+    nodes: tuple[str, ...] = ()
+    summarized: int = 0
+    unchanged: int = 0
+    failed: Mapping[str, str] = field(default_factory=dict)
+    usage: Usage = field(default_factory=Usage)
+    remaining: int = 0
+    stopped: str = ""
+    reason: str = ""
+    seconds: float = 0.0
 
 
 class RepairResult(Document):
-    """What the repair cascade refreshed."""
+    """What the repair cascade refreshed (``grade``, ``dirty``, ``stale``, ``waiting``), or ``error`` / ``skipped``.
+
+    A Document still: its shape differs by outcome (a report, an error, a skip) and is the repair
+    job's own; the CLI prints it as JSON or one line.
+    """
 
 
 class EvalResult(Document):
-    """Compression, retention, Tapestry Score and Recall Yield per level (see docs/EVAL.md)."""
+    """Compression, retention, Tapestry Score and Recall Yield per level (see docs/EVAL.md).
+
+    A Document still: a versioned report (``schema``) of the quality modules, rendered by
+    ``tapestryctl eval`` from its JSON and compared across versions as JSON.
+    """
 
 
 class DriftResult(Document):
-    """Nodes whose successive summaries moved, by severity."""
+    """Nodes whose successive summaries moved, by severity.
+
+    A Document still: a versioned report (``schema``) like :class:`EvalResult`.
+    """
 
 
 class ForgetResult(Document):
-    """The ``rule``, what it matches, and (unless ``dry_run``) the ``seq`` of the Forgotten event."""
+    """The ``rule``, what it matches, and (unless ``dry_run``) the ``seq`` of the Forgotten event.
+
+    A Document still: not typed yet (read only by its ``tapestryctl`` command's renderer).
+    """
 
 
 class CompactResult(Document):
-    """What compaction rewrote (or would), and the backup it kept."""
+    """What compaction rewrote (or would), and the backup it kept.
+
+    A Document still: not typed yet (read only by its ``tapestryctl`` command's renderer).
+    """
 
 
 class BackupResult(Document):
-    """The backup written and the ones pruned."""
+    """The backup written and the ones pruned.
+
+    A Document still: not typed yet (read only by its ``tapestryctl`` command's renderer).
+    """
 
 
 class BackupsResult(Document):
-    """A list of backups, oldest first."""
+    """A list of backups, oldest first.
+
+    A Document still: not typed yet (read only by its ``tapestryctl`` command's renderer).
+    """
 
 
 class ArchiveListResult(Document):
-    """Archived file versions: id, path, version, source, original and stored bytes, edited, state, captures."""
+    """Archived file versions: id, path, version, source, original and stored bytes, edited, state, captures.
+
+    A Document still: not typed yet (a list of the archive's own rows, :meth:`ArchivedFile.to_dict`).
+    """
 
 
 class VerifyResult(Document):
-    """The integrity report of the log and projections."""
+    """The integrity report of the log and projections.
+
+    A Document still: not typed yet (read only by its ``tapestryctl`` command's renderer).
+    """
 
 
 class RestoreResult(Document):
-    """The backup restored, the log kept aside and the events replayed."""
+    """The backup restored, the log kept aside and the events replayed.
+
+    A Document still: not typed yet (read only by its ``tapestryctl`` command's renderer).
+    """
 
 
 class SyncResult(Document):
     """One sync round: ``push``, ``pull``, ``forgotten`` (each ``seen``, ``new``, ``skipped``,
-    ``skipped_rows``), ``forgotten_pushed``, ``hub`` (its safe URL), ``machine``, ``seconds``."""
+    ``skipped_rows``), ``forgotten_pushed``, ``hub`` (its safe URL), ``machine``, ``seconds``.
+
+    A Document still: not typed yet (built by :mod:`tapestryd.sync`, read only by ``tapestryctl sync``'s renderers).
+    """
 
 
 class SyncInitResult(Document):
     """``created`` (a new key), ``passphrase`` (shown once, only for a new key), ``key_id``, ``path``,
-    ``machine``, ``hub`` (its safe URL, ``""`` when none is configured)."""
+    ``machine``, ``hub`` (its safe URL, ``""`` when none is configured).
+
+    A Document still: not typed yet (built by :mod:`tapestryd.sync`, read only by ``tapestryctl sync``'s renderers).
+    """
 
 
 class SyncStatusResult(Document):
     """``enabled``, ``machine``, ``key`` (present), ``hub``, ``to_push``, ``to_pull``, ``last_success``,
-    ``last_error`` (``{"at", "message"}``), ``skipped_total``."""
+    ``last_error`` (``{"at", "message"}``), ``skipped_total``.
+
+    A Document still: not typed yet (built by :mod:`tapestryd.sync`, read only by ``tapestryctl sync``'s renderers).
+    """

@@ -30,7 +30,7 @@ def ingest(request: IngestRequest, deps: WriteDeps) -> IngestResult:
     receipt = runtime.projector.alongside(lambda: ingest_paths(
         runtime.store, paths, settings=runtime.settings, agent=agent or None,
         parser=request.parser or "auto", progress=deps.progress))
-    return IngestResult(receipt.to_dict())
+    return IngestResult.from_json(receipt.to_dict())
 
 
 def rebuild(request: RebuildRequest, deps: WriteDeps) -> RebuildResult:

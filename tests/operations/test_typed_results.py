@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 from datetime import datetime, timezone
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -23,7 +24,9 @@ from tapestryd.operations.dispatch import run_here
 from tapestryd.operations.registry import OPERATIONS
 from tapestryd.operations.result_parts import Hit
 from tapestryd.operations.archive import archive_status
-from tapestryd.operations.results import Document, SearchResult, StatusResult
+from tapestryd.operations.results import Document, IngestResult, SearchResult, StatusResult
+from tapestryd.operations.runtime import Runtime
+from tapestryd.operations.summarizer import RunReport
 from tapestryd.operations.syncing import sync_status
 from tapestryd.operations.shape import Listing, Record
 from tapestryd.operations.testing import run_json
@@ -37,6 +40,7 @@ from tapestryd.queries.similar import similar
 from tapestryd.queries import sources as _sources  # noqa: F401  (registers the "sources" status section)
 from tapestryd.queries.status import build_status
 from tapestryd.queries.tree import tree
+from tapestryd.sources.ingest import ingest_paths
 
 NOW = datetime(2026, 3, 9, 12, tzinfo=timezone.utc)
 CLOCK = FixedClock(NOW)
@@ -151,6 +155,37 @@ def test_status_prints_the_query_layers_answer(reader: Reader) -> None:
     assert typed.store.messages == 5 and "hierarchy" in typed.sections and typed.archive is not None
     assert list(typed.to_json())[:3] == ["store", "projections", "daemon"] and list(typed.to_json())[-2:] == [
         "archive", "sync"]
+
+
+def test_an_import_receipt_prints_the_importers_answer(tmp_path: Path) -> None:
+    """A read file, a file known already, one that is no export and a missing path: the receipt as it was."""
+    root = tmp_path / "home"
+    (root / "export").mkdir(parents=True)
+    (root / "tapestry.toml").write_text('[general]\ntimezone = "UTC"\n[sources]\nwatched_roots = []\n')
+    session = root / "export" / "s9.jsonl"
+    session.write_text(_line("s9", "w1", "a lantern by the door", "2026-03-04T10:00:00Z"))
+    (root / "export" / "notes.txt").write_text("not an export\n")
+    settings = load_settings(root)
+    paths = [session, root / "export", root / "missing.json"]
+    with Runtime.open(settings) as runtime:
+        for _ in range(2):  # new, then known
+            today = ingest_paths(runtime.store, paths, settings=settings).to_dict()
+            sent = IngestResult.from_json(today)
+            assert _text(sent.to_json()) == _text(today)
+            assert IngestResult.from_json(json.loads(_text(sent.to_json()))) == sent
+    assert sent.files[0].messages.known == 1 and sent.totals.errors >= 1 and not sent.failed
+
+
+def test_iterate_and_generate_print_the_run_report_in_its_order(home: Settings) -> None:
+    """The summarizer's report keys in its own order, after ``days_closed`` or ``nodes``; read back unchanged."""
+    report = list(RunReport().to_dict())
+    iterated = run_here(home, rq.IterateRequest(), clock=CLOCK)
+    generated = run_here(home, rq.GenerateRequest(level=1, when="2026-03-04"), clock=CLOCK)
+    assert list(iterated.to_json()) == ["days_closed", *report, "failed_in_a_row"]
+    assert list(generated.to_json()) == ["nodes", *report]
+    assert generated.nodes == ("L1:claude-code:2026-03-04",) and generated.summarized == 1
+    for result in (iterated, generated):
+        assert type(result).from_json(json.loads(_text(result.to_json()))) == result
 
 
 CASES = [
