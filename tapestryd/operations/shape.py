@@ -10,8 +10,10 @@ A :class:`Record` is a JSON object with one key per field, in the fields' order;
 * every other type (str, int, float, bool, Any) is kept as it came, never converted, so
   writing a record back gives the very values it was read from.
 
-Reading ignores keys that are not fields (a newer daemon may send more) and gives a missing
-key its field's default. A field made with :func:`absent` is left out of the JSON when it is
+Reading gives a missing key its field's default, and keeps a key that is no field (a newer
+daemon's, or one the query layer added before its field was declared) aside: it is written
+back after the fields, so it still reaches the socket and ``-f json``, but it has no attribute
+and takes no part in equality. A field made with :func:`absent` is left out of the JSON when it is
 None, for keys an answer has only sometimes (``project`` in search); any other None is
 written as ``null``. A field made with :func:`rest` holds every key no other field names
 (an open set of sections, as in ``status``) and writes them in its place.
@@ -31,10 +33,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Callable, Self
 
-__all__ = ["Listing", "Record", "absent", "rest", "to_plain"]
+__all__ = ["Listing", "Record", "absent", "rest", "to_plain", "undeclared"]
 
 _ABSENT = "absent_when_none"
 _REST = "the_other_keys"
+_UNKNOWN = "_unknown_keys"  # instance attribute (not a field) holding the keys no field names
 
 Convert = Callable[[Any], Any] | None
 """How a value is read (or written); None: kept as it is."""
@@ -68,6 +71,9 @@ class Record:
                 if value is None:
                     continue
             out[name] = value if write is None or value is None else write(value)
+        unknown = values.get(_UNKNOWN)
+        if unknown:
+            out.update(unknown)
         return out
 
     @classmethod
@@ -83,12 +89,16 @@ class Record:
         for name, read in codec.readers:
             if values.get(name) is not None:
                 values[name] = read(values[name])
+        found = len(values)
         if codec.rest:
             values[codec.rest] = {k: v for k, v in data.items() if k not in codec.named}
-        if len(values) < len(codec.fields):
-            return cls(**values)
-        record = object.__new__(cls)
-        record.__dict__.update(values)  # every field given: what __init__ would do, without its cost
+        if found < len(codec.fields) - bool(codec.rest):
+            record = cls(**values)
+        else:
+            record = object.__new__(cls)
+            record.__dict__.update(values)  # every field given: what __init__ would do, without its cost
+        if found < len(data) and not codec.rest:
+            record.__dict__[_UNKNOWN] = {k: v for k, v in data.items() if k not in codec.named}
         return record
 
 
@@ -119,6 +129,20 @@ def to_plain(value: Any) -> Any:
     if isinstance(value, Mapping):
         return {key: to_plain(item) for key, item in value.items()}
     return value
+
+
+def undeclared(value: Any, where: str = "") -> list[str]:
+    """The keys read into ``value`` (a record, listing, or tuple or mapping of them) that no field
+    declares, as dotted paths (``hits.0.new_key``): what a result type still lacks."""
+    if isinstance(value, Record):
+        found = [f"{where}{key}" for key in value.__dict__.get(_UNKNOWN, {})]
+        return found + [k for f in dataclasses.fields(value) for k in undeclared(getattr(value, f.name),
+                                                                                   f"{where}{f.name}.")]
+    if isinstance(value, Listing):
+        return [k for f in dataclasses.fields(value) for k in undeclared(getattr(value, f.name), where)]
+    if isinstance(value, tuple):
+        return [k for n, item in enumerate(value) for k in undeclared(item, f"{where}{n}.")]
+    return []
 
 
 @dataclass(frozen=True)

@@ -28,7 +28,7 @@ from tapestryd.operations.results import Document, IngestResult, SearchResult, S
 from tapestryd.operations.runtime import Runtime
 from tapestryd.operations.summarizer import RunReport
 from tapestryd.operations.syncing import sync_status
-from tapestryd.operations.shape import Listing, Record
+from tapestryd.operations.shape import Listing, Record, undeclared
 from tapestryd.operations.testing import run_json
 from tapestryd.queries import contextdoc
 from tapestryd.queries.conversations import list_conversations, messages_around, show_conversation, stats
@@ -88,8 +88,10 @@ def _text(value: Any) -> str:
 
 
 def _same_json(name: str, reader: Reader, args: dict[str, Any], today: Any) -> None:
-    """The operation's JSON is the query layer's answer, key for key in the same order."""
+    """The operation's JSON is the query layer's answer, key for key in the same order, and the
+    result type declares every key of it (none is only passed through)."""
     assert _text(run_json(name, reader, args, clock=CLOCK)) == _text(today)
+    assert undeclared(OPERATIONS[name].result.from_json(today)) == []
 
 
 def test_search_prints_the_query_layers_answer(reader: Reader) -> None:
@@ -171,7 +173,7 @@ def test_an_import_receipt_prints_the_importers_answer(tmp_path: Path) -> None:
         for _ in range(2):  # new, then known
             today = ingest_paths(runtime.store, paths, settings=settings).to_dict()
             sent = IngestResult.from_json(today)
-            assert _text(sent.to_json()) == _text(today)
+            assert _text(sent.to_json()) == _text(today) and undeclared(sent) == []
             assert IngestResult.from_json(json.loads(_text(sent.to_json()))) == sent
     assert sent.files[0].messages.known == 1 and sent.totals.errors >= 1 and not sent.failed
 
@@ -223,9 +225,12 @@ def test_a_document_is_only_left_where_the_result_is_not_typed_yet() -> None:
         assert issubclass(operation.result, (Record, Listing, Document)), operation.name
 
 
-def test_reading_ignores_unknown_keys_and_fills_missing_ones() -> None:
-    """A newer daemon's extra key is dropped, an older one's missing key takes its default."""
-    result = SearchResult.from_json({"query": "q", "hits": [{"kind": "summary", "new_key": 1}], "surprise": True})
+def test_a_key_no_field_names_is_passed_on_and_a_missing_one_takes_its_default() -> None:
+    """A newer daemon's extra key (or one the query layer adds before its field is declared) reaches
+    the JSON after the fields; an older daemon's missing key takes its field's default."""
+    sent = {"query": "q", "hits": [{"kind": "summary", "new_key": 1}], "surprise": True}
+    result = SearchResult.from_json(sent)
     assert result.hits == (Hit(kind="summary"),) and result.sort == "relevance"
-    assert "surprise" not in result.to_json()
-
+    assert list(result.to_json())[-1] == "surprise" and result.to_json()["hits"][0]["new_key"] == 1
+    assert result == SearchResult.from_json({"query": "q", "hits": [{"kind": "summary"}]})
+    assert sorted(undeclared(result)) == ["hits.0.new_key", "surprise"]
