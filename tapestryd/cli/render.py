@@ -66,7 +66,8 @@ def render_hits(result: dict[str, Any]) -> str:
             blocks.append(f"── {n} matches in {span['phrase']!r}; matches from other times follow ──")
         who = h["role"] if h.get("kind", "message") == "message" else h.get("level", "summary")
         near = ("  (next to a match)" if h.get("extra", {}).get("next_to_match") else
-                "  (its conversation's title matches)" if h.get("extra", {}).get("title_match") else "")
+                "  (its conversation's title matches)" if h.get("extra", {}).get("title_match") else
+                "  (similar in meaning)" if h.get("extra", {}).get("meaning_match") else "")
         if outside[n] and not behind:
             near += "  (outside the range)"
         if h.get("extra", {}).get("quoted_by"):

@@ -28,6 +28,7 @@ from tapestryd.queries.conversations import (ambiguity, list_conversations, mess
 from tapestryd.queries.conversations import stats as count_stats
 from tapestryd.queries.levelnames import level_filter
 from tapestryd.queries.reader import Reader
+from tapestryd.queries.dense import dense_for
 from tapestryd.queries.search import SearchFilters
 from tapestryd.queries.search import search as run_search
 from tapestryd.queries.timephrase import parse_when
@@ -68,10 +69,11 @@ def search(request: SearchRequest, deps: ReadDeps) -> SearchResult:
     if request.mode == "hybrid" and not request.regex:
         from tapestryd.queries.hybrid import hybrid_search
 
-        found = hybrid_search(reader, request.query, filters, now=now, limit=limit, widen=request.widen)
+        found = hybrid_search(reader, request.query, filters, now=now, limit=limit, widen=request.widen,
+                              dense=dense_for(reader))
     else:
         found = run_search(reader, request.query, filters, now=now, limit=limit, sort=request.sort or "relevance",
-                           regex=request.regex, widen=request.widen)
+                           regex=request.regex, widen=request.widen, dense=dense_for(reader))
     if request.project:
         found["project"] = request.project
     if filters.conversation and filters.conversation != request.conversation:  # a short form: say which one

@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from tapestryd.config import Settings
+from tapestryd.embeddings.model import model_dir
 from tapestryd.events.store import EventStore
 from tapestryd.operations.lock import WriterLock
 from tapestryd.paths import Paths, paths_for
@@ -40,7 +41,8 @@ class Runtime:
         try:
             store = EventStore(paths.events_db, machine=settings.sync.machine)
             projector = Projector(store, paths.projections_db,
-                                  default_projections(settings.timezone, settings.first_day_of_week))
+                                  default_projections(settings.timezone, settings.first_day_of_week,
+                                                      model_dir(settings.search.embeddings)))
         except BaseException:
             lock.release()
             raise

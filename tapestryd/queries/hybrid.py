@@ -19,6 +19,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
+from tapestryd.queries.dense import DenseIndex
 from tapestryd.queries.reader import Reader
 from tapestryd.queries.rerank import KEYWORD_RANKER, KeywordRanker
 from tapestryd.queries.search import RRF_K, SearchFilters, search
@@ -32,15 +33,15 @@ Scored = list[tuple[Hit, float]]
 
 def hybrid_search(reader: Reader, query: str, filters: SearchFilters = SearchFilters(), *, now: datetime,
                   limit: int = 20, pool: int = 100, widen: bool = False,
-                  ranker: KeywordRanker = KEYWORD_RANKER) -> dict[str, Any]:
+                  ranker: KeywordRanker = KEYWORD_RANKER, dense: DenseIndex | None = None) -> dict[str, Any]:
     """The search answer for ``query`` (best ``limit`` hits), with ``mode`` ``hybrid`` and ``conversations``.
 
     ``conversations`` holds the best ``limit`` conversations of the best ``pool`` hits
     (rows of :func:`rank_conversations`; those inside the time range first, the others
-    marked ``outside_range``). ``widen`` and ``ranker`` as in :func:`search`. Raises
+    marked ``outside_range``). ``widen``, ``ranker`` and ``dense`` as in :func:`search`. Raises
     TapestryError as :func:`search` does.
     """
-    answer = search(reader, query, filters, now=now, limit=max(pool, limit), widen=widen, ranker=ranker)
+    answer = search(reader, query, filters, now=now, limit=max(pool, limit), widen=widen, ranker=ranker, dense=dense)
     scored = [(hit, 1.0 / (RRF_K + rank)) for rank, hit in enumerate(answer["hits"], start=1)]
     inside = [(h, s) for h, s in scored if not h["extra"].get("outside_range")]
     outside = [(h, s) for h, s in scored if h["extra"].get("outside_range")]

@@ -60,6 +60,7 @@ from tapestryd.projections.messages_search import (RANK_WINDOW, MessageRow, any_
                                                    matching_messages, message_rows, newest_messages, ranked_ids,
                                                    substring_ranking, texts_of)
 from tapestryd.queries.conversations import resolve_conversation
+from tapestryd.queries.dense import DEPTH, DenseIndex, fuse
 from tapestryd.queries.passages import fold_quotes
 from tapestryd.queries.reader import Reader
 from tapestryd.queries.rerank import KEYWORD_RANKER, KeywordRanker
@@ -136,7 +137,7 @@ def fts_expression(query: str, *, any_term: bool = False) -> str:
 
 def search(reader: Reader, query: str, filters: SearchFilters = SearchFilters(), *, now: datetime,
            limit: int = 20, sort: str = "relevance", regex: bool = False, widen: bool = False,
-           ranker: KeywordRanker = KEYWORD_RANKER) -> dict[str, Any]:
+           ranker: KeywordRanker = KEYWORD_RANKER, dense: DenseIndex | None = None) -> dict[str, Any]:
     """Search with time phrases read relative to ``now``; the answer echoes how it was read.
 
     Returns ``{query, terms, time, sort, level, regex, outside, hits}``; ``time`` is the
@@ -148,7 +149,8 @@ def search(reader: Reader, query: str, filters: SearchFilters = SearchFilters(),
     something happened rather than when it was discussed). Raises TapestryError for a blank query,
     an unknown sort or level, an invalid regular expression, or a conversation filter
     :func:`with_conversation_key` refuses. ``ranker`` ranks messages for
-    ``sort=relevance`` (:mod:`tapestryd.queries.rerank`).
+    ``sort=relevance`` (:mod:`tapestryd.queries.rerank`), fused with ``dense`` when given
+    (:mod:`tapestryd.queries.dense`).
     """
     if not query.strip():
         raise TapestryError("search needs something to find: words, a time phrase, or a pattern with --regex")
@@ -165,9 +167,9 @@ def search(reader: Reader, query: str, filters: SearchFilters = SearchFilters(),
     elif not content_terms(terms) and not unsplit_terms(terms):
         hits = list_period(reader, narrowed, limit=limit) if found else []
     else:
-        hits = _ranked(reader, terms, narrowed, limit=limit, sort=sort, ranker=ranker)
+        hits = _ranked(reader, terms, narrowed, limit=limit, sort=sort, ranker=ranker, dense=dense)
         if found and (widen or not hits):
-            anywhere = _ranked(reader, terms, filters, limit=limit, sort=sort, ranker=ranker)
+            anywhere = _ranked(reader, terms, filters, limit=limit, sort=sort, ranker=ranker, dense=dense)
             if widen and sort == "relevance":
                 hits = soft_narrow(hits, anywhere, limit)
             else:
@@ -221,10 +223,10 @@ def _time_phrase(reader: Reader, query: str, filters: SearchFilters, now: dateti
 
 
 def _ranked(reader: Reader, terms: str, filters: SearchFilters, *, limit: int, sort: str,
-            ranker: KeywordRanker) -> list[SearchHit]:
+            ranker: KeywordRanker, dense: DenseIndex | None) -> list[SearchHit]:
     lists = []
     if filters.level in ("all", "messages"):
-        lists.append(search_messages(reader, terms, filters, limit=limit, sort=sort, ranker=ranker))
+        lists.append(search_messages(reader, terms, filters, limit=limit, sort=sort, ranker=ranker, dense=dense))
     if filters.level != "messages" and not filters.role:
         lists.append(search_summaries(reader, terms, filters, limit=limit, sort=sort))
     if sort == "time":
@@ -259,15 +261,17 @@ def rrf_merge(lists: list[list[Any]], *, limit: int, key: Callable[[Any], Any], 
 
 
 def search_messages(reader: Reader, query: str, filters: SearchFilters = SearchFilters(), *,
-                    limit: int = 20, sort: str = "relevance",
-                    ranker: KeywordRanker = KEYWORD_RANKER) -> list[SearchHit]:
+                    limit: int = 20, sort: str = "relevance", ranker: KeywordRanker = KEYWORD_RANKER,
+                    dense: DenseIndex | None = None) -> list[SearchHit]:
     """Messages for ``query``: ranked by ``ranker`` (``sort=relevance``), or newest first (``sort=time``).
 
     ``sort=time`` lists matches of every content word, then of any, to fill ``limit``.
     ``ranker`` ranks candidates holding any content word (:mod:`tapestryd.queries.rerank`),
     so a turn next to a match may come too, holding none of the words: it is marked
     ``extra.next_to_match``; the opening turn of a conversation whose title holds the words
-    is marked ``extra.title_match``. Snippets are cut
+    is marked ``extra.title_match``. With ``dense``, the keyword ranking's best :data:`~tapestryd.queries.dense.DEPTH`
+    (or ``limit``) and the dense ranking's are fused (:func:`~tapestryd.queries.dense.fuse`); a
+    message found by meaning alone is marked ``extra.meaning_match``. Snippets are cut
     from the hits' text (:mod:`tapestryd.queries.snippets`). A query with a term of
     unsplit text (CJK, Thai, emoji) is matched by substring instead, every term required,
     newest first whatever ``sort``, score 0, the snippet around the first hit
@@ -279,7 +283,11 @@ def search_messages(reader: Reader, query: str, filters: SearchFilters = SearchF
         return _message_details(reader, substring_ranking(reader.conn, pieces, fts_words(query), filters, limit),
                                 lambda text: _regex_snippet(pattern, text))
     marks: dict[int, str] = {}
-    if sort == "relevance":
+    if sort == "relevance" and dense is not None:
+        ranked, marks = ranker.rank(reader.conn, content_terms(query), filters, max(limit, DEPTH))
+        ranked, alone = fuse(ranked, dense.rank(reader.conn, query, filters, max(limit, DEPTH)), limit)
+        marks = {**marks, **dict.fromkeys(alone, "meaning_match")}
+    elif sort == "relevance":
         ranked, marks = ranker.rank(reader.conn, content_terms(query), filters, limit)
     else:
         ranked = fts_ranking(reader, query, filters, limit=limit, sort=sort)

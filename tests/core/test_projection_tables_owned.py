@@ -23,6 +23,7 @@ OWNERS: dict[str, tuple[str, ...]] = {
     "hierarchy": ("hierarchy", "hierarchy_read", "hierarchy_views", "hierarchy_calendar", "hierarchy_checks",
                   "hierarchy_forget", "hierarchy_schema", "hierarchy_state"),
     "similarity": ("similarity",),
+    "vectors": ("vectors",),
     "runner": ("runner",),
 }
 """Projection → its modules under ``tapestryd/projections/``."""
@@ -33,6 +34,7 @@ TABLES: dict[str, str] = {
                      "windows_stale", "message_vocatives"), "messages"),
     **dict.fromkeys(("nodes", "node_sources", "nodes_fts", "closed_days", "summarizer_usage"), "hierarchy"),
     "similarity_feed": "similarity",
+    **dict.fromkeys(("message_vectors", "vectors_dropped"), "vectors"),
     "checkpoints": "runner",
 }
 """Every table of ``projections.db`` → the projection that owns it."""

