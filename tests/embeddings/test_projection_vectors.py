@@ -89,9 +89,37 @@ def test_rebuild_gives_the_vectors_of_small_increments(store: EventStore, tmp_pa
     replayed = projector(store, tmp_path / "b.db", FakeEncoder())
     replayed.catch_up()
     replayed.rebuild()
-    dump = "SELECT id, seq, vector FROM message_vectors ORDER BY id"
+    dump = "SELECT id, conversation, ts, vector, window FROM message_vectors ORDER BY id"
     assert incremental.conn.execute(dump).fetchall() == replayed.conn.execute(dump).fetchall()
     assert len(incremental.conn.execute(dump).fetchall()) == 11
+
+
+def window_of(conn: sqlite3.Connection, key: str) -> np.ndarray:
+    row = conn.execute("SELECT v.window FROM message_vectors v JOIN messages m ON m.id = v.id"
+                       " WHERE m.message_key = ?", (key,)).fetchone()
+    return np.frombuffer(row[0], dtype="<f4")
+
+
+def unit(vector: np.ndarray) -> np.ndarray:
+    return vector / np.linalg.norm(vector)
+
+
+def test_a_window_is_a_turn_with_its_neighbours_and_forgets_a_forgotten_neighbour(store: EventStore,
+                                                                                 tmp_path: Path) -> None:
+    """The window sums the turn's vector and its neighbours' (in its conversation only); once the middle
+    turn is forgotten, the turns around it hold nothing of it."""
+    store.append([message(1, "my car"), message(2, "secret garden"), message(3, "cold weather"),
+                  message(4, "coffee", conv="chatgpt:c2")])
+    p = projector(store, tmp_path / "p.db", FakeEncoder())
+    p.catch_up()
+    own = vectors(p.conn)
+    assert window_of(p.conn, "m2") == pytest.approx(unit(own["m1"] + own["m2"] + own["m3"]), abs=1e-6)
+    assert window_of(p.conn, "m3") == pytest.approx(unit(own["m2"] + own["m3"]), abs=1e-6)
+    assert window_of(p.conn, "m4") == pytest.approx(own["m4"], abs=1e-6)
+    store.append([NewEvent(event_id("v", "forget"), Forgotten(match="secret"), T0, agent="chatgpt")])
+    p.catch_up()
+    assert window_of(p.conn, "m1") == pytest.approx(unit(own["m1"] + own["m3"]), abs=1e-6)
+    assert window_of(p.conn, "m3") == pytest.approx(unit(own["m1"] + own["m3"]), abs=1e-6)
 
 
 def test_the_shipped_projections_hold_vectors_only_when_a_model_is_given(store: EventStore, tmp_path: Path) -> None:
