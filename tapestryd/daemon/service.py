@@ -73,6 +73,7 @@ from tapestryd.operations.runtime import Runtime
 from tapestryd.operations.syncing import run_round
 from tapestryd.paths import paths_for
 from tapestryd.projections.tfidf import SimilarityIndex
+from tapestryd.queries.dense import dense_for
 from tapestryd.queries.reader import Reader
 from tapestryd.queries.timephrase import warm_up
 from tapestryd.queries.warm import register_warm_index, unregister_warm_index
@@ -135,6 +136,7 @@ class Service:
             self.server = SocketServer(self.paths.socket, self.dispatch)
             self.server.start()
             threading.Thread(target=self._warm_time_phrases, name="time-phrases-warm", daemon=True).start()
+            threading.Thread(target=self._warm_dense, name="dense-warm", daemon=True).start()
         except BaseException:
             self.stop()
             raise
@@ -151,6 +153,21 @@ class Service:
             log.warning("time_phrases.warm_failed", error=str(exc))
             return
         log.info("time_phrases.warmed", seconds=round(time.monotonic() - started, 3))
+
+    def _warm_dense(self) -> None:
+        """Load the embedding model and the stored vectors now (when embeddings are in use), not on the
+        first search: :func:`~tapestryd.queries.dense.dense_for` keeps them for every later one."""
+        started = time.monotonic()
+        try:
+            with Reader.open(self.settings) as reader:
+                index = dense_for(reader)
+                if index is None:
+                    return
+                rows = index.refresh(reader.conn)
+        except Exception as exc:  # a warm-up that fails leaves the index to load on the first search
+            log.warning("dense.warm_failed", error=str(exc))
+            return
+        log.info("dense.warmed", rows=rows, seconds=round(time.monotonic() - started, 3))
 
     def stop(self) -> None:
         """Stop in reverse order; the databases close only if the writer finished in time."""

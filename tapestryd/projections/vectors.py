@@ -174,7 +174,7 @@ def _write_windows(conn: sqlite3.Connection, ids: set[int], seq: int) -> None:
             f"SELECT id, vector FROM message_vectors WHERE id IN ({','.join('?' * len(chunk))})", chunk))
     rows = []
     for i, around in sorted(turns.items()):
-        total = np.sum([vectors[n] for n in (i, *around)], axis=0, dtype=np.float32)
+        total = np.asarray(np.sum([vectors[n] for n in (i, *around)], axis=0, dtype=np.float32))
         norm = float(np.linalg.norm(total))
         rows.append((_blob(total / norm if norm else total), seq, i))
     conn.executemany("UPDATE message_vectors SET window = ?, seq = MAX(seq, ?) WHERE id = ?", rows)
