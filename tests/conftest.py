@@ -14,8 +14,8 @@ SHARED = Path(__file__).resolve().parents[1].parent / "shared"
 @pytest.fixture(autouse=True)
 def agent_homes(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
     """Codex CLI, Gemini CLI and OpenCode homes in a temporary folder, so no test watches the real ones;
-    and embeddings off (``TAPESTRY_EMBEDDINGS``), so a machine with the embeddings extra installed ranks
-    and imports as CI does (tests/embeddings turn them on where they test them)."""
+    and embeddings off (``TAPESTRY_EMBEDDINGS``, whatever the shell says), so every machine ranks and
+    imports as CI does (tests/embeddings turn them on where they test them)."""
     monkeypatch.setenv("TAPESTRY_EMBEDDINGS", "off")
     root = tmp_path_factory.mktemp("agent-homes")
     monkeypatch.setenv("CODEX_HOME", str(root / "codex"))

@@ -7,8 +7,11 @@ embeddings = "/path/to/model"`` in tapestry.toml, a sentence-transformers folder
 its own dependencies pull in torch; the ``embeddings`` extra brings the two libraries the
 numpy encoder needs, ``tokenizers`` and ``safetensors``).
 
-``embeddings = "auto"`` (the default) uses the package when it and both libraries are
-installed, ``"off"`` never. Finding the model imports none of them (``importlib.util.find_spec``);
+``embeddings = "auto"`` uses the package when it and both libraries are installed, ``"off"``
+(the default) never: on the LoCoMo dev split the dense half added one point of message
+recall@10 (.792 → .802, two thirds of it in one of the three conversations) for about 33
+CPU-seconds of encoding per 1,000 short messages and some 25 ms of CPU a query, so it is
+asked for, not implied by an install (the extra also serves the embedding judge). Finding the model imports none of them (``importlib.util.find_spec``);
 only :func:`load_encoder` does, once per process and folder.
 """
 
@@ -44,13 +47,13 @@ class Encoder(Protocol):
 def model_dir(setting: str) -> Path | None:
     """The model folder the ``[search] embeddings`` setting names, or None when embeddings are off.
 
-    ``auto`` (or ``''``): the package's folder when the package and the encoder's libraries are
-    installed, else None. ``off``: None. Anything else is a folder. Raises TapestryError when a
+    ``auto``: the package's folder when the package and the encoder's libraries are installed,
+    else None. ``off`` (or ``''``): None. Anything else is a folder. Raises TapestryError when a
     named folder lacks a model file, or when the libraries the encoder needs are missing.
     """
-    if setting.strip().lower() == OFF:
+    if setting.strip().lower() in (OFF, ""):
         return None
-    if setting.strip().lower() in (AUTO, ""):
+    if setting.strip().lower() == AUTO:
         if any(find_spec(name) is None for name in (PACKAGE, *_RUNTIME)):
             return None
         return _package_folder()

@@ -43,12 +43,22 @@ def make_home(root: Path, embeddings: str, monkeypatch: pytest.MonkeyPatch) -> P
 
 def test_the_setting_names_the_model_folder_or_turns_embeddings_off(tmp_path: Path) -> None:
     """'off' is None; a folder must hold the model's files, and the error names the missing ones."""
-    assert model_dir("off") is None and model_dir(" OFF ") is None
+    assert model_dir("off") is None and model_dir(" OFF ") is None and model_dir("") is None
     folder = tiny_bert(tmp_path)
     assert model_dir(str(folder)) == folder.resolve()
     (folder / "tokenizer.json").unlink()
     with pytest.raises(TapestryError, match="no tokenizer.json in"):
         model_dir(str(folder))
+
+
+def test_embeddings_are_off_unless_asked_for(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Installing the extra turns nothing on: the default is off; the file or TAPESTRY_EMBEDDINGS turns it on."""
+    monkeypatch.delenv("TAPESTRY_EMBEDDINGS")
+    assert load_settings(tmp_path).search.embeddings == "off"
+    (tmp_path / "tapestry.toml").write_text('[search]\nembeddings = "auto"\n')
+    assert load_settings(tmp_path).search.embeddings == "auto"
+    monkeypatch.setenv("TAPESTRY_EMBEDDINGS", "off")
+    assert load_settings(tmp_path).search.embeddings == "off"
 
 
 def test_auto_finds_the_packaged_weights_only_where_the_package_is_installed() -> None:
