@@ -79,10 +79,14 @@ def vocatives(text: str) -> list[str]:
     "Hey Mel! … That's great, Caroline!" → ``["Mel", "Caroline"]``; ``[]`` for code, quoted
     text and greetings of no one by name ("Hey there!").
     """
-    prose = _FENCE.sub("\n", text)
+    # Each substitution and the closing scan reads the whole text: each is skipped when the text lacks
+    # what it looks for (a backtick, a quote, a closing's ! or ?; the substitutions add none of them).
+    prose = _FENCE.sub("\n", text) if "`" in text else text
     opening = _OPENING.match(prose.lstrip())
     found = [opening.group("name")] if opening else []
-    found += [m.group("name") for m in _CLOSING.finditer(_QUOTED.sub(" ", prose))]
+    if "!" in prose or "?" in prose:
+        unquoted = _QUOTED.sub(" ", prose) if '"' in prose or "“" in prose else prose
+        found += [m.group("name") for m in _CLOSING.finditer(unquoted)]
     return [n for n in found if n not in _NOT_NAMES]
 
 

@@ -49,7 +49,8 @@ BLOCK_WINDOW = 1000
 """Blocks ranked for one query at most: when more match, only the most recently made ones compete
 (the bound :mod:`tapestryd.projections.messages_search` puts on messages; bm25 keeps its idf over every block)."""
 
-_CHUNK = 4096
+_INDEX_CHUNK = 64
+"""Blocks indexed per statement: up to 64 messages' text each (4096 blocks at once held a whole batch's text twice)."""
 
 _SCHEMA = [
     """CREATE TABLE IF NOT EXISTS conversation_blocks (
@@ -138,8 +139,8 @@ def index_dirty(conn: sqlite3.Connection) -> int:
     if not dirty:
         return 0
     conn.executemany("DELETE FROM blocks_fts WHERE rowid = ?", [(i,) for i in dirty])
-    for start in range(0, len(dirty), _CHUNK):  # one read of the chunk's members, not one per block
-        chunk = dirty[start:start + _CHUNK]
+    for start in range(0, len(dirty), _INDEX_CHUNK):  # one read of the chunk's members, not one per block
+        chunk = dirty[start:start + _INDEX_CHUNK]
         rows = conn.execute("SELECT b.block, m.text FROM block_members b JOIN messages m ON m.id = b.message_id"
                             f" WHERE b.block IN ({','.join('?' * len(chunk))}) ORDER BY b.block, m.id", chunk)
         documents = [(block, "\n".join(text for _, text in members)) for block, members in groupby(rows, itemgetter(0))]
