@@ -36,7 +36,7 @@ if TYPE_CHECKING:
 
     from tapestryd.embeddings.model import Encoder
 
-__all__ = ["DENSE_K", "DENSE_WEIGHT", "DEPTH", "DenseIndex", "dense_for", "dense_index", "fuse",
+__all__ = ["DENSE_K", "DENSE_WEIGHT", "DEPTH", "DenseIndex", "dense_for", "dense_index", "fuse", "nearest",
            "register_dense_index", "unregister_dense_index"]
 
 DEPTH = 100
@@ -93,18 +93,15 @@ class DenseIndex:
 
     def rank(self, conn: sqlite3.Connection, query: str, filters: MessageFilters, depth: int) -> list[int]:
         """The ids of the ``depth`` messages nearest ``query`` (cosine) that pass ``filters``, nearest first."""
-        import numpy as np
-
         with self.lock:
             self.refresh(conn)
             if not len(self.ids) or not query.strip():
                 return []
-            scores = self.matrix @ self._vector(query)
-            ids = self.ids
+            matrix, ids, vector = self.matrix, self.ids, self._vector(query)
         passing: dict[int, tuple[str, str]] = {}
         wanted = depth
         while True:  # ask for more when the filters leave too few of the nearest
-            top = np.argsort(-scores, kind="stable")[:wanted]
+            top = nearest(matrix, vector, wanted)
             passing = conversations_and_texts(conn, [int(i) for i in ids[top]], filters, 0)
             if len(passing) >= depth or wanted >= len(ids):
                 return [int(i) for i in ids[top] if int(i) in passing][:depth]
@@ -118,6 +115,25 @@ class DenseIndex:
             while len(self.queries) > _REMEMBERED:
                 self.queries.popitem(last=False)
         return self.queries[query]
+
+
+def nearest(matrix: np.ndarray, vector: np.ndarray, count: int) -> np.ndarray:
+    """The row numbers of the ``count`` rows of ``matrix`` (n × d) with the largest dot product with ``vector``
+    (d), largest first (ties to the lower row).
+
+    One matrix-vector product on one BLAS thread (OpenBLAS's threads spin on a busy machine), then
+    a partial sort: only the best ``count`` are ordered.
+    """
+    import numpy as np
+    from threadpoolctl import threadpool_limits
+
+    with threadpool_limits(limits=1, user_api="blas"):
+        scores = matrix @ vector
+    if count < len(scores):
+        best = np.argpartition(-scores, count - 1)[:count]
+    else:
+        best = np.arange(len(scores))
+    return np.asarray(best[np.lexsort((best, -scores[best]))])
 
 
 def fuse(keyword: list[tuple[int, float]], dense: list[int], limit: int) -> tuple[list[tuple[int, float]], set[int]]:

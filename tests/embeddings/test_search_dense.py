@@ -6,6 +6,7 @@ from __future__ import annotations
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
+import numpy as np
 import pytest
 from fake_encoder import FakeEncoder
 
@@ -14,7 +15,7 @@ from tapestryd.events import EventStore, Forgotten, MessageRecorded, NewEvent, e
 from tapestryd.paths import paths_for
 from tapestryd.projections import MessagesProjection, Projector
 from tapestryd.projections.vectors import MessageVectors
-from tapestryd.queries.dense import DenseIndex, fuse
+from tapestryd.queries.dense import DenseIndex, fuse, nearest
 from tapestryd.queries.reader import Reader
 from tapestryd.queries.search import SearchFilters, search
 
@@ -58,6 +59,14 @@ def test_fusion_adds_up_reciprocal_ranks_and_names_what_came_by_meaning_alone() 
     fused, alone = fuse([(1, -9.0)], [4, 1], limit=5)
     assert [i for i, _ in fused] == [1, 4] and alone == {4}
     assert all(score < 0 for _, score in fused)
+
+
+def test_nearest_orders_only_the_best_rows_largest_first() -> None:
+    """The best rows by dot product, ties to the lower row, and every row when fewer than asked."""
+    matrix = np.array([[0.1, 0.0], [0.9, 0.0], [0.5, 0.0], [0.9, 0.0], [0.2, 0.0]], dtype=np.float32)
+    vector = np.array([1.0, 0.0], dtype=np.float32)
+    assert nearest(matrix, vector, 3).tolist() == [1, 3, 2]
+    assert nearest(matrix, vector, 9).tolist() == [1, 3, 2, 4, 0]
 
 
 def test_a_message_of_the_same_meaning_comes_marked_only_with_the_dense_ranking(home: Path) -> None:
