@@ -9,8 +9,8 @@ numpy encoder needs, ``tokenizers`` and ``safetensors``).
 
 ``embeddings = "auto"`` uses the package when it and both libraries are installed, ``"off"``
 (the default) never: on the LoCoMo dev split the dense half added one point of message
-recall@10 (.792 → .802, two thirds of it in one of the three conversations) for about 33
-CPU-seconds of encoding per 1,000 short messages and some 25 ms of CPU a query, so it is
+recall@10 (.792 → .802, two thirds of it in one of the three conversations) for 33
+CPU-seconds of encoding per 1,000 chat turns and some 23 ms of CPU a query, so it is
 asked for, not implied by an install (the extra also serves the embedding judge). Finding the
 model imports none of them (``importlib.util.find_spec``); only :func:`load_encoder` does,
 once per process and folder.
