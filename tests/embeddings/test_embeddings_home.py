@@ -3,6 +3,9 @@ per database, and (with the real all-MiniLM-L6-v2 package, when installed) searc
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -29,7 +32,7 @@ TEXTS = ["I just bought a new car, a red hatchback", "the cat sat on the mat", "
 
 def make_home(root: Path, embeddings: str, monkeypatch: pytest.MonkeyPatch) -> Path:
     """A home with ``[search] embeddings`` set (the suite's TAPESTRY_EMBEDDINGS=off lifted) holding TEXTS."""
-    monkeypatch.delenv("TAPESTRY_EMBEDDINGS")
+    monkeypatch.delenv("TAPESTRY_EMBEDDINGS", raising=False)
     root.mkdir(parents=True, exist_ok=True)
     (root / "tapestry.toml").write_text('[general]\ntimezone = "UTC"\n[sources]\nwatched_roots = []\n'
                                         f'[search]\nembeddings = "{embeddings}"\n')
@@ -102,3 +105,23 @@ def test_the_packaged_model_finds_a_message_by_meaning(tmp_path: Path, monkeypat
     hits = run_here(load_settings(home), SearchRequest(query="automobile purchase")).to_json()["hits"]
     assert hits[0]["snippet"].startswith("I just bought a new car")
     assert hits[0]["extra"] == {"meaning_match": True}
+
+
+def cli_imports(home: Path, *args: str) -> set[str]:
+    """The modules ``tapestryctl ARGS`` imports in ``home`` without a daemon (``python -X importtime``)."""
+    env = {k: v for k, v in os.environ.items() if k != "TAPESTRY_EMBEDDINGS"}
+    out = subprocess.run([sys.executable, "-X", "importtime", "-m", "tapestryd.cli", *args],
+                         capture_output=True, text=True, env={**env, "TAPESTRY_HOME": str(home)}, timeout=120,
+                         check=False)
+    assert out.returncode == 0, out.stderr[-2000:]
+    return {line.rsplit("|", 1)[1].strip() for line in out.stderr.splitlines() if line.startswith("import time:")}
+
+
+def test_the_cli_loads_the_encoder_only_where_embeddings_are_in_use(tmp_path: Path,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """A search in a home with embeddings off imports neither numpy nor tokenizers; with a model folder it
+    ranks by meaning too, so it loads them."""
+    off = make_home(tmp_path / "off", "off", monkeypatch)
+    on = make_home(tmp_path / "on", str(tiny_bert(tmp_path)), monkeypatch)
+    assert not {"numpy", "tokenizers", "safetensors"} & cli_imports(off, "search", "cat")
+    assert {"numpy", "tokenizers", "tapestryd.embeddings.minilm"} <= cli_imports(on, "search", "cat")
