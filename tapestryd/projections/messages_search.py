@@ -35,6 +35,7 @@ chunk's id range, instead of looking every match up to read its timestamp; past
 from __future__ import annotations
 
 import json
+import re
 import sqlite3
 from dataclasses import dataclass
 from datetime import datetime
@@ -370,24 +371,39 @@ def document_frequencies(conn: sqlite3.Connection, stems: list[str]) -> tuple[di
 def titled_openings(conn: sqlite3.Connection, terms: list[str], filters: MessageFilters, limit: int) -> list[int]:
     """The first message (passing ``filters``) of each conversation whose title holds every term, at most ``limit``.
 
-    A term is matched as a substring of the title, ASCII letters in either case (SQLite's
-    ``LIKE``; a phrase as written). Of the ``4 * limit`` most recently active such
-    conversations, those with a message passing the filters count, most recent first.
+    A term is matched as a word of the title, in either case, a plural ``s``/``es`` allowed
+    (:func:`_title_holds`: "ai" finds "AI Turing Test", not "Gmail API"; a phrase as
+    written). SQLite's ``LIKE`` picks the ``16 * limit`` most recently active titles holding
+    every term as a substring; of those holding them as words, the first ``4 * limit``
+    with a message passing the filters count, most recent first.
     Raises StoreError on a database error.
     """
     if not terms or limit <= 0:
         return []
     where, params = message_where(filters)
     likes = " AND ".join(r"title LIKE ? ESCAPE '\'" for _ in terms)
-    patterns = ["%" + t.replace("\\", "\\\\").replace("%", r"\%").replace("_", r"\_") + "%" for t in terms]
     # Scanning the table and sorting the few titles that match reads each row once; walking the
     # last_ts index instead reads the whole table a row at a time out of order whenever few titles match.
-    sql = (f"SELECT (SELECT m.id FROM messages m WHERE m.conversation = c.key{where} ORDER BY m.ts, m.id LIMIT 1)"
-           f" FROM (SELECT key, last_ts FROM conversations NOT INDEXED WHERE {likes}"
-           " ORDER BY last_ts DESC, rowid DESC LIMIT ?) c")
+    titles = (f"SELECT key, title FROM conversations NOT INDEXED WHERE {likes}"
+              " ORDER BY last_ts DESC, rowid DESC LIMIT ?")
+    firsts = (f"SELECT (SELECT m.id FROM messages m WHERE m.conversation = j.value{where} ORDER BY m.ts, m.id"
+              " LIMIT 1) FROM json_each(?) j ORDER BY j.key")
     with translate_errors(conn):
-        found = [int(i) for (i,) in conn.execute(sql, (*params, *patterns, 4 * limit)) if i is not None]
+        keys = [key for key, title in conn.execute(titles, (*map(like_pattern, terms), 16 * limit))
+                if all(_title_holds(title, t) for t in terms)][:4 * limit]
+        found = [int(i) for (i,) in conn.execute(firsts, (*params, json.dumps(keys))) if i is not None] if keys else []
     return found[:limit]
+
+
+def _title_holds(title: str, term: str) -> bool:
+    """Whether ``term`` stands in ``title`` as a word (case-insensitive; a plural ``s``/``es`` after it allowed).
+
+    Only an ASCII letter or digit at the term's edge needs a boundary there, so a term in a
+    script written without spaces (Chinese, Japanese) still matches inside a title.
+    """
+    before = r"(?<![A-Za-z0-9])" if term[:1].isascii() and term[:1].isalnum() else ""
+    after = r"(?:e?s)?(?![A-Za-z0-9])" if term[-1:].isascii() and term[-1:].isalnum() else ""
+    return re.search(before + re.escape(term) + after, title, re.IGNORECASE) is not None
 
 
 def like_pattern(term: str) -> str:

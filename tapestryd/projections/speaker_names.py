@@ -145,7 +145,8 @@ def _named_sides(conn: sqlite3.Connection, names: list[str],
     for start in range(0, len(conversations), 500):
         chunk = conversations[start:start + 500]
         sql = (f"SELECT conversation, role, lower(name), count(*) FROM message_vocatives"
-               f" WHERE conversation IN ({','.join('?' * len(chunk))}) GROUP BY conversation, role, name COLLATE NOCASE")
+               f" WHERE conversation IN ({','.join('?' * len(chunk))})"
+               " GROUP BY conversation, role, name COLLATE NOCASE")
         for conversation, caller, name, n in conn.execute(sql, chunk):
             callers.setdefault(conversation, set()).add(caller)
             if name in wanted:

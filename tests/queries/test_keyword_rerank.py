@@ -94,6 +94,21 @@ def test_a_conversation_is_found_by_its_title(history: History) -> None:
     assert KeywordRanker().rank(reader.conn, ["postgres%16"], SearchFilters(), 10) == ([], {})  # % is no wildcard
 
 
+def test_a_title_word_is_found_as_a_word_not_inside_another(history: History) -> None:
+    """'ai' opens "AI Turing Test" and "Notes on AIs", not "Gmail API management"; 'art' not "Start-up"."""
+    titles = {"claude-ai:t1": "Gmail API management", "claude-ai:t2": "AI Turing Test",
+              "claude-ai:t3": "Start-up costs", "claude-ai:t4": "Notes on AIs"}
+    for n, (key, title) in enumerate(titles.items()):
+        history.message(key, at(6, 9 + n), "How far along is it?", agent="claude-ai")
+        history.pending.append(NewEvent(event_id("test", key), ConversationTitled(key, title), at(6, 9 + n),
+                                        "claude-ai", f"test#{key}"))
+    history.commit()
+    reader = Reader.open(load_settings(history.settings.home))
+    assert sorted(keys(reader, KeywordRanker().rank(reader.conn, ["ai"], SearchFilters(), 10)[0])) == ["m2", "m4"]
+    assert KeywordRanker().rank(reader.conn, ["art"], SearchFilters(), 10) == ([], {})
+    assert keys(reader, KeywordRanker().rank(reader.conn, ["start-up"], SearchFilters(), 10)[0]) == ["m3"]
+
+
 def test_a_short_ranking_is_the_head_of_a_long_one(reader: Reader) -> None:
     """Turns holding none of the words are capped only as they reach the best ``limit``; the order is
     still the one capping every turn gives. Lent twice m5's score, m4 and m6 would lead uncapped."""
