@@ -69,7 +69,7 @@ def serve(settings: Settings) -> None:
     from tapestryd.operations.dispatch import call
 
     _logs_to_stderr()
-    build_server(lambda request: call(settings, request, timeout=TIMEOUT, on_local=_say_local).to_json()).run("stdio")
+    build_server(lambda request: call(settings, request, timeout=TIMEOUT, on_local=_say_local)).run("stdio")
 
 
 def _say_local(op: str) -> None:

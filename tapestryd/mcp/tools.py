@@ -30,6 +30,10 @@ from tapestryd.operations.requests import (
     ShowRequest,
     SimilarRequest,
 )
+from tapestryd.operations.result_parts import (Conversation, ConversationDay, Hit, Message, RangeConversation,
+                                               SummaryNode)
+from tapestryd.operations.results import (ContextResult, MessagesResult, RecallResult, SearchResult, ShowResult,
+                                          SimilarResult)
 from tapestryd.queries.tokens import estimate_tokens, shorten
 
 __all__ = ["TITLE_CHARS", "Caller", "Tools"]
@@ -37,7 +41,7 @@ __all__ = ["TITLE_CHARS", "Caller", "Tools"]
 TITLE_CHARS = 200
 
 Caller = Callable[[Any], Any]
-"""Runs one operation: ``caller(request)`` returns its result's JSON or raises TapestryError."""
+"""Runs one operation: ``caller(request)`` returns its typed result or raises TapestryError."""
 
 Role = Literal["user", "assistant", "system", "tool"]
 MessageId = Annotated[int, Field(ge=1, le=2 ** 63 - 1)]
@@ -88,15 +92,16 @@ class Tools:
         and level instead of an id. The snippet is only a glimpse: pass the ids to `get_messages` (with
         before/after) to read the verbatim messages. A time phrase read from the query is echoed in `time`."""
         _not_blank(query, "query")
-        result = self.ask(SearchRequest(query=query, agent=agent or "", project=_directory(project), role=role or "",
-                                        since=since or "", until=until or "", limit=limit,
-                                        machine=machine or ""))
-        answer: dict[str, Any] = {"query": query, "hits": [_hit(h) for h in result.get("hits", [])]}
-        if result.get("time"):
-            answer["time"] = {"phrase": result["time"].get("phrase"), "reading": result["time"].get("label")}
-        for key in ("outside", "project", "conversation", "note", "notes"):
-            if result.get(key):
-                answer[key] = result[key]
+        result: SearchResult = self.ask(SearchRequest(
+            query=query, agent=agent or "", project=_directory(project), role=role or "", since=since or "",
+            until=until or "", limit=limit, machine=machine or ""))
+        answer: dict[str, Any] = {"query": query, "hits": [_hit(h) for h in result.hits]}
+        if result.time:
+            answer["time"] = {"phrase": result.time.phrase, "reading": result.time.label}
+        for key, value in (("outside", result.outside), ("project", result.project),
+                           ("conversation", result.conversation)):
+            if value:
+                answer[key] = value
         return answer
 
     def timeline(self,
@@ -116,14 +121,13 @@ class Tools:
         `get_messages` or to search within. Use it for questions like 'what was I working on last
         week?' or 'what happened in March?'. When nothing is summarized yet, the period's conversations
         are listed instead."""
-        result = self.ask(RecallRequest(when=when, agent=agent or "", limit=200, days=days_per_node))
-        nodes, left = fit_entries([_node(n) for n in result.get("nodes", [])], max_tokens, text_field="summary")
-        answer: dict[str, Any] = {"when": when, "range": result.get("range", {}).get("label"), "nodes": nodes,
-                                  "more_nodes": left + int(result.get("more") or 0) if nodes else 0}
+        result: RecallResult = self.ask(RecallRequest(when=when, agent=agent or "", limit=200, days=days_per_node))
+        nodes, left = fit_entries([_node(n) for n in result.nodes], max_tokens, text_field="summary")
+        answer: dict[str, Any] = {"when": when, "range": result.range.label, "nodes": nodes,
+                                  "more_nodes": left + result.more if nodes else 0}
         if not nodes:
-            convs, more = fit_entries([_titled(c) for c in result.get("conversations", [])], max_tokens,
-                                      text_field="title")
-            answer |= {"conversations": convs, "more_conversations": more + int(result.get("more") or 0)}
+            convs, more = fit_entries([_titled(c) for c in result.conversations], max_tokens, text_field="title")
+            answer |= {"conversations": convs, "more_conversations": more + result.more}
         return answer
 
     def get_messages(self,
@@ -148,16 +152,20 @@ class Tools:
         before=0 and a larger after."""
         if (conversation is None) == (message_ids is None):
             raise ToolError("give exactly one of conversation or message_ids")
+        missing: tuple[int, ...] = ()
         if conversation is not None:
-            found = self.ask(ShowRequest(conversation=conversation))
-            messages = [_message(m, found) for m in found.get("messages", [])]
+            shown: ShowResult = self.ask(ShowRequest(conversation=conversation))
+            messages = [_message(m.id, shown.key, shown, m.role, m.local_time, m.text) for m in shown.messages]
         else:
-            found = self.ask(MessagesRequest(ids=tuple(message_ids or ()), before=before, after=after))
-            messages = [_message(m) for m in found.get("messages", [])]
+            found: MessagesResult = self.ask(MessagesRequest(ids=tuple(message_ids or ()), before=before,
+                                                             after=after))
+            messages = [_message(m.id, m.conversation, m, m.role, m.local_time, m.text, asked=m.asked)
+                        for m in found.messages]
+            missing = found.missing
         kept, left = fit_entries(messages, max_tokens, text_field="text")
         answer: dict[str, Any] = {"messages": kept, "more": left}
-        if found.get("missing"):
-            answer["missing_ids"] = found["missing"]
+        if missing:
+            answer["missing_ids"] = list(missing)
         return answer
 
     def context(self,
@@ -174,11 +182,10 @@ class Tools:
         and a short 'where we are now' block, fitted to `max_tokens`. Use it at the start of a task to
         learn what the user has been doing (pass the project directory to keep to that project), or
         with `date` to see the memory as of another day."""
-        result = self.ask(ContextRequest(date=date or "", project=_directory(project), agent=agent or "",
-                                         max_tokens=max_tokens, format="markdown"))
-        text = str(result.get("rendered", ""))
-        return {"anchor": result.get("anchor"), "project": result.get("project") or None, "text": text,
-                "tokens": estimate_tokens(text), "notes": result.get("notes") or []}
+        result: ContextResult = self.ask(ContextRequest(date=date or "", project=_directory(project),
+                                                        agent=agent or "", max_tokens=max_tokens, format="markdown"))
+        return {"anchor": result.anchor, "project": result.project or None, "text": result.rendered,
+                "tokens": estimate_tokens(result.rendered), "notes": list(result.notes)}
 
     def similar(self,
                 text: Annotated[str, Field(min_length=1, max_length=5000, description=(
@@ -195,10 +202,9 @@ class Tools:
         (`scored_by` "full-text relevance": higher is closer, not bounded by 1). Read hits in full with
         `get_messages`."""
         _not_blank(text, "text")
-        result = self.ask(SimilarRequest(query=text, level=level, top=limit))
-        warm = bool((result.get("index") or {}).get("warm"))
-        return {"scored_by": "cosine" if warm else "full-text relevance",
-                "hits": [_hit(h) | {"score": round(float(h.get("score") or 0), 3)} for h in result.get("hits", [])]}
+        result: SimilarResult = self.ask(SimilarRequest(query=text, level=level, top=limit))
+        return {"scored_by": "cosine" if result.index.get("warm") else "full-text relevance",
+                "hits": [_hit(h) | {"score": round(float(h.score or 0), 3)} for h in result.hits]}
 
 
 def _not_blank(value: str, name: str) -> None:
@@ -218,45 +224,42 @@ def _title(title: Any) -> str:
     return shorten(str(title or ""), TITLE_CHARS)
 
 
-def _hit(hit: dict[str, Any]) -> dict[str, Any]:
+def _hit(hit: Hit) -> dict[str, Any]:
     """A search or similar hit, compact: the fields an AI needs to decide what to read next."""
-    where = ({"node": hit.get("key"), "level": hit.get("level")} if hit.get("kind") == "summary"
-             else {"id": hit.get("id")})
-    out = {**where, "conversation": hit.get("conversation") or None, "title": _title(hit.get("title")),
-           "agent": hit.get("agent"), "time": hit.get("local_time"), "role": hit.get("role"),
-           "snippet": hit.get("snippet")}
-    for key in ("message_uuid", "conversation_uuid"):
-        if hit.get(key):
-            out[key] = hit[key]
-    if hit.get("origin"):
-        out["machine"] = hit["origin"]
-    extra = hit.get("extra") or {}
-    return out | ({"note": extra} if extra else {})
+    where: dict[str, Any] = {"node": hit.key, "level": hit.level} if hit.kind == "summary" else {"id": hit.id}
+    out = {**where, "conversation": hit.conversation or None, "title": _title(hit.title), "agent": hit.agent,
+           "time": hit.local_time, "role": hit.role, "snippet": hit.snippet}
+    for key, value in (("message_uuid", hit.message_uuid), ("conversation_uuid", hit.conversation_uuid)):
+        if value:
+            out[key] = value
+    if hit.origin:
+        out["machine"] = hit.origin
+    return out | ({"note": dict(hit.extra)} if hit.extra else {})
 
 
-def _node(node: dict[str, Any]) -> dict[str, Any]:
-    start, end = node.get("period_start"), node.get("period_end")
-    out = {"level": f"L{node.get('level')}", "period": start if start == end else f"{start}..{end}",
-           "agent": node.get("agent"), "title": _title(node.get("title")), "summary": node.get("summary") or "",
-           "key": node.get("key")}
+def _node(node: SummaryNode) -> dict[str, Any]:
+    start, end = node.period_start, node.period_end
+    out: dict[str, Any] = {"level": f"L{node.level}", "period": start if start == end else f"{start}..{end}",
+                           "agent": node.agent, "title": _title(node.title), "summary": node.summary or "",
+                           "key": node.key}
     if not out["summary"]:
         out["state"] = "not summarized yet"
-    if "conversation_days" in node:
-        out["conversation_days"] = [_titled(day) for day in node["conversation_days"]]
-        out["more_conversation_days"] = node.get("conversation_days_total", 0) - len(node["conversation_days"])
+    if node.conversation_days is not None:
+        out["conversation_days"] = [_titled(day) for day in node.conversation_days]
+        out["more_conversation_days"] = (node.conversation_days_total or 0) - len(node.conversation_days)
     return out
 
 
-def _titled(entry: dict[str, Any]) -> dict[str, Any]:
-    """``entry`` (a conversation or conversation-day) with its title shortened."""
-    return {**entry, "title": _title(entry.get("title"))} if "title" in entry else entry
+def _titled(entry: RangeConversation | ConversationDay) -> dict[str, Any]:
+    """``entry`` (a conversation or conversation-day) as JSON, its title shortened."""
+    return {**entry.to_json(), "title": _title(entry.title)}
 
 
-def _message(message: dict[str, Any], conversation: dict[str, Any] | None = None) -> dict[str, Any]:
-    conv = conversation or message
-    out = {"id": message.get("id"), "conversation": conv.get("key") or conv.get("conversation"),
-           "title": _title(conv.get("title")), "agent": conv.get("agent"), "role": message.get("role"),
-           "time": message.get("local_time"), "text": message.get("text", "")}
-    if message.get("asked"):
+def _message(id: int, conversation: str, titled: Conversation | Message, role: str, time: str, text: str, *,
+             asked: bool = False) -> dict[str, Any]:
+    """A message, compact; its conversation's title and agent taken from ``titled``."""
+    out: dict[str, Any] = {"id": id, "conversation": conversation, "title": _title(titled.title),
+                           "agent": titled.agent, "role": role, "time": time, "text": text}
+    if asked:
         out["asked"] = True
     return out

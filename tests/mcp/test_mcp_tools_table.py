@@ -13,9 +13,9 @@ def test_every_tool_asks_an_operation_the_table_knows() -> None:
     """The requests the five tools build are the table's own types, their fields the table's fields."""
     asked: list[Any] = []
 
-    def record(request: Any) -> dict[str, Any]:
+    def record(request: Any) -> Any:
         asked.append(request)
-        return {}
+        return operation_for(request).result.from_json({})
 
     tools = Tools(record)
     tools.search(query="garlic", project="/p/garden", role="user", since="last week", limit=5)
