@@ -20,9 +20,10 @@ from tapestryd.clock import Clock, SystemClock
 from tapestryd.config import Settings
 from tapestryd.errors import TapestryError
 from tapestryd.operations.requests import IngestRequest
+from tapestryd.operations.results import IngestResult
 from tapestryd.paths import paths_for
 from tapestryd.web import api, views
-from tapestryd.web.backend import call_op
+from tapestryd.web.backend import call_result
 from tapestryd.web.context import WebState, close_reader, state
 from tapestryd.web.security import bind_warning, host_allowed, write_refusal
 from tapestryd.web.uploads import Staged, UploadJobs, file_away, receipt_failure
@@ -80,11 +81,11 @@ def _headers(response: Response) -> Response:
 
 
 def _importer(settings: Settings) -> Any:
-    def run(staged: Staged, agent: str, parser: str) -> dict[str, Any]:
+    def run(staged: Staged, agent: str, parser: str) -> IngestResult:
         inbox = paths_for(settings).inbox
         args = {"paths": [str(staged.path)], "agent": agent or None, "parser": parser or "auto"}
         try:
-            receipt: dict[str, Any] = call_op(settings, IngestRequest, args, timeout=3600.0)
+            receipt: IngestResult = call_result(settings, IngestRequest, args, timeout=3600.0)
         except TapestryError as exc:
             file_away(staged.path, inbox, exc.message, datetime.now(timezone.utc))
             raise

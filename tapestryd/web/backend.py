@@ -2,9 +2,8 @@
 
 When the daemon runs (it may be the very process serving this page), operations go over its
 socket, so it stays the one writer; when it does not, they run here through
-:func:`~tapestryd.operations.dispatch.call_with` (``call_result`` here: the typed result) or
-:func:`~tapestryd.operations.dispatch.call_json` (``call_op`` here: its JSON), which take the
-writer lock for a write. Requests are named by their types in the table of operations.
+:func:`~tapestryd.operations.dispatch.call_with` (``call_result`` here: the typed result), which
+takes the writer lock for a write. Requests are named by their types in the table of operations.
 """
 
 from __future__ import annotations
@@ -13,13 +12,12 @@ from typing import Any
 
 from tapestryd.config import Settings
 from tapestryd.errors import DaemonError, DaemonNotRunning
-from tapestryd.operations.dispatch import call_json as call_op
 from tapestryd.operations.dispatch import call_with as call_result
 from tapestryd.operations.registry import OPERATIONS
 from tapestryd.paths import paths_for
 from tapestryd.wire.client import request
 
-__all__ = ["call_op", "call_result", "daemon_health"]
+__all__ = ["call_result", "daemon_health"]
 
 
 def daemon_health(settings: Settings, *, timeout: float = 1.0) -> dict[str, Any]:

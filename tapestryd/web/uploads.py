@@ -14,7 +14,7 @@ import hashlib
 import secrets
 import shutil
 import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import IO, Any, Callable
@@ -22,6 +22,7 @@ from typing import IO, Any, Callable
 import structlog
 
 from tapestryd.errors import TapestryError
+from tapestryd.operations.results import IngestResult
 
 __all__ = ["ALLOWED_SUFFIXES", "Staged", "UploadJobs", "UploadTooLarge", "as_uploaded", "file_away", "receipt_failure",
            "stage_upload", "upload_name"]
@@ -97,7 +98,7 @@ def file_away(staged: Path, inbox: Path, error: str, now: datetime) -> Path:
     return target
 
 
-def as_uploaded(receipt: dict[str, Any], staged: Staged) -> dict[str, Any]:
+def as_uploaded(receipt: IngestResult, staged: Staged) -> IngestResult:
     """``receipt`` with the staged file's path and name replaced by the name the browser gave.
 
     The user chose ``export.json``; ``upload-20261129T…-ab12cd.json`` means nothing to them.
@@ -105,20 +106,19 @@ def as_uploaded(receipt: dict[str, Any], staged: Staged) -> dict[str, Any]:
     def named(text: str) -> str:
         return text.replace(str(staged.path), staged.original).replace(staged.path.name, staged.original)
 
-    files = [{**f, "path": named(str(f.get("path", ""))), "errors": [named(e) for e in f.get("errors", [])]}
-             for f in receipt.get("files", [])]
-    return {**receipt, "files": files}
+    files = tuple(replace(f, path=named(f.path), errors=tuple(named(e) for e in f.errors)) for f in receipt.files)
+    return replace(receipt, files=files)
 
 
-def receipt_failure(receipt: dict[str, Any]) -> str:
+def receipt_failure(receipt: IngestResult) -> str:
     """Why an ingest receipt says nothing could be imported ('' when something was)."""
-    if not receipt.get("failed"):
+    if not receipt.failed:
         return ""
-    errors = [e for f in receipt.get("files", []) for e in f.get("errors", [])]
+    errors = [e for f in receipt.files for e in f.errors]
     return "nothing could be imported: " + ("; ".join(errors[:3]) or "no message found")
 
 
-Importer = Callable[[Staged, str, str], dict[str, Any]]
+Importer = Callable[[Staged, str, str], IngestResult]
 
 
 class UploadJobs:
@@ -153,8 +153,8 @@ class UploadJobs:
 
     def _run(self, job: dict[str, Any], staged: Staged) -> None:
         try:
-            receipt = as_uploaded(self._importer(staged, job["agent"], job["parser"]), staged)
-            error = receipt_failure(receipt)
+            uploaded = as_uploaded(self._importer(staged, job["agent"], job["parser"]), staged)
+            receipt, error = uploaded.to_json(), receipt_failure(uploaded)
             state = "failed" if error else "done"
         except TapestryError as exc:
             receipt, state, error = None, "failed", exc.message

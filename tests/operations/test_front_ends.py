@@ -32,7 +32,7 @@ from tapestryd.operations.results import ContextResult, SearchResult, SimilarRes
 
 PACKAGE = Path(__file__).resolve().parents[2] / "tapestryd"
 FRONT_ENDS = sorted([*(PACKAGE / "cli").glob("*.py"), *(PACKAGE / "web").glob("*.py"), *(PACKAGE / "mcp").glob("*.py")])
-CALLERS = {"call": 1, "call_op": 1, "call_result": 1, "_call_when_free": 1, "call_json": 1,
+CALLERS = {"call": 1, "call_result": 1, "_call_when_free": 1, "call_json": 1,
            "call_with": 1}  # name → index of the request type
 NAMED_BY_STRING = {"request": 1, "ask": 0}  # the socket client's request(sock, "op", args); MCP's ask("op", args)
 CLI_PARAM_FIELD = {"fmt": "format"}  # a typer parameter named otherwise than its request field
