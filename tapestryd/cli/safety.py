@@ -22,6 +22,7 @@ from tapestryd.operations.requests import (
     RestoreRequest,
     VerifyRequest,
 )
+from tapestryd.operations.results import BackupResult, BackupsResult, RestoreResult, VerifyResult
 from tapestryd.paths import paths_for
 
 __all__: list[str] = []
@@ -38,16 +39,16 @@ def backup(ctx: typer.Context,
     emit(call(ctx, BackupRequest, {}, timeout=3600), fmt, _render_backup)
 
 
-def _render_backups(rows: list[dict[str, Any]]) -> str:
-    if not rows:
+def _render_backups(result: BackupsResult) -> str:
+    if not result.backups:
         return "no backups yet (`tapestryctl backup` takes one)"
-    return "\n".join(f"{r['taken_at'][:19]}  {r['label']:<12} {r['size'] / 1e6:8.2f} MB  {r['path']}" for r in rows)
+    return "\n".join(f"{r.taken_at[:19]}  {r.label:<12} {r.size / 1e6:8.2f} MB  {r.path}" for r in result.backups)
 
 
-def _render_backup(result: dict[str, Any]) -> str:
-    lines = [f"backed up to {result['backup']['path']} ({result['backup']['size'] / 1e6:.2f} MB)",
-             f"{result['kept']} rotation backups kept"]
-    lines.extend(f"pruned {p}" for p in result.get("pruned", []))
+def _render_backup(result: BackupResult) -> str:
+    lines = [f"backed up to {result.backup.path} ({result.backup.size / 1e6:.2f} MB)",
+             f"{result.kept} rotation backups kept"]
+    lines.extend(f"pruned {p}" for p in result.pruned)
     return "\n".join(lines)
 
 
@@ -56,10 +57,10 @@ def restore(ctx: typer.Context, file: Path = typer.Argument(..., help="A backup 
     """Replace the event log by a backup and rebuild the projections (the daemon must be stopped)."""
     conf = settings(ctx)
     _refuse_if_daemon(paths_for(conf).socket)
-    result = call(ctx, RestoreRequest, {"file": str(file)})
-    typer.echo(f"restored {result['restored']} (log at seq {result['last_seq']}, {result['replayed']} events replayed)")
-    if result.get("previous"):
-        typer.echo(f"the replaced log is kept as {result['previous']}")
+    result: RestoreResult = call(ctx, RestoreRequest, {"file": str(file)})
+    typer.echo(f"restored {result.restored} (log at seq {result.last_seq}, {result.replayed} events replayed)")
+    if result.previous:
+        typer.echo(f"the replaced log is kept as {result.previous}")
 
 
 def _refuse_if_daemon(sock: Path) -> None:
@@ -82,18 +83,18 @@ def verify(ctx: typer.Context,
                                     "backups and .env 0600 where others could read them."),
            fmt: Format = typer.Option(Format.text, "-f", "--format")) -> None:
     """Check the event log (integrity, seq order, payloads), projection checkpoints and file modes."""
-    report = call(ctx, VerifyRequest, {"fix": fix})
+    report: VerifyResult = call(ctx, VerifyRequest, {"fix": fix})
     emit(report, fmt, _render_verify)
-    if not report["ok"]:
+    if not report.ok:
         raise typer.Exit(1)
 
 
-def _render_verify(report: dict[str, Any]) -> str:
-    lines = [f"{report['events_db']}: {report['events']} events, last seq {report['last_seq']}"]
-    for check in report["checks"]:
-        lines.append(f"  {'ok  ' if check['ok'] else 'FAIL'}  {check['name']:<12} {check['detail']}")
-        lines.extend(f"          {p}" for p in check["problems"])
-    failed = {c["name"] for c in report["checks"] if not c["ok"]}
+def _render_verify(report: VerifyResult) -> str:
+    lines = [f"{report.events_db}: {report.events} events, last seq {report.last_seq}"]
+    for check in report.checks:
+        lines.append(f"  {'ok  ' if check.ok else 'FAIL'}  {check.name:<12} {check.detail}")
+        lines.extend(f"          {p}" for p in check.problems)
+    failed = {c.name for c in report.checks if not c.ok}
     if not failed:
         lines.append("verified: the log is intact")
     elif failed == {"modes"}:

@@ -15,10 +15,10 @@ from typing import Any, Mapping
 from tapestryd.operations.shape import Record, absent
 
 __all__ = [
-    "AgentCounts", "ContextCut", "ContextItem", "ContextTokens", "Conversation", "ConversationCounts",
-    "ConversationDay", "ConversationMessage", "ConversationRank", "FileReceipt", "Hit", "IngestTotals", "Message",
-    "MessageCounts", "NodeSource", "ProjectionState", "RangeConversation", "StoreCounts", "SummaryNode", "TimeRange",
-    "TreeNode", "Usage",
+    "AgentCounts", "BackupFile", "Check", "ContextCut", "ContextItem", "ContextTokens", "Conversation",
+    "ConversationCounts", "ConversationDay", "ConversationMessage", "ConversationRank", "FileReceipt", "Hit",
+    "IngestTotals", "Message", "MessageCounts", "NodeSource", "ProjectionState", "RangeConversation", "StoreCounts",
+    "SummaryNode", "TimeRange", "TreeNode", "Usage",
 ]
 
 
@@ -347,3 +347,25 @@ class Usage(Record):
     calls: int = 0
     tokens_in: int = 0
     tokens_out: int = 0
+
+
+@dataclass(frozen=True)
+class BackupFile(Record):
+    """One backup of the event log: its path, ``label`` (events, pre-restore, pre-compact), when it was
+    taken (ISO UTC) and its ``size`` (bytes)."""
+
+    path: str = ""
+    label: str = ""
+    taken_at: str = ""
+    size: int = 0
+
+
+@dataclass(frozen=True)
+class Check(Record):
+    """One check of ``verify``: its ``name``, whether it passed, one line of ``detail``, and the first
+    ``problems`` found (one line each)."""
+
+    name: str = ""
+    ok: bool = False
+    detail: str = ""
+    problems: tuple[str, ...] = ()

@@ -19,10 +19,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Self
 
-from tapestryd.operations.result_parts import (AgentCounts, ContextItem, ContextTokens, Conversation,
-                                               ConversationMessage, ConversationRank, FileReceipt, Hit, IngestTotals,
-                                               Message, ProjectionState, RangeConversation, StoreCounts, SummaryNode,
-                                               TimeRange, TreeNode, Usage)
+from tapestryd.operations.result_parts import (AgentCounts, BackupFile, Check, ContextItem, ContextTokens,
+                                               Conversation, ConversationMessage, ConversationRank, FileReceipt, Hit,
+                                               IngestTotals, Message, ProjectionState, RangeConversation, StoreCounts,
+                                               SummaryNode, TimeRange, TreeNode, Usage)
 from tapestryd.operations.shape import Listing, Record, absent, rest
 
 __all__ = [
@@ -344,18 +344,20 @@ class CompactResult(Document):
     """
 
 
-class BackupResult(Document):
-    """The backup written and the ones pruned.
+@dataclass(frozen=True)
+class BackupResult(Record):
+    """The ``backup`` written, the backups ``pruned`` (paths) and how many rotation backups are ``kept``."""
 
-    A Document still: not typed yet (read only by its ``tapestryctl`` command's renderer).
-    """
+    backup: BackupFile = field(default_factory=BackupFile)
+    pruned: tuple[str, ...] = ()
+    kept: int = 0
 
 
-class BackupsResult(Document):
-    """A list of backups, oldest first.
+@dataclass(frozen=True)
+class BackupsResult(Listing):
+    """The home's backups, oldest first; its JSON is the list of them."""
 
-    A Document still: not typed yet (read only by its ``tapestryctl`` command's renderer).
-    """
+    backups: tuple[BackupFile, ...] = ()
 
 
 class ArchiveListResult(Document):
@@ -365,18 +367,27 @@ class ArchiveListResult(Document):
     """
 
 
-class VerifyResult(Document):
-    """The integrity report of the log and projections.
+@dataclass(frozen=True)
+class VerifyResult(Record):
+    """The integrity report: the log's path (``events_db``), its ``events`` and ``last_seq``, each
+    ``check`` (integrity, seq order, payloads, checkpoints, archive, modes) and ``ok`` (all passed)."""
 
-    A Document still: not typed yet (read only by its ``tapestryctl`` command's renderer).
-    """
+    events_db: str = ""
+    events: int = 0
+    last_seq: int = 0
+    checks: tuple[Check, ...] = ()
+    ok: bool = False
 
 
-class RestoreResult(Document):
-    """The backup restored, the log kept aside and the events replayed.
+@dataclass(frozen=True)
+class RestoreResult(Record):
+    """The backup ``restored`` (path), the log's ``last_seq`` after it, where the ``previous`` log was
+    kept (None: there was none) and the events ``replayed`` into the projections."""
 
-    A Document still: not typed yet (read only by its ``tapestryctl`` command's renderer).
-    """
+    restored: str = ""
+    last_seq: int = 0
+    previous: str | None = None
+    replayed: int = 0
 
 
 class SyncResult(Document):

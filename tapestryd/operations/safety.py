@@ -176,13 +176,14 @@ def compact(request: CompactRequest, deps: WriteDeps) -> CompactResult:
 def backup(request: BackupRequest, deps: WriteDeps) -> BackupResult:
     """Back up the event log now and prune old backups (7 daily, 4 weekly)."""
     runtime = deps.runtime
-    return BackupResult(backups.rotate(runtime.paths.events_db, runtime.paths.backups, tz=runtime.settings.tz,
-                                       first_day_of_week=runtime.settings.first_day_of_week))
+    return BackupResult.from_json(backups.rotate(runtime.paths.events_db, runtime.paths.backups,
+                                                 tz=runtime.settings.tz,
+                                                 first_day_of_week=runtime.settings.first_day_of_week))
 
 
 def list_backups(request: BackupsRequest, deps: LocalDeps) -> BackupsResult:
     """Every backup of the home, oldest first (read-only; no lock)."""
-    return BackupsResult([b.to_dict() for b in backups.list_backups(paths_for(deps.settings).backups)])
+    return BackupsResult.from_json([b.to_dict() for b in backups.list_backups(paths_for(deps.settings).backups)])
 
 
 def verify(request: VerifyRequest, deps: LocalDeps) -> VerifyResult:
@@ -204,7 +205,7 @@ def verify(request: VerifyRequest, deps: LocalDeps) -> VerifyResult:
     report["checks"].append(archive_check(paths))
     report["checks"].append(mode_check(paths.private_dirs(), paths.private_files(), fix=request.fix))
     report["ok"] = all(c["ok"] for c in report["checks"])
-    return VerifyResult(report)
+    return VerifyResult.from_json(report)
 
 
 def restore(request: RestoreRequest, deps: LocalDeps) -> RestoreResult:
@@ -237,4 +238,4 @@ def restore(request: RestoreRequest, deps: LocalDeps) -> RestoreResult:
                 result["replayed"] = projector.catch_up()
             finally:
                 projector.close()
-    return RestoreResult(result)
+    return RestoreResult.from_json(result)

@@ -24,7 +24,8 @@ from tapestryd.operations.dispatch import run_here
 from tapestryd.operations.registry import OPERATIONS
 from tapestryd.operations.result_parts import Hit
 from tapestryd.operations.archive import archive_status
-from tapestryd.operations.results import Document, IngestResult, SearchResult, StatusResult
+from tapestryd.operations.results import (BackupResult, BackupsResult, Document, IngestResult, RestoreResult,
+                                          SearchResult, StatusResult, VerifyResult)
 from tapestryd.operations.runtime import Runtime
 from tapestryd.operations.summarizer import RunReport
 from tapestryd.operations.syncing import sync_status
@@ -188,6 +189,41 @@ def test_iterate_and_generate_print_the_run_report_in_its_order(home: Settings) 
     assert generated.nodes == ("L1:claude-code:2026-03-04",) and generated.summarized == 1
     for result in (iterated, generated):
         assert type(result).from_json(json.loads(_text(result.to_json()))) == result
+
+
+def _answered(result_type: type[Any], monkeypatch: pytest.MonkeyPatch) -> list[Any]:
+    """What the operations hand ``result_type.from_json`` (the answer as they build it), recorded."""
+    seen: list[Any] = []
+    read = result_type.from_json
+
+    def record(value: Any) -> Any:
+        seen.append(json.loads(_text(value)))
+        return read(value)
+
+    monkeypatch.setattr(result_type, "from_json", record)
+    return seen
+
+
+def test_backup_backups_verify_and_restore_print_the_answer_they_build(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each safety result's JSON is the answer its operation built, key for key, every key declared."""
+    root = tmp_path / "home"
+    (root / "export").mkdir(parents=True)
+    (root / "tapestry.toml").write_text('[general]\ntimezone = "UTC"\n[sources]\nwatched_roots = []\n')
+    (root / "export" / "s9.jsonl").write_text(_line("s9", "w1", "a lantern by the door", "2026-03-04T10:00:00Z"))
+    settings = load_settings(root)
+    run_here(settings, rq.IngestRequest(paths=(str(root / "export"),)), clock=CLOCK)
+    for request, result_type in ((rq.BackupRequest(), BackupResult), (rq.BackupsRequest(), BackupsResult),
+                                 (rq.VerifyRequest(), VerifyResult)):
+        seen = _answered(result_type, monkeypatch)
+        sent = run_here(settings, request, clock=CLOCK)
+        assert _text(sent.to_json()) == _text(seen[0]) and undeclared(sent) == [], result_type.__name__
+        assert result_type.from_json(json.loads(_text(sent.to_json()))) == sent
+    backup = run_here(settings, rq.BackupsRequest(), clock=CLOCK).backups[0]
+    seen = _answered(RestoreResult, monkeypatch)
+    restored = run_here(settings, rq.RestoreRequest(file=backup.path), clock=CLOCK)
+    assert _text(restored.to_json()) == _text(seen[0]) and undeclared(restored) == []
+    assert restored.replayed > 0 and restored.previous
 
 
 CASES = [
