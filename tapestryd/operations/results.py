@@ -318,8 +318,8 @@ class RepairResult(Document):
 class EvalResult(Document):
     """Compression, retention, Tapestry Score and Recall Yield per level (see docs/EVAL.md).
 
-    A Document still: a versioned report (``schema``) of the quality modules, rendered by
-    ``tapestryctl eval`` from its JSON and compared across versions as JSON.
+    A Document still: a versioned report (``schema``) of the quality modules, which
+    ``tapestryctl eval`` renders from its JSON.
     """
 
 
@@ -333,14 +333,15 @@ class DriftResult(Document):
 class ForgetResult(Document):
     """The ``rule``, what it matches, and (unless ``dry_run``) the ``seq`` of the Forgotten event.
 
-    A Document still: not typed yet (read only by its ``tapestryctl`` command's renderer).
+    A Document still: not typed yet: a dry run and a real one answer different keys (the archive preview, or the
+    event's ``seq``).
     """
 
 
 class CompactResult(Document):
     """What compaction rewrote (or would), and the backup it kept.
 
-    A Document still: not typed yet (read only by its ``tapestryctl`` command's renderer).
+    A Document still: not typed yet: a dry run, a compaction and its confirmation answer different reports.
     """
 
 
