@@ -9,12 +9,13 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
-from typing import Any, Optional
+from typing import Optional
 
 import typer
 
 from tapestryd.cli.app import Format, app, call, emit, settings, warn
 from tapestryd.operations.requests import ArchiveListRequest
+from tapestryd.operations.results import ArchiveListResult
 
 __all__ = ["archive_app"]
 
@@ -29,15 +30,15 @@ def list_files(ctx: typer.Context, fmt: Format = typer.Option(Format.text, "-f",
     emit(call(ctx, ArchiveListRequest, {}), fmt, _render_list)
 
 
-def _render_list(rows: list[dict[str, Any]]) -> str:
-    if not rows:
+def _render_list(result: ArchiveListResult) -> str:
+    if not result.files:
         return "the archive is empty"
     lines = [f"{'id':>5} {'v':>3} {'original':>10} {'stored':>10}  {'last capture':<20} path"]
-    for row in rows:
-        flags = "".join(f" [{flag}]" for flag, on in (("replaced", row["state"] == "replaced"),
-                                                      ("edited by forget", row["edited"])) if on)
-        lines.append(f"{row['id']:>5} {row['version']:>3} {_size(row['original_bytes']):>10} "
-                     f"{_size(row['stored_bytes']):>10}  {row['last_capture'][:19]:<20} {row['path']}{flags}")
+    for row in result.files:
+        flags = "".join(f" [{flag}]" for flag, on in (("replaced", row.state == "replaced"),
+                                                      ("edited by forget", row.edited)) if on)
+        lines.append(f"{row.id:>5} {row.version:>3} {_size(row.original_bytes):>10} "
+                     f"{_size(row.stored_bytes):>10}  {row.last_capture[:19]:<20} {row.path}{flags}")
     return "\n".join(lines)
 
 

@@ -70,9 +70,9 @@ def list_archive(request: ArchiveListRequest, deps: LocalDeps) -> ArchiveListRes
     """Every archived file version (tombstones and files of sources that are off left out), by path and version."""
     store = _open(paths_for(deps.settings))
     if store is None:
-        return ArchiveListResult([])
+        return ArchiveListResult()
     with store:
-        return ArchiveListResult([f.to_dict() for f in store.listing()])
+        return ArchiveListResult.from_json([f.to_dict() for f in store.listing()])
 
 def extract_offline(settings: Settings, ref: str, *,
                     version: int | None = None) -> tuple[ArchivedFile, Iterator[bytes]]:

@@ -15,10 +15,10 @@ from typing import Any, Mapping
 from tapestryd.operations.shape import Record, absent
 
 __all__ = [
-    "AgentCounts", "BackupFile", "Check", "ContextCut", "ContextItem", "ContextTokens", "Conversation",
-    "ConversationCounts", "ConversationDay", "ConversationMessage", "ConversationRank", "FileReceipt", "Hit",
-    "IngestTotals", "Message", "MessageCounts", "NodeSource", "ProjectionState", "RangeConversation", "StoreCounts",
-    "SummaryNode", "TimeRange", "TreeNode", "Usage",
+    "AgentCounts", "ArchivedVersion", "BackupFile", "Check", "ContextCut", "ContextItem", "ContextTokens",
+    "Conversation", "ConversationCounts", "ConversationDay", "ConversationMessage", "ConversationRank", "FileReceipt",
+    "Hit", "IngestTotals", "Message", "MessageCounts", "NodeSource", "ProjectionState", "RangeConversation",
+    "StoreCounts", "SummaryNode", "TimeRange", "TreeNode", "Usage",
 ]
 
 
@@ -369,3 +369,21 @@ class Check(Record):
     ok: bool = False
     detail: str = ""
     problems: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class ArchivedVersion(Record):
+    """One archived version of a file: its ``id`` (for ``archive extract``), path, ``version`` (1 up),
+    the ``source`` that watched it, its ``original_bytes`` and ``stored_bytes``, whether forget
+    rules ``edited`` it, its ``state`` (current, replaced) and its first and last capture (ISO UTC)."""
+
+    id: int = 0
+    path: str = ""
+    version: int = 0
+    source: str = ""
+    original_bytes: int = 0
+    stored_bytes: int = 0
+    edited: bool = False
+    state: str = ""
+    first_capture: str = ""
+    last_capture: str = ""

@@ -19,10 +19,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Self
 
-from tapestryd.operations.result_parts import (AgentCounts, BackupFile, Check, ContextItem, ContextTokens,
-                                               Conversation, ConversationMessage, ConversationRank, FileReceipt, Hit,
-                                               IngestTotals, Message, ProjectionState, RangeConversation, StoreCounts,
-                                               SummaryNode, TimeRange, TreeNode, Usage)
+from tapestryd.operations.result_parts import (AgentCounts, ArchivedVersion, BackupFile, Check, ContextItem,
+                                               ContextTokens, Conversation, ConversationMessage, ConversationRank,
+                                               FileReceipt, Hit, IngestTotals, Message, ProjectionState,
+                                               RangeConversation, StoreCounts, SummaryNode, TimeRange, TreeNode, Usage)
 from tapestryd.operations.shape import Listing, Record, absent, rest
 
 __all__ = [
@@ -361,11 +361,12 @@ class BackupsResult(Listing):
     backups: tuple[BackupFile, ...] = ()
 
 
-class ArchiveListResult(Document):
-    """Archived file versions: id, path, version, source, original and stored bytes, edited, state, captures.
+@dataclass(frozen=True)
+class ArchiveListResult(Listing):
+    """Every archived file version (tombstones and files of sources that are off left out), by path and
+    version; its JSON is the list of them."""
 
-    A Document still: not typed yet (a list of the archive's own rows, :meth:`ArchivedFile.to_dict`).
-    """
+    files: tuple[ArchivedVersion, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -24,13 +24,14 @@ from tapestryd.operations.dispatch import run_here
 from tapestryd.operations.registry import OPERATIONS
 from tapestryd.operations.result_parts import Hit
 from tapestryd.operations.archive import archive_status
-from tapestryd.operations.results import (BackupResult, BackupsResult, Document, IngestResult, RestoreResult,
-                                          SearchResult, StatusResult, VerifyResult)
+from tapestryd.operations.results import (ArchiveListResult, BackupResult, BackupsResult, Document, IngestResult,
+                                          RestoreResult, SearchResult, StatusResult, VerifyResult)
 from tapestryd.operations.runtime import Runtime
 from tapestryd.operations.summarizer import RunReport
 from tapestryd.operations.syncing import sync_status
 from tapestryd.operations.shape import Listing, Record, undeclared
 from tapestryd.operations.testing import run_json
+from tapestryd.paths import paths_for
 from tapestryd.queries import contextdoc
 from tapestryd.queries.conversations import list_conversations, messages_around, show_conversation, stats
 from tapestryd.queries.hybrid import hybrid_search
@@ -41,6 +42,7 @@ from tapestryd.queries.similar import similar
 from tapestryd.queries import sources as _sources  # noqa: F401  (registers the "sources" status section)
 from tapestryd.queries.status import build_status
 from tapestryd.queries.tree import tree
+from tapestryd.sources.archive import ArchiveStore
 from tapestryd.sources.ingest import ingest_paths
 
 NOW = datetime(2026, 3, 9, 12, tzinfo=timezone.utc)
@@ -224,6 +226,24 @@ def test_backup_backups_verify_and_restore_print_the_answer_they_build(
     restored = run_here(settings, rq.RestoreRequest(file=backup.path), clock=CLOCK)
     assert _text(restored.to_json()) == _text(seen[0]) and undeclared(restored) == []
     assert restored.replayed > 0 and restored.previous
+
+
+def test_the_archive_listing_prints_the_answer_it_builds(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``archive list``'s JSON is the listing its operation built (a list of versions), every key declared."""
+    root = tmp_path / "home"
+    root.mkdir()
+    (root / "tapestry.toml").write_text('[general]\ntimezone = "UTC"\n[sources]\nwatched_roots = []\n')
+    settings = load_settings(root)
+    assert run_here(settings, rq.ArchiveListRequest()).to_json() == []
+    with ArchiveStore(paths_for(settings).archive_db) as store:
+        first = store.start_version("/p/s1.jsonl", "claude-code", 7, "2026-03-04T10:00:00Z")
+        store.append(first, b'{"a": 1}\n', consumed=9, inode=7, head=b"{", tail=b"\n", edited=False,
+                     now="2026-03-04T10:01:00Z")
+        store.start_version("/p/s1.jsonl", "claude-code", 8, "2026-03-05T10:00:00Z")
+    seen = _answered(ArchiveListResult, monkeypatch)
+    listed = run_here(settings, rq.ArchiveListRequest())
+    assert _text(listed.to_json()) == _text(seen[0]) and undeclared(listed) == []
+    assert [(f.version, f.state) for f in listed.files] == [(1, "replaced"), (2, "current")]
 
 
 CASES = [
