@@ -4,8 +4,11 @@ The extractive summarizer copies sentences verbatim, so the L0 … L4 summaries 
 can all quote the message a search finds, and one sentence came back six times. Here a
 summary hit whose snippet quotes another hit (its longest sentence holding a match, cut at
 the snippet's ``…`` and at sentence ends, of at least :data:`MIN_QUOTE` characters, found
-in that hit's text, case and spacing aside) is dropped, and the hit it quotes names it: ``extra.quoted_by``
-lists the levels, ``extra.quoted_keys`` the node keys. A message is preferred as the one
+in that hit's text, case and spacing aside; or, since the summarizer names the speaker
+("Sam: …") and writes "today" as "on 2 Oct 2026", a run of its words past that name holding
+a match, two thirds of its length and :data:`MIN_QUOTE` characters long) is dropped, and
+the hit it quotes names it: ``extra.quoted_by`` lists the levels, ``extra.quoted_keys`` the
+node keys. A message is preferred as the one
 result (it is the source); it takes the best rank of the hits it absorbed. Summaries
 quoting one another (and no message shown) fold into the best ranked of them, and so do summaries
 found by their title alone (no match in their snippets) that show the same text: a day's, week's
@@ -16,6 +19,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import replace
+from difflib import SequenceMatcher
 from typing import Callable
 
 from tapestryd.queries.search_hit import SearchHit
@@ -25,6 +29,8 @@ __all__ = ["MIN_QUOTE", "fold_quotes"]
 MIN_QUOTE = 25
 _SPACE = re.compile(r"\s+")
 _PIECES = re.compile(r"…|(?<=[.!?])\s+")
+_MARKED = re.compile(r"\[([^\]]+)\]")
+_SPEAKER = re.compile(r"^[\w][\w .'-]{0,40}: ")
 
 
 def fold_quotes(hits: list[SearchHit], text_of: Callable[[SearchHit], str]) -> list[SearchHit]:
@@ -36,9 +42,9 @@ def fold_quotes(hits: list[SearchHit], text_of: Callable[[SearchHit], str]) -> l
     texts = [_plain(text_of(h)) for h in hits]
     target: dict[int, int] = {}  # index of a folded summary -> index of the hit that absorbs it
     for i, hit in enumerate(hits):
-        quote = _quote(hit) if hit.kind == "summary" else ""
+        quote, marked = _quote(hit) if hit.kind == "summary" else ("", set())
         if len(quote) >= MIN_QUOTE:
-            holders = [j for j in range(len(hits)) if j != i and j not in target and quote in texts[j]]
+            holders = [j for j in range(len(hits)) if j != i and j not in target and _quotes(quote, marked, texts[j])]
             messages = [j for j in holders if hits[j].kind == "message"]
             chosen = messages[0] if messages else next((j for j in holders if j < i), None)
         elif hit.kind == "summary" and "[" not in hit.snippet:
@@ -65,6 +71,20 @@ def fold_quotes(hits: list[SearchHit], text_of: Callable[[SearchHit], str]) -> l
     return [hit for _, hit in sorted(out, key=lambda pair: pair[0])]
 
 
+def _quotes(quote: str, marked: set[str], text: str) -> bool:
+    """Whether ``text`` holds ``quote`` (both plain): whole, or, past a leading speaker's name
+    (``sam: …``), a run of its words holding a word of ``marked``, two thirds of its length and
+    at least :data:`MIN_QUOTE` characters (difflib's longest matching block)."""
+    if quote in text:
+        return True
+    words, held = _SPEAKER.sub("", quote).split(), text.split()
+    run = SequenceMatcher(None, words, held, autojunk=False).find_longest_match(0, len(words), 0, len(held))
+    shared = words[run.a:run.a + run.size]
+    length = len(" ".join(shared))
+    return (length >= MIN_QUOTE and 3 * length >= 2 * len(" ".join(words))
+            and any(w.strip(".,;:!?'\"()") in marked for w in shared))
+
+
 def _plain(text: str) -> str:
     """Lower-cased, spacing collapsed, snippet marks removed."""
     return _SPACE.sub(" ", text.replace("[", "").replace("]", "").lower()).strip()
@@ -79,6 +99,8 @@ def _same_opening(kept: SearchHit, other: SearchHit) -> bool:
     return len(min(a, b, key=len)) >= MIN_QUOTE and (a.startswith(b) or b.startswith(a))
 
 
-def _quote(hit: SearchHit) -> str:
-    """The longest sentence of a summary's snippet holding a match (cut at ``…`` and sentence ends), plain."""
-    return max((_plain(part) for part in _PIECES.split(hit.snippet) if "[" in part), key=len, default="")
+def _quote(hit: SearchHit) -> tuple[str, set[str]]:
+    """The longest sentence of a summary's snippet holding a match (cut at ``…`` and sentence ends), plain,
+    and its matched words (plain)."""
+    part = max((part for part in _PIECES.split(hit.snippet) if "[" in part), key=lambda p: len(_plain(p)), default="")
+    return _plain(part), {word for marked in _MARKED.findall(part) for word in _plain(marked).split()}

@@ -29,6 +29,18 @@ def test_summaries_quoting_a_message_fold_into_it_at_the_best_rank() -> None:
     assert folded[0].extra == {"quoted_by": ["L0", "L1"], "quoted_keys": ["L1:x", "L0:x"]}
 
 
+def test_a_summary_naming_the_speaker_and_the_date_still_quotes_the_message() -> None:
+    """The summarizer writes "Sam: …" and "today" as "on 2 Mar 2026": the sentence is still the message's."""
+    hits = [hit("message", "I planted forty [garlic] cloves…", mid=7),
+            hit("summary", "Sam: I planted forty [garlic] cloves of the Germidour variety in bed one on 2 Mar 2026.",
+                key="L3:x", level="L3"),
+            hit("summary", "Sam: I planted forty [garlic] cloves and pruned the old apple trees by the fence.",
+                key="L1:y", level="L1")]
+    folded = fold_quotes(hits, lambda h: SENTENCE if h.kind == "message" else h.snippet)
+    assert [(h.kind, h.key) for h in folded] == [("message", ""), ("summary", "L1:y")]
+    assert folded[0].extra == {"quoted_by": ["L3"], "quoted_keys": ["L3:x"]}
+
+
 def test_short_or_unquoted_snippets_stay() -> None:
     hits = [hit("message", "garlic", mid=1), hit("summary", "[garlic] in bed one", key="L1:y", level="L1")]
     assert fold_quotes(hits, lambda h: "garlic in bed one" if h.kind == "message" else h.snippet) == hits
