@@ -67,7 +67,8 @@ _SCHEMA = [
 
 def has_unsplit(text: str) -> bool:
     """True when ``text`` holds a character of :data:`UNSPLIT_RANGES`."""
-    return UNSPLIT.search(text) is not None
+    # Every range is past ASCII, and isascii() reads a flag Python keeps on the string: no scan.
+    return not text.isascii() and UNSPLIT.search(text) is not None
 
 
 def create_table(conn: sqlite3.Connection) -> bool:

@@ -16,6 +16,12 @@ from tapestryd.vocatives import vocatives
     ('It prints "Hello, Alice!" and `Hi, Bob!`', []),
     ("```\nHi Sam!\n```\nsee, Max!", ["Max"]),
     ("That was fun, Jo-Ann? sure", ["Jo-Ann"]),
+    # The code and quote substitutions run only when a text holds a backtick or a quote, and the closing
+    # scan only when it holds ! or ?: what each takes out can bring a greeting and a name together.
+    ("Hey `x` Bob, hi", ["Bob"]),
+    ('Great, "so" Ann! yes', ["Ann"]),
+    ("Hi Ann, how are you", ["Ann"]),  # an opening needs no ! or ?
+    ("Thanks for that, Ann. Bye", []),
 ])
 def test_names_called_in_a_message(text: str, names: list[str]) -> None:
     assert vocatives(text) == names
