@@ -12,7 +12,7 @@ from __future__ import annotations
 import sys
 from typing import Any, Callable
 
-__all__ = ["LazyLogger", "get_logger", "when_loaded"]
+__all__ = ["LazyLogger", "get_logger", "warnings_to_stderr", "when_loaded"]
 
 _pending: list[Callable[[], None]] = []
 
@@ -45,6 +45,18 @@ class LazyLogger:
                 _pending.pop(0)()
             self._logger = structlog.get_logger(self._name)
         return getattr(self._logger, attribute)
+
+
+def warnings_to_stderr() -> None:
+    """Set structlog up to print warnings and worse to whatever ``sys.stderr`` is when a line is
+    logged, never to the stream it was at set-up (a test runner's captured stream, closed by the
+    time a later line comes, raised "I/O operation on closed file")."""
+    import logging
+
+    import structlog
+
+    structlog.configure(logger_factory=lambda *_: structlog.PrintLogger(sys.stderr),
+                        wrapper_class=structlog.make_filtering_bound_logger(logging.WARNING))
 
 
 def get_logger(name: str) -> Any:

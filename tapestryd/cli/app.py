@@ -19,7 +19,7 @@ from typer.core import TyperOption
 from tapestryd.cli.render import cut_quoted, printable
 from tapestryd.config import Settings, load_settings, resolve_home
 from tapestryd.errors import TapestryError
-from tapestryd.lazylog import when_loaded
+from tapestryd.lazylog import warnings_to_stderr, when_loaded
 from tapestryd.operations.shape import to_plain
 
 if TYPE_CHECKING:
@@ -75,9 +75,9 @@ def _root(ctx: typer.Context,
                                        help="Print the version and exit.")) -> None:
     ctx.obj = {"home": home}
     if ctx.invoked_subcommand in LAZY_LOGS:
-        when_loaded(_quiet_logs)
+        when_loaded(warnings_to_stderr)
     else:
-        _quiet_logs()
+        warnings_to_stderr()
 
 
 def settings(ctx: typer.Context) -> Settings:
@@ -190,13 +190,3 @@ LAZY_LOGS = frozenset({"search", "similar", "context", "status", "stats", "conve
 import) is set up at their first log line, so answering from the database without the daemon
 never imports it when nothing is logged (issue 13: at most 0.5 CPU-s a command at 100k messages).
 Every other command sets it up before it runs, since modules it imports log through structlog."""
-
-
-def _quiet_logs() -> None:
-    """Send library log lines to stderr, warnings and up only, so stdout holds only the answer."""
-    import logging
-
-    import structlog
-
-    structlog.configure(logger_factory=structlog.PrintLoggerFactory(sys.stderr),
-                        wrapper_class=structlog.make_filtering_bound_logger(logging.WARNING))

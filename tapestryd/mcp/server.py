@@ -12,7 +12,6 @@ with a message naming the bad argument; the server itself keeps running.
 from __future__ import annotations
 
 import functools
-import logging
 import sys
 from collections.abc import Callable
 from typing import Any
@@ -22,6 +21,7 @@ from mcp.types import CallToolResult, TextContent, ToolAnnotations
 
 from tapestryd import __version__
 from tapestryd.config import Settings
+from tapestryd.lazylog import warnings_to_stderr
 from tapestryd.mcp.budget import compact_json
 from tapestryd.mcp.tools import Caller, Tools
 
@@ -68,7 +68,7 @@ def serve(settings: Settings) -> None:
     """Serve the tools over stdin/stdout until the client closes them."""
     from tapestryd.operations.dispatch import call
 
-    _logs_to_stderr()
+    warnings_to_stderr()
     build_server(lambda request: call(settings, request, timeout=TIMEOUT, on_local=_say_local)).run("stdio")
 
 
@@ -76,11 +76,3 @@ def _say_local(op: str) -> None:
     """One line on stderr when the daemon is down and ``op`` is answered from the database."""
     sys.stderr.write(f"tapestry mcp: tapestryd is not running; answering {op} from the database read-only\n")
     sys.stderr.flush()
-
-
-def _logs_to_stderr() -> None:
-    """structlog's lines (projections, the similarity index) on stderr, warnings and up."""
-    import structlog
-
-    structlog.configure(logger_factory=structlog.PrintLoggerFactory(sys.stderr),
-                        wrapper_class=structlog.make_filtering_bound_logger(logging.WARNING))

@@ -18,7 +18,6 @@ applies event by event. Both paths leave identical rows.
 from __future__ import annotations
 
 import itertools
-import logging
 import multiprocessing
 import sqlite3
 import sys
@@ -30,7 +29,7 @@ from tapestryd.db import connect, transaction, translate_errors
 from tapestryd.errors import StoreError
 from tapestryd.events.store import EventStore
 from tapestryd.events.types import StoredEvent
-from tapestryd.lazylog import get_logger
+from tapestryd.lazylog import get_logger, warnings_to_stderr
 from tapestryd.projections.follower import POLL, STORE_FAILED, Follower, StopFlag
 from tapestryd.projections.protocol import BatchProjection, BufferedProjection, LogReadingProjection, Projection
 
@@ -218,10 +217,7 @@ def follow(events_db: Path, projections_db: Path, projections: list[Projection],
     """A :class:`~tapestryd.projections.follower.Follower` child's loop: catch up a batch at a
     time, wait ``POLL`` seconds when nothing was new; once ``stop`` is set, finish what the log
     holds and return. Returns at once when the parent died."""
-    import structlog
-
-    structlog.configure(logger_factory=structlog.PrintLoggerFactory(sys.stderr),
-                        wrapper_class=structlog.make_filtering_bound_logger(logging.WARNING))
+    warnings_to_stderr()
     parent = multiprocessing.parent_process()
     try:
         store = EventStore(events_db, readonly=True)
