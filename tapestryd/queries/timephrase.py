@@ -81,6 +81,7 @@ _DAY_NUMBER = re.compile(
 _LEADING_NUMBER = re.compile(r"^[\d.,]+\s+")
 _BARE_TO = re.compile(r"(?<=\s)(?:to|through)(?=\s)", re.I)
 _RANGE_WORDS = 5  # the most words read as either end of a range
+_NOT_A_DATE = re.compile(r"\d+\.\d+|\d{1,2}:\d{2}(?::\d{2})?")  # a decimal number, a clock time
 _DATE_RUN = re.compile(r"[\d/.:-](?:[\d\s/.:-]*[\d/.:-])?")  # what a digits-only time phrase can be
 
 
@@ -475,10 +476,16 @@ def _settings(now: datetime, tz: ZoneInfo) -> dict[str, Any]:
 
 def _may_hold_a_date(text: str) -> bool:
     """Whether ``text`` holds something :func:`_plausible` could accept: a calendar word, a capital
-    May, or a run of digits and date punctuation at least 4 characters long."""
+    May, or a run of digits and date punctuation at least 4 characters long that is neither a
+    decimal number ("python 3.12") nor a clock time ("10:30")."""
     if _STRONG.search(text) or _CAPITAL_MAY.search(text):
         return True
-    return any(len(run) >= 4 and re.search(r"\d", run) for run in _DATE_RUN.findall(text))
+    return any(_date_like(run) for run in _DATE_RUN.findall(text))
+
+
+def _date_like(run: str) -> bool:
+    """Whether a run of digits and date punctuation could be a date on its own (see :func:`_may_hold_a_date`)."""
+    return len(run) >= 4 and bool(re.search(r"\d", run)) and not _NOT_A_DATE.fullmatch(run.strip())
 
 
 def _plausible(found: str) -> bool:
@@ -490,7 +497,7 @@ def _plausible(found: str) -> bool:
         return False
     if _STRONG.search(core) or _CAPITAL_MAY.search(core):
         return True
-    return bool(re.search(r"\d", core)) and bool(re.fullmatch(r"[\d\s/.:-]+", core)) and len(core) >= 4
+    return bool(re.fullmatch(r"[\d\s/.:-]+", core)) and _date_like(core)
 
 
 def _read_checked(found: str, *, now: datetime, tz: ZoneInfo, first_day_of_week: int,

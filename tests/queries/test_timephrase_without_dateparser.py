@@ -20,11 +20,13 @@ QUERIES = ("route 66", "error 404 on login", "sqlite wal 2 gb", "v1.2.3 release"
 
 
 def test_a_query_of_short_numbers_does_not_import_dateparser() -> None:
-    """'route 66' and 'error 404' hold no run of four date characters: dateparser stays unloaded."""
+    """'route 66' and 'error 404' hold no run of four date characters, 'python 3.12' a decimal number,
+    '10:30 meeting' a clock time: dateparser stays unloaded."""
     code = ("import sys; from datetime import datetime, timezone; from zoneinfo import ZoneInfo\n"
             "from tapestryd.queries.timephrase import find_time_phrase\n"
             "now = datetime(2026, 3, 4, tzinfo=timezone.utc)\n"
-            "for q in ('route 66', 'error 404 on login', 'sqlite wal 2 gb'):\n"
+            "for q in ('route 66', 'error 404 on login', 'sqlite wal 2 gb', 'python 3.12', '10:30 meeting',"
+            " 'took 1.25 hours'):\n"
             "    assert find_time_phrase(q, now=now, tz=ZoneInfo('UTC')) == (None, q), q\n"
             "print('dateparser' in sys.modules)")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
@@ -38,3 +40,9 @@ def test_the_shortcut_reads_as_dateparser_does(query: str, monkeypatch: pytest.M
     fast = find_time_phrase(query, now=NOW, tz=TZ)
     monkeypatch.setattr(timephrase, "_may_hold_a_date", lambda text: True)
     assert find_time_phrase(query, now=NOW, tz=TZ) == fast
+
+
+def test_a_clock_time_alone_is_no_day() -> None:
+    """dateparser read '10:30' as 30 December; a time of day alone names no day."""
+    assert find_time_phrase("10:30 standup", now=NOW, tz=TZ) == (None, "10:30 standup")
+    assert find_time_phrase("10:30 yesterday", now=NOW, tz=TZ)[0] is not None
