@@ -102,6 +102,8 @@ def test_a_failing_refresh_is_logged_once_and_the_index_recovers(fitted: tuple[H
         assert len(failed) == 1 and "messages" in failed[0]["error"]
         _rename(db, "messages_away", "messages")
         wait_until(lambda: docs(index, "bowline knot") == {"m:2", "m:3"})
+        # the tick that folds the message in logs its recovery just after: wait for the line, not only the docs
+        wait_until(lambda: any(e["event"] == "similarity.refresh_recovered" for e in logs))
     assert index._poller is not None and index._poller.is_alive()
     assert [e["event"] for e in logs].count("similarity.refresh_recovered") == 1
     assert "refresh" not in index.status().get("errors", {})
