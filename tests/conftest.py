@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Iterator
 
 import pytest
+import structlog
 
 from tapestryd.config import Settings, load_settings
 
@@ -21,6 +23,15 @@ def agent_homes(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.Mo
     monkeypatch.setenv("CODEX_HOME", str(root / "codex"))
     monkeypatch.setenv("GEMINI_CLI_HOME", str(root / "gemini"))
     monkeypatch.setenv("XDG_DATA_HOME", str(root / "xdg"))
+
+
+@pytest.fixture(autouse=True)
+def structlog_defaults() -> Iterator[None]:
+    """structlog as it comes, around each test: a CLI run in-process sets it to print warnings
+    and worse, which would keep a later test's ``capture_logs`` from seeing its info lines."""
+    structlog.reset_defaults()
+    yield
+    structlog.reset_defaults()
 
 
 @pytest.fixture
