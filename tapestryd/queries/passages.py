@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import re
 from dataclasses import replace
-from difflib import SequenceMatcher
 from typing import Callable
 
 from tapestryd.queries.search_hit import SearchHit
@@ -74,15 +73,26 @@ def fold_quotes(hits: list[SearchHit], text_of: Callable[[SearchHit], str]) -> l
 def _quotes(quote: str, marked: set[str], text: str) -> bool:
     """Whether ``text`` holds ``quote`` (both plain): whole, or, past a leading speaker's name
     (``sam: …``), a run of its words holding a word of ``marked``, two thirds of its length and
-    at least :data:`MIN_QUOTE` characters (difflib's longest matching block)."""
+    at least :data:`MIN_QUOTE` characters.
+
+    A longer run holds the shortest qualifying run from the same first word, so only those are
+    looked for: one substring search per word of the quote.
+    """
     if quote in text:
         return True
-    words, held = _SPEAKER.sub("", quote).split(), text.split()
-    run = SequenceMatcher(None, words, held, autojunk=False).find_longest_match(0, len(words), 0, len(held))
-    shared = words[run.a:run.a + run.size]
-    length = len(" ".join(shared))
-    return (length >= MIN_QUOTE and 3 * length >= 2 * len(" ".join(words))
-            and any(w.strip(".,;:!?'\"()") in marked for w in shared))
+    words = _SPEAKER.sub("", quote).split()
+    least = max(MIN_QUOTE, -(-2 * len(" ".join(words)) // 3))
+    padded = f" {text} "
+    for start in range(len(words)):
+        length, holds = -1, False
+        for end in range(start, len(words)):
+            length += len(words[end]) + 1
+            holds = holds or words[end].strip(".,;:!?'\"()") in marked
+            if length >= least and holds:
+                if f" {' '.join(words[start:end + 1])} " in padded:
+                    return True
+                break
+    return False
 
 
 def _plain(text: str) -> str:
