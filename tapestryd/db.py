@@ -13,12 +13,12 @@ from __future__ import annotations
 import sqlite3
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Callable, Iterator, Sequence
+from typing import Callable, Iterator, Sequence, TypeVar
 
 from tapestryd.errors import DiskFullError, StoreError
 from tapestryd.filemodes import private_file
 
-__all__ = ["Migration", "connect", "migrate", "transaction", "translate_errors"]
+__all__ = ["Migration", "connect", "in_chunks", "migrate", "transaction", "translate_errors"]
 
 Migration = Callable[[sqlite3.Connection], None]
 
@@ -26,6 +26,18 @@ PROJECTION_CACHE_KIB = 64 * 1024
 """Page cache of a writable projections connection, KiB (SQLite's default is 2,000): a catch-up
 batch's dirty pages then stay in memory until its commit instead of spilling to the WAL mid-way.
 Pages are allocated as used, so a small database never holds that much."""
+
+
+T = TypeVar("T")
+
+
+def in_chunks(values: Sequence[T], size: int = 500) -> Iterator[tuple[Sequence[T], str]]:
+    """``(chunk, "?,?,…")`` for each run of at most ``size`` of ``values``, in order: the chunk and
+    the placeholders of its ``IN (…)`` list, so a long list stays under SQLite's limit on host
+    parameters (999 before SQLite 3.32)."""
+    for start in range(0, len(values), size):
+        chunk = values[start:start + size]
+        yield chunk, ",".join("?" * len(chunk))
 
 
 def connect(path: Path, *, readonly: bool = False, durable: bool = True) -> sqlite3.Connection:

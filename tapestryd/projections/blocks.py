@@ -37,6 +37,7 @@ from collections.abc import Iterable
 from itertools import groupby
 from operator import itemgetter
 
+from tapestryd.db import in_chunks
 from tapestryd.projections import fts_options
 
 __all__ = ["BLOCK_SIZE", "BLOCK_WINDOW", "backfill", "block_scores", "blocks_of", "clear", "create_tables",
@@ -170,10 +171,9 @@ def blocks_of(conn: sqlite3.Connection, message_ids: list[int]) -> dict[int, int
     if not message_ids or not _has_blocks(conn):
         return {}
     found: dict[int, int] = {}
-    for start in range(0, len(message_ids), 8192):
-        chunk = message_ids[start:start + 8192]
+    for chunk, marks in in_chunks(message_ids, 8192):
         found.update((int(m), int(b)) for m, b in conn.execute(
-            f"SELECT message_id, block FROM block_members WHERE message_id IN ({','.join('?' * len(chunk))})", chunk))
+            f"SELECT message_id, block FROM block_members WHERE message_id IN ({marks})", chunk))
     return found
 
 

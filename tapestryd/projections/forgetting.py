@@ -19,6 +19,7 @@ import sqlite3
 from dataclasses import dataclass
 from functools import lru_cache
 
+from tapestryd.db import in_chunks
 from tapestryd.events.types import Forgotten
 
 __all__ = ["ForgetRule", "apply_forgotten", "clear_rules", "compiled", "conversation_forgotten", "create_rules",
@@ -112,9 +113,8 @@ def apply_forgotten(conn: sqlite3.Connection, seq: int, event: Forgotten) -> int
     conn.execute("INSERT OR IGNORE INTO forget_rules VALUES (?, ?, ?, ?)",
                  (seq, rule.conversation, rule.before, rule.match))
     covered = _covered(conn, rule)
-    for start in range(0, len(covered), 500):
-        ids = [mid for mid, _ in covered[start:start + 500]]
-        conn.execute(f"DELETE FROM messages WHERE id IN ({', '.join('?' * len(ids))})", ids)
+    for ids, marks in in_chunks([mid for mid, _ in covered]):
+        conn.execute(f"DELETE FROM messages WHERE id IN ({marks})", ids)
     _refresh_conversations(conn, {conv for _, conv in covered} | ({rule.conversation} - {""}))
     _blank_titles(conn, rule)
     # A conversation left with no message and no title is gone. Live, its messages went just now; replaying a

@@ -18,6 +18,7 @@ from dataclasses import dataclass, fields
 from datetime import date, timedelta
 from typing import Any, Sequence
 
+from tapestryd.db import in_chunks
 from tapestryd.projections.hierarchy_schema import NODE_COLUMNS
 
 __all__ = [
@@ -102,9 +103,8 @@ def get_node(conn: sqlite3.Connection, key: str) -> NodeRow | None:
 def get_nodes(conn: sqlite3.Connection, keys: Sequence[str]) -> list[NodeRow]:
     """The nodes among ``keys`` that exist, in the order given."""
     by_key = {}
-    for start in range(0, len(keys), 500):
-        chunk = keys[start:start + 500]
-        by_key.update({n.key: n for n in _rows(conn, f"WHERE key IN ({', '.join('?' * len(chunk))})", chunk)})
+    for chunk, marks in in_chunks(keys):
+        by_key.update({n.key: n for n in _rows(conn, f"WHERE key IN ({marks})", chunk)})
     return [by_key[k] for k in keys if k in by_key]
 
 

@@ -25,7 +25,7 @@ import sqlite3
 from collections import Counter
 from collections.abc import Iterable, Mapping
 
-from tapestryd.db import translate_errors
+from tapestryd.db import in_chunks, translate_errors
 from tapestryd.vocatives import vocatives
 
 __all__ = ["OTHER_SIDE", "backfill", "clear", "create_table", "named_turns", "record"]
@@ -94,9 +94,8 @@ def _forget_earlier(conn: sqlite3.Connection, ids: list[int]) -> None:
 def _sides(conn: sqlite3.Connection, ids: list[int]) -> list[tuple[int, str, str]]:
     """``(id, conversation, role)`` of the messages ``ids`` said by one of the two sides, in id order."""
     out: list[tuple[int, str, str]] = []
-    for start in range(0, len(ids), 500):
-        chunk = ids[start:start + 500]
-        out += conn.execute(f"SELECT id, conversation, role FROM messages WHERE id IN ({','.join('?' * len(chunk))})"
+    for chunk, marks in in_chunks(ids):
+        out += conn.execute(f"SELECT id, conversation, role FROM messages WHERE id IN ({marks})"
                             " AND role IN ('user', 'assistant') ORDER BY id", chunk).fetchall()
     return out
 
@@ -142,11 +141,9 @@ def _named_sides(conn: sqlite3.Connection, names: list[str],
     wanted = {name.lower() for name in names}
     calls: Counter[tuple[str, str, str]] = Counter()
     callers: dict[str, set[str]] = {}
-    for start in range(0, len(conversations), 500):
-        chunk = conversations[start:start + 500]
+    for chunk, marks in in_chunks(conversations):
         sql = (f"SELECT conversation, role, lower(name), count(*) FROM message_vocatives"
-               f" WHERE conversation IN ({','.join('?' * len(chunk))})"
-               " GROUP BY conversation, role, name COLLATE NOCASE")
+               f" WHERE conversation IN ({marks}) GROUP BY conversation, role, name COLLATE NOCASE")
         for conversation, caller, name, n in conn.execute(sql, chunk):
             callers.setdefault(conversation, set()).add(caller)
             if name in wanted:

@@ -16,6 +16,8 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from tapestryd.db import in_chunks
+
 __all__ = ["CachedEncoder"]
 
 
@@ -46,9 +48,8 @@ class CachedEncoder:
     def _read(self, keys: set[str]) -> dict[str, np.ndarray]:
         out: dict[str, np.ndarray] = {}
         wanted = sorted(keys)
-        for start in range(0, len(wanted), 500):
-            chunk = wanted[start:start + 500]
-            rows = self.conn.execute(f"SELECT key, vector FROM vectors WHERE model = ? AND key IN "
-                                     f"({', '.join('?' * len(chunk))})", [self.model, *chunk])
+        for chunk, marks in in_chunks(wanted):
+            rows = self.conn.execute(f"SELECT key, vector FROM vectors WHERE model = ? AND key IN ({marks})",
+                                     [self.model, *chunk])
             out.update((k, np.frombuffer(v, dtype=np.float32)) for k, v in rows)
         return out
