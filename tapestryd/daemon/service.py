@@ -135,8 +135,8 @@ class Service:
             self._serve_web()  # before the socket: once a client can ask, status already says how the calendar went
             self.server = SocketServer(self.paths.socket, self.dispatch)
             self.server.start()
-            threading.Thread(target=self._warm_time_phrases, name="time-phrases-warm", daemon=True).start()
-            threading.Thread(target=self._warm_dense, name="dense-warm", daemon=True).start()
+            _warm_in_background("time_phrases", self._load_time_phrases)
+            _warm_in_background("dense", self._load_dense)
         except BaseException:
             self.stop()
             raise
@@ -144,30 +144,17 @@ class Service:
                  data_dir=str(self.paths.data_dir), roots=[str(r) for r in self.settings.sources.watched_roots],
                  inbox=str(self.settings.sources.inbox), watch_mode=self.feeds.mode)
 
-    def _warm_time_phrases(self) -> None:
+    def _load_time_phrases(self) -> dict[str, Any]:
         """Load the time-phrase reader (dateparser) now, not on the first query that holds a phrase."""
-        started = time.monotonic()
-        try:
-            warm_up(self.settings.tz)
-        except Exception as exc:  # a warm-up that fails leaves the reader to load on the first query
-            log.warning("time_phrases.warm_failed", error=str(exc))
-            return
-        log.info("time_phrases.warmed", seconds=round(time.monotonic() - started, 3))
+        warm_up(self.settings.tz)
+        return {}
 
-    def _warm_dense(self) -> None:
-        """Load the embedding model and the stored vectors now (when embeddings are in use), not on the
-        first search: :func:`~tapestryd.queries.dense.dense_for` keeps them for every later one."""
-        started = time.monotonic()
-        try:
-            with Reader.open(self.settings) as reader:
-                index = dense_for(reader)
-                if index is None:
-                    return
-                rows = index.refresh(reader.conn)
-        except Exception as exc:  # a warm-up that fails leaves the index to load on the first search
-            log.warning("dense.warm_failed", error=str(exc))
-            return
-        log.info("dense.warmed", rows=rows, seconds=round(time.monotonic() - started, 3))
+    def _load_dense(self) -> dict[str, Any] | None:
+        """Load the embedding model and the stored vectors now (when embeddings are in use, else None), not
+        on the first search: :func:`~tapestryd.queries.dense.dense_for` keeps them for every later one."""
+        with Reader.open(self.settings) as reader:
+            index = dense_for(reader)
+            return None if index is None else {"rows": index.refresh(reader.conn)}
 
     def stop(self) -> None:
         """Stop in reverse order; the databases close only if the writer finished in time."""
@@ -430,3 +417,20 @@ def _users_mistake(exc: BaseException) -> bool:
 
 def _iso(moment: Any) -> str:
     return moment.isoformat(timespec="seconds") if moment is not None else ""
+
+
+def _warm_in_background(name: str, load: Callable[[], dict[str, Any] | None]) -> None:
+    """Run ``load`` on a daemon thread, logging ``<name>.warmed`` with its seconds and what it returned
+    (nothing when it returns None: there was nothing to load), or ``<name>.warm_failed``: a warm-up
+    that fails leaves the work to the first query that needs it."""
+    def run() -> None:
+        started = time.monotonic()
+        try:
+            fields = load()
+        except Exception as exc:
+            log.warning(f"{name}.warm_failed", error=str(exc))
+            return
+        if fields is not None:
+            log.info(f"{name}.warmed", seconds=round(time.monotonic() - started, 3), **fields)
+
+    threading.Thread(target=run, name=f"{name}-warm", daemon=True).start()
