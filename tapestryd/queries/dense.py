@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING
 from tapestryd.embeddings.model import load_encoder, model_dir
 from tapestryd.projections.messages_search import MessageFilters, conversations_and_texts
 from tapestryd.projections.vectors import dropped_head, has_vectors, vectors_after
+from tapestryd.queries.fusion import rrf_scores
 from tapestryd.queries.reader import Reader
 
 if TYPE_CHECKING:
@@ -143,11 +144,7 @@ def fuse(keyword: list[tuple[int, float]], dense: list[int], limit: int) -> tupl
     Each id scores ``1 / (DENSE_K + keyword rank) + DENSE_WEIGHT / (DENSE_K + dense rank)``; the
     returned score is that sum negated (lower is better, as ``bm25()``). Ties keep the keyword order.
     """
-    scores: dict[int, float] = {}
-    for rank, (i, _) in enumerate(keyword, start=1):
-        scores[i] = 1.0 / (DENSE_K + rank)
-    for rank, i in enumerate(dense, start=1):
-        scores[i] = scores.get(i, 0.0) + DENSE_WEIGHT / (DENSE_K + rank)
+    scores = rrf_scores([[i for i, _ in keyword], dense], k=DENSE_K, weights=(1.0, DENSE_WEIGHT))
     order = sorted(scores, key=lambda i: -scores[i])[:limit]
     held = {i for i, _ in keyword}
     return [(i, -scores[i]) for i in order], {i for i in order if i not in held}

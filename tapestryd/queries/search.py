@@ -61,6 +61,7 @@ from tapestryd.projections.messages_search import (RANK_WINDOW, MessageRow, any_
                                                    substring_ranking, texts_of)
 from tapestryd.queries.conversations import resolve_conversation
 from tapestryd.queries.dense import DEPTH, DenseIndex, fuse
+from tapestryd.queries.fusion import rrf_scores
 from tapestryd.queries.passages import fold_quotes
 from tapestryd.queries.reader import Reader
 from tapestryd.queries.rerank import KEYWORD_RANKER, KeywordRanker
@@ -249,13 +250,11 @@ def rrf_merge(lists: list[list[Any]], *, limit: int, key: Callable[[Any], Any], 
     Items are told apart by ``key(item)``; the first list an item appears in supplies it.
     Ties keep the order of first appearance.
     """
-    scores: dict[Any, float] = {}
     first: dict[Any, Any] = {}
     for hits in lists:
-        for rank, hit in enumerate(hits, start=1):
-            ident = key(hit)
-            first.setdefault(ident, hit)
-            scores[ident] = scores.get(ident, 0.0) + 1.0 / (k + rank)
+        for hit in hits:
+            first.setdefault(key(hit), hit)
+    scores = rrf_scores([[key(hit) for hit in hits] for hits in lists], k=k)
     order = sorted(scores, key=lambda ident: -scores[ident])
     return [first[ident] for ident in order[:limit]]
 
