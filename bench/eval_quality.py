@@ -224,12 +224,13 @@ def late_message_drift(home: Path, method: str) -> dict[str, Any]:
 
 def print_report(result: dict[str, Any], built: dict[str, Any]) -> None:
     from tapestryd.cli.quality import render_eval
+    from tapestryd.operations.results import EvalResult
 
     run = built["run"]
     print(f"imported {built['messages']} messages in {built['import_seconds']:.1f} s; summarized {run['summarized']} "
           f"nodes in {built['summarize_seconds']:.1f} s ({run['usage']['calls']} provider calls, "
           f"{len(run['failed'])} failed, {run['remaining']} left)\n")
-    print(render_eval(result))
+    print(render_eval(EvalResult.from_json(result)))
     refs = result["references"]
     print(f"\nceiling (raw source as summary), L0 retention: {refs['ceiling_retention_L0']:.1%}")
     for level, what in ((0, "conversation-day's L0"), (1, "day's L1")):

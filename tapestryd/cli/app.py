@@ -111,19 +111,16 @@ def warn(message: str) -> None:
 def call(ctx: typer.Context, request: type[Any], args: dict[str, Any], *, progress: Optional[Progress] = None,
          timeout: float = 30.0) -> Any:
     """Run the operation whose request type is ``request``, with fields ``args``, through the
-    daemon when it listens, else in this process; returns the typed result (its JSON for an
-    operation whose result is still a :class:`~tapestryd.operations.results.Document`).
+    daemon when it listens, else in this process; returns the typed result.
 
     Read ops answered locally say so on stderr. ``progress`` is used only when the op runs here.
     A key of ``args`` that is not a field of ``request`` raises TapestryError.
     """
     from tapestryd.operations.dispatch import call_with
-    from tapestryd.operations.results import Document
 
     conf = settings(ctx)
-    result = call_with(conf, request, args, timeout=timeout, progress=progress,
-                       on_local=lambda name: _say_local(conf, name))
-    return result.to_json() if isinstance(result, Document) else result
+    return call_with(conf, request, args, timeout=timeout, progress=progress,
+                     on_local=lambda name: _say_local(conf, name))
 
 
 def _say_local(conf: Settings, op: str) -> None:

@@ -23,7 +23,7 @@ from tapestryd.operations.requests import (
     TreeRequest,
 )
 from tapestryd.operations.result_parts import TreeNode
-from tapestryd.operations.results import GenerateResult, IterateResult, TreeResult
+from tapestryd.operations.results import GenerateResult, IterateResult, RepairResult, TreeResult
 
 __all__: list[str] = []
 
@@ -207,10 +207,17 @@ def _tree_lines(node: TreeNode, depth: int, lines: list[str]) -> None:
 @app.command()
 def repair(ctx: typer.Context, fmt: Format = typer.Option(Format.text, "-f", "--format")) -> None:
     """Run the nightly repair cascade now: checks, dirty nodes, stale nodes within the budget."""
-    result = _call_when_free(ctx, RepairRequest, {})
-    emit(result, fmt, lambda r: r.get("error") or r.get("skipped") or
-         f"grade {r['grade']}; {r['dirty']['summarized']} dirty and {r['stale']['summarized']} stale nodes rebuilt; "
-         f"{r['waiting']} waiting")
-    if result.get("error"):
+    result: RepairResult = _call_when_free(ctx, RepairRequest, {})
+    emit(result, fmt, _render_repair)
+    if result.error:
         warn("repair failed")
         raise typer.Exit(1)
+
+
+def _render_repair(result: RepairResult) -> str:
+    """The repair's one line: its error, why it was skipped, or the grade and what it rebuilt."""
+    if result.error or result.skipped:
+        return result.error or result.skipped or ""
+    dirty = result.dirty.summarized if result.dirty else 0
+    stale = result.stale.summarized if result.stale else 0
+    return f"grade {result.grade}; {dirty} dirty and {stale} stale nodes rebuilt; {result.waiting} waiting"

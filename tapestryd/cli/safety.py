@@ -7,8 +7,9 @@ beside a daemon. ``restore`` replaces the log and refuses while a daemon runs.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Optional
+from typing import Optional
 
 import typer
 
@@ -22,7 +23,8 @@ from tapestryd.operations.requests import (
     RestoreRequest,
     VerifyRequest,
 )
-from tapestryd.operations.results import BackupResult, BackupsResult, RestoreResult, VerifyResult
+from tapestryd.operations.results import (BackupResult, BackupsResult, CompactResult, ForgetResult, RestoreResult,
+                                          VerifyResult)
 from tapestryd.paths import paths_for
 
 __all__: list[str] = []
@@ -125,12 +127,12 @@ def forget(ctx: typer.Context,
     emit(call(ctx, ForgetRequest, args, timeout=600), fmt, _render_forget)
 
 
-def _render_forget(result: dict[str, Any]) -> str:
-    head = f"{result['before_read']}\n" if result.get("before_read") else ""
-    return head + _forget_outcome(result) + _archive_outcome(result.get("archive") or {}, result["dry_run"])
+def _render_forget(result: ForgetResult) -> str:
+    head = f"{result.before_read}\n" if result.before_read else ""
+    return head + _forget_outcome(result) + _archive_outcome(result.archive, result.dry_run)
 
 
-def _archive_outcome(done: dict[str, int], dry_run: bool) -> str:
+def _archive_outcome(done: Mapping[str, int], dry_run: bool) -> str:
     """The raw archive's share of a forget (nothing when it had, or would have, nothing to do)."""
     if not (done.get("dropped") or done.get("lines")):
         return ""
@@ -141,14 +143,14 @@ def _archive_outcome(done: dict[str, int], dry_run: bool) -> str:
             f"{done['rewritten']} (those are no longer byte-exact)")
 
 
-def _forget_outcome(result: dict[str, Any]) -> str:
-    what = f"{result['messages']} messages in {result['conversations']} conversations"
-    if result["dry_run"]:
-        sample = "".join(f"\n  {key}" for key in result.get("sample", []))
+def _forget_outcome(result: ForgetResult) -> str:
+    what = f"{result.messages} messages in {result.conversations} conversations"
+    if result.dry_run:
+        sample = "".join(f"\n  {key}" for key in result.sample)
         return f"would forget {what}{sample}"
-    if result.get("already_forgotten"):
+    if result.already_forgotten:
         return f"already forgotten (nothing more matched: {what})"
-    return (f"forgot {what} (event seq {result['seq']}); the summaries that held them are blank until "
+    return (f"forgot {what} (event seq {result.seq}); the summaries that held them are blank until "
             "summarized again (the daemon does it, or `tapestryctl iterate`); the log still holds their text until "
             "`tapestryctl compact`")
 
@@ -166,20 +168,21 @@ def compact(ctx: typer.Context,
     emit(result, fmt, _render_confirm if confirm else _render_compact)
 
 
-def _render_compact(result: dict[str, Any]) -> str:
-    counts = ", ".join(f"{n} {kind}" for kind, n in sorted(result["rewritten"].items())) or "nothing"
-    if result["dry_run"]:
+def _render_compact(result: CompactResult) -> str:
+    counts = ", ".join(f"{n} {kind}" for kind, n in sorted((result.rewritten or {}).items())) or "nothing"
+    if result.dry_run:
         return f"would rewrite: {counts}"
-    if not result["backup"]:
+    if not result.backup:
         return "nothing to compact"
-    return (f"rewrote {counts}; {result['bytes_before'] / 1e6:.2f} MB → {result['bytes_after'] / 1e6:.2f} MB\n"
-            f"the log before compaction is kept at {result['backup']}\n"
+    before, after = (result.bytes_before or 0) / 1e6, (result.bytes_after or 0) / 1e6
+    return (f"rewrote {counts}; {before:.2f} MB → {after:.2f} MB\n"
+            f"the log before compaction is kept at {result.backup}\n"
             "check your memory, then `tapestryctl compact --confirm` deletes it and scrubs older backups")
 
 
-def _render_confirm(result: dict[str, Any]) -> str:
-    lines = [f"deleted {p}" for p in result["deleted"]]
-    lines.extend(f"scrubbed {n} events in {p}" for p, n in result["scrubbed"].items())
+def _render_confirm(result: CompactResult) -> str:
+    lines = [f"deleted {p}" for p in result.deleted or ()]
+    lines.extend(f"scrubbed {n} events in {p}" for p, n in (result.scrubbed or {}).items())
     if not lines:
         warn("no pre-compact backup found; nothing to confirm")
     return "\n".join(lines) or "nothing to confirm"

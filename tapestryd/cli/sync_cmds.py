@@ -6,13 +6,14 @@ here with the writer lock held (:mod:`tapestryd.operations.syncing`).
 
 from __future__ import annotations
 
-from typing import Any, Optional
+from typing import Optional
 
 import typer
 
 from tapestryd.cli.app import Format, app, call, emit
 from tapestryd.errors import SyncError
 from tapestryd.operations.requests import SyncInitRequest, SyncRequest, SyncStatusRequest
+from tapestryd.operations.results import SyncInitResult, SyncResult, SyncStatusResult
 from tapestryd.operations.syncing import ROUND_TIMEOUT
 
 __all__ = ["sync_app"]
@@ -54,29 +55,28 @@ def status(ctx: typer.Context, fmt: Format = typer.Option(Format.text, "-f", "--
     emit(call(ctx, SyncStatusRequest, {}), fmt, render_status)
 
 
-def render_round(data: dict[str, Any]) -> str:
+def render_round(data: SyncResult) -> str:
     """One round as text: what moved each way, and each skipped hub row with its reason."""
-    push, pull, gone = data["push"], data["pull"], data["forgotten"]
-    lines = [f"sync {data['machine']} ⇄ {data['hub']} in {data['seconds']:.1f} s",
-             f"pushed: {push['new']} new of {push['seen']} events",
-             f"pulled: {pull['new']} new of {pull['seen']} hub rows",
-             f"forgotten: {data['forgotten_pushed']} tombstones sent, {gone['new']} events blanked here"]
+    push, pull, gone = data.push, data.pull, data.forgotten
+    lines = [f"sync {data.machine} ⇄ {data.hub} in {data.seconds:.1f} s",
+             f"pushed: {push.new} new of {push.seen} events",
+             f"pulled: {pull.new} new of {pull.seen} hub rows",
+             f"forgotten: {data.forgotten_pushed} tombstones sent, {gone.new} events blanked here"]
     for part in (pull, gone):
-        if part["skipped"]:
-            lines.append(f"skipped {part['skipped']} hub rows:")
-            lines.extend(f"  hub row {row['seq']} (event {row['event_id']}): {row['reason']}"
-                         for row in part["skipped_rows"])
+        if part.skipped:
+            lines.append(f"skipped {part.skipped} hub rows:")
+            lines.extend(f"  hub row {row.seq} (event {row.event_id}): {row.reason}" for row in part.skipped_rows)
     return "\n".join(lines)
 
 
-def render_init(data: dict[str, Any]) -> str:
+def render_init(data: SyncInitResult) -> str:
     """The key's id and path; a new key's passphrase, once, with what to do with it."""
-    if not data["created"]:
-        return f"sync key {data['key_id']} at {data['path']} (machine {data['machine']})"
+    if not data.created:
+        return f"sync key {data.key_id} at {data.path} (machine {data.machine})"
     return "\n".join([
-        f"created sync key {data['key_id']} at {data['path']} (mode 0600; machine {data['machine']})",
+        f"created sync key {data.key_id} at {data.path} (mode 0600; machine {data.machine})",
         "",
-        f"  {data['passphrase']}",
+        f"  {data.passphrase}",
         "",
         "This passphrase is shown once. On each other machine run:",
         "  tapestryctl sync init --key <passphrase>",
@@ -84,17 +84,16 @@ def render_init(data: dict[str, Any]) -> str:
     ])
 
 
-def render_status(data: dict[str, Any]) -> str:
+def render_status(data: SyncStatusResult) -> str:
     """The ``sync`` section of status as a few lines."""
-    if not data.get("enabled"):
-        return f"sync: off (machine {data.get('machine', '?')}; set [sync] url in tapestry.toml)"
-    error = data.get("last_error") or {}
-    lines = [f"sync: machine {data['machine']} ⇄ {data['hub']}" + ("" if data.get("key") else " (no key: run"
-                                                                   " `tapestryctl sync init`)"),
-             f"to push: {data.get('to_push', 0)} events; to pull: {data.get('to_pull', 0)} hub rows (at the last"
-             " contact)",
-             f"last success: {data.get('last_success') or 'never'}",
+    if not data.enabled:
+        return f"sync: off (machine {data.machine}; set [sync] url in tapestry.toml)"
+    error = data.last_error or {}
+    lines = [f"sync: machine {data.machine} ⇄ {data.hub}" + ("" if data.key else " (no key: run"
+                                                              " `tapestryctl sync init`)"),
+             f"to push: {data.to_push or 0} events; to pull: {data.to_pull or 0} hub rows (at the last contact)",
+             f"last success: {data.last_success or 'never'}",
              f"last error: {error['at']} {error['message']}" if error else "last error: none"]
-    if data.get("skipped_total"):
-        lines.append(f"hub rows skipped so far: {data['skipped_total']} (see `tapestryctl sync`)")
+    if data.skipped_total:
+        lines.append(f"hub rows skipped so far: {data.skipped_total} (see `tapestryctl sync`)")
     return "\n".join(lines)

@@ -58,4 +58,4 @@ def resume(request: ResumeRequest, deps: ReadDeps) -> ResumeResult:
 
 def reload(request: ReloadRequest, deps: ReadDeps) -> ReloadResult:
     """Reload tapestry.toml in the running daemon."""
-    return ReloadResult(_control(deps).reload())
+    return ReloadResult.from_json(_control(deps).reload())

@@ -113,7 +113,7 @@ def close_days(request: CloseDaysRequest, deps: WriteDeps) -> CloseDaysResult:
 def repair(request: RepairRequest, deps: WriteDeps) -> RepairResult:
     """Run the nightly repair cascade now."""
     with deps.summarizers(deps.runtime.settings.summarize) as summarizer:
-        return RepairResult(repair_job(Host.of_runtime(deps.runtime), deps.clock, summarizer))
+        return RepairResult.from_json(repair_job(Host.of_runtime(deps.runtime), deps.clock, summarizer))
 
 
 def tree(request: TreeRequest, deps: ReadDeps) -> TreeResult:
@@ -126,7 +126,7 @@ def tree(request: TreeRequest, deps: ReadDeps) -> TreeResult:
 
 def hierarchy_status(request: HierarchyStatusRequest, deps: ReadDeps) -> HierarchyStatusResult:
     """Counts, usage, last runs and errors, structural checks and the grade."""
-    return HierarchyStatusResult(count_hierarchy(deps.reader, checks=request.checks))
+    return HierarchyStatusResult.from_json(count_hierarchy(deps.reader, checks=request.checks))
 
 
 def _level(value: int | None) -> int:

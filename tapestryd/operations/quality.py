@@ -62,7 +62,7 @@ def evaluate(request: EvalRequest, deps: ReadDeps) -> EvalResult:
             summarizer.close()
     result["provider"] = ({"name": summarizer.name, "model": summarizer.model} if summarizer is not None
                           else {"name": conf.provider, "model": conf.model})
-    return EvalResult(result)
+    return EvalResult.from_json(result)
 
 
 def _provider(reader: Reader, sample: int | None) -> Summarizer | None:
@@ -103,10 +103,11 @@ def drift(request: DriftRequest, deps: ReadDeps) -> DriftResult:
     nodes = sorted(measure_drift(versions, similarity), key=lambda n: (-n.worst.drift, n.node))
     flagged = [n for n in nodes if n.worst.drift >= threshold]
     counts = {label: sum(1 for n in nodes if n.worst.severity == label) for label, _ in SEVERITIES}
-    return DriftResult({"schema": 1, "method": similarity.method, "threshold": threshold,
-                        "labels": {label: floor for label, floor in SEVERITIES}, "versions": len(versions),
-                        "nodes_compared": len(nodes), "by_severity": counts, "flagged": [n.to_dict() for n in flagged],
-                        "nodes": [n.to_dict() for n in nodes] if request.all else None})
+    return DriftResult.from_json({"schema": 1, "method": similarity.method, "threshold": threshold,
+                                  "labels": {label: floor for label, floor in SEVERITIES}, "versions": len(versions),
+                                  "nodes_compared": len(nodes), "by_severity": counts,
+                                  "flagged": [n.to_dict() for n in flagged],
+                                  "nodes": [n.to_dict() for n in nodes] if request.all else None})
 
 
 def _levels(value: tuple[str, ...]) -> tuple[int, ...]:

@@ -1,5 +1,5 @@
 """The parts results are made of: search hits, conversations, messages, counts, context items, nodes,
-import receipts.
+import receipts, summarizer runs and checks, evaluation and drift figures, sync transfers.
 
 Each is a frozen :class:`~tapestryd.operations.shape.Record` whose fields are the JSON keys
 of that part, in the order the query layer writes them (the socket's and ``-f json``'s
@@ -16,9 +16,11 @@ from tapestryd.operations.shape import Record, absent
 
 __all__ = [
     "AgentCounts", "ArchivedVersion", "BackupFile", "Check", "ContextCut", "ContextItem", "ContextTokens",
-    "Conversation", "ConversationCounts", "ConversationDay", "ConversationMessage", "ConversationRank", "FileReceipt",
-    "Hit", "IngestTotals", "Message", "MessageCounts", "NodeSource", "ProjectionState", "RangeConversation",
-    "StoreCounts", "SummaryNode", "TimeRange", "TreeNode", "Usage",
+    "Conversation", "ConversationCounts", "ConversationDay", "ConversationMessage", "ConversationRank", "DriftStep",
+    "DriftedNode", "EvalFacts", "EvalMethod", "FileReceipt", "ForgetRuleSpec", "HierarchyCheck", "Hit",
+    "IngestTotals", "LevelEval", "LevelYield", "Message", "MessageCounts", "NodeSource", "ProjectionState",
+    "ProviderName", "ProviderUsage", "RangeConversation", "RecallYield", "SkippedRow", "StoreCounts", "SummaryNode",
+    "SummaryRun", "TimeRange", "Transfer", "TreeNode", "Usage",
 ]
 
 
@@ -387,3 +389,187 @@ class ArchivedVersion(Record):
     state: str = ""
     first_capture: str = ""
     last_capture: str = ""
+
+
+@dataclass(frozen=True)
+class SummaryRun(Record):
+    """What one summarizer run did (a part of ``repair``): nodes ``summarized`` (of which ``unchanged``),
+    the ``failed`` ones (node key → error), provider ``usage``, nodes ``remaining``, why it
+    ``stopped`` (``""``: out of work) and the ``reason`` in words, and its ``seconds``."""
+
+    summarized: int = 0
+    unchanged: int = 0
+    failed: Mapping[str, str] = field(default_factory=dict)
+    usage: Usage = field(default_factory=Usage)
+    remaining: int = 0
+    stopped: str = ""
+    reason: str = ""
+    seconds: float = 0.0
+
+
+@dataclass(frozen=True)
+class HierarchyCheck(Record):
+    """One structural check of the summary tree: its ``name``, whether it passed, how many nodes
+    offend (``failures``) and the first few of them (``examples``, node keys)."""
+
+    name: str = ""
+    ok: bool = False
+    failures: int = 0
+    examples: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class ProviderUsage(Record):
+    """What one provider and model summarized in all: ``summaries``, ``calls``, tokens in and out."""
+
+    provider: str = ""
+    model: str = ""
+    summaries: int = 0
+    calls: int = 0
+    tokens_in: int = 0
+    tokens_out: int = 0
+
+
+@dataclass(frozen=True)
+class EvalMethod(Record):
+    """How ``eval`` measured: the ``similarity`` (tfidf, embedding), the cosine ``threshold`` at which a
+    fact counts as retained, and the ``match``, ``compression`` and ``score`` rules in words."""
+
+    similarity: str = ""
+    threshold: float = 0.0
+    match: str = ""
+    compression: str = ""
+    score: str = ""
+
+
+@dataclass(frozen=True)
+class EvalFacts(Record):
+    """The facts ``eval`` looked for: their ``source`` (``file`` or ``extracted``), the ``file`` (None:
+    extracted), how many in all, ``matched`` to a node and not (``unmatched``), and the lines of the
+    file ``skipped`` with their ``problems`` (one line each)."""
+
+    source: str = ""
+    file: str | None = None
+    total: int = 0
+    matched: int = 0
+    unmatched: int = 0
+    skipped: int = 0
+    problems: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class LevelEval(Record):
+    """One level's evaluation (docs/EVAL.md): nodes and those not summarized, source and summary size
+    (chars, tokens), compression ratios, facts and those retained, retention, Tapestry Score, facts
+    without a summary, the chance retention and the recall decay (ratios None when undefined)."""
+
+    level: int = 0
+    nodes: int = 0
+    unsummarized: int = 0
+    source_chars: int = 0
+    summary_chars: int = 0
+    source_tokens: int = 0
+    summary_tokens: int = 0
+    compression_chars: float | None = None
+    compression_tokens: float | None = None
+    facts: int = 0
+    retained: int = 0
+    retention: float | None = None
+    tapestry_score: float | None = None
+    facts_without_summary: int = 0
+    chance_retention: float | None = None
+    recall_decay: float | None = None
+
+
+@dataclass(frozen=True)
+class LevelYield(Record):
+    """One level's Recall Yield: nodes that could be sampled (``candidates``) and were, the similarity
+    of fresh summaries to the stored ones (mean, min, max; None when none was sampled), the facts
+    and their retention with and without telescoping context."""
+
+    level: int = 0
+    candidates: int = 0
+    sampled: int = 0
+    similarity_mean: float | None = None
+    similarity_min: float | None = None
+    similarity_max: float | None = None
+    facts: int = 0
+    retention_with_context: float | None = None
+    retention_without_context: float | None = None
+
+
+@dataclass(frozen=True)
+class RecallYield(Record):
+    """Recall Yield: nodes sampled per level at most (``sample``) and each level's figures."""
+
+    sample: int = 0
+    levels: tuple[LevelYield, ...] = ()
+
+
+@dataclass(frozen=True)
+class ProviderName(Record):
+    """A summarizer provider's ``name`` and ``model`` (``""``: its default)."""
+
+    name: str = ""
+    model: str = ""
+
+
+@dataclass(frozen=True)
+class DriftStep(Record):
+    """One step between two successive summaries of a node: the events' seqs, when the later was
+    made, the cosine ``similarity``, ``drift`` (1 - cosine), its ``severity`` label and whether the
+    provider changed between them."""
+
+    from_seq: int = 0
+    to_seq: int = 0
+    at: str = ""
+    similarity: float = 0.0
+    drift: float = 0.0
+    severity: str = ""
+    provider_changed: bool = False
+
+
+@dataclass(frozen=True)
+class DriftedNode(Record):
+    """A node with two or more summaries: its key, level, agent, ``versions``, the largest drift of a
+    step and its severity, the latest step's drift, and the ``steps``, oldest first."""
+
+    node: str = ""
+    level: int = 0
+    agent: str = ""
+    versions: int = 0
+    max_drift: float = 0.0
+    severity: str = ""
+    latest_drift: float = 0.0
+    steps: tuple[DriftStep, ...] = ()
+
+
+@dataclass(frozen=True)
+class ForgetRuleSpec(Record):
+    """What a Forgotten event covers: a ``conversation`` key, everything ``before`` an instant (ISO UTC),
+    or messages whose text ``match``es a regex (``""``: that one does not narrow)."""
+
+    conversation: str = ""
+    before: str = ""
+    match: str = ""
+
+
+@dataclass(frozen=True)
+class SkippedRow(Record):
+    """A hub row a sync round passed over: its ``seq`` on the hub, the ``event_id`` and the ``reason``."""
+
+    seq: int = 0
+    event_id: str = ""
+    reason: str = ""
+
+
+@dataclass(frozen=True)
+class Transfer(Record):
+    """One direction of a sync round: rows ``seen``, events ``new`` on the receiving side, rows
+    ``skipped`` (the first few in ``skipped_rows``) and the new events by type (``new_types``)."""
+
+    seen: int = 0
+    new: int = 0
+    skipped: int = 0
+    skipped_rows: tuple[SkippedRow, ...] = ()
+    new_types: Mapping[str, int] = field(default_factory=dict)

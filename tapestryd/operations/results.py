@@ -1,14 +1,12 @@
 """The result of every operation: one frozen dataclass each, turned to and from JSON.
 
-Two shapes:
-
-* a **record** (:class:`~tapestryd.operations.shape.Record`, or a
-  :class:`~tapestryd.operations.shape.Listing` for a list answer): typed fields, nested records
-  for hits, messages, conversations and context items; its JSON is the answer's object (or
-  list) with the same keys in the same order as the query layer writes them, so every JSON
-  field a script reads today stays (``SearchResult``, ``ContextResult``, ``PingResult`` …);
-* a **document** (:class:`Document`): the JSON answer of an operation kept whole (``data``),
-  for the operations not typed yet; the class says which operation answered.
+Each is a **record** (:class:`~tapestryd.operations.shape.Record`, or a
+:class:`~tapestryd.operations.shape.Listing` for a list answer): typed fields, nested records
+for hits, messages, conversations, context items, checks and reports; its JSON is the answer's
+object (or list) with the same keys in the same order as the query layer writes them, so every
+JSON field a script reads today stays (``SearchResult``, ``ContextResult``, ``PingResult`` …).
+Where an answer's keys depend on the outcome (a dry run or a real one, a report, an error or a
+skip), the keys only some outcomes have are :func:`~tapestryd.operations.shape.absent` fields.
 
 Every result has ``to_json()`` (what the socket sends, what ``-f json`` prints) and
 ``from_json(value)`` (what a client rebuilds from the socket's answer).
@@ -17,43 +15,26 @@ Every result has ``to_json()`` (what the socket sends, what ``-f json`` prints) 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Mapping, Self
+from typing import Any, Mapping
 
 from tapestryd.operations.result_parts import (AgentCounts, ArchivedVersion, BackupFile, Check, ContextItem,
                                                ContextTokens, Conversation, ConversationMessage, ConversationRank,
-                                               FileReceipt, Hit, IngestTotals, Message, ProjectionState,
-                                               RangeConversation, StoreCounts, SummaryNode, TimeRange, TreeNode, Usage)
+                                               DriftedNode, EvalFacts, EvalMethod, FileReceipt, ForgetRuleSpec,
+                                               HierarchyCheck, Hit, IngestTotals, LevelEval, Message, ProjectionState,
+                                               ProviderName, ProviderUsage, RangeConversation, RecallYield,
+                                               StoreCounts, SummaryNode, SummaryRun, TimeRange, Transfer, TreeNode,
+                                               Usage)
 from tapestryd.operations.shape import Listing, Record, absent, rest
 
 __all__ = [
     "ArchiveListResult", "BackupResult", "BackupsResult", "CatchUpResult", "CloseDaysResult", "CompactResult",
     "ContextResult",
-    "ConversationsResult", "Document", "DriftResult", "EvalResult", "ForgetResult", "GenerateResult",
+    "ConversationsResult", "DriftResult", "EvalResult", "ForgetResult", "GenerateResult",
     "HierarchyStatusResult", "IngestResult", "IterateResult", "Listing", "MessagesResult", "NodeResult",
     "PauseResult", "PingResult", "RebuildResult", "RecallResult", "Record", "ReloadResult", "RepairResult",
     "RestoreResult", "ResumeResult", "SearchResult", "ShowResult", "SimilarResult", "StatsResult", "StatusResult",
     "SyncInitResult", "SyncResult", "SyncStatusResult", "TreeResult", "VerifyResult"
 ]
-
-
-@dataclass(frozen=True)
-class Document:
-    """A result whose JSON is the operation's answer, kept whole (``data``)."""
-
-    data: Any
-
-    def to_json(self) -> Any:
-        """The answer as JSON-ready values."""
-        return self.data
-
-    @classmethod
-    def from_json(cls, value: Any) -> Self:
-        """The document of a JSON answer."""
-        return cls(value)
-
-    def __getitem__(self, key: str) -> Any:
-        """``result["hits"]``: a key of an object answer."""
-        return self.data[key]
 
 
 @dataclass(frozen=True)
@@ -225,12 +206,22 @@ class TreeResult(Listing):
     roots: tuple[TreeNode, ...] = ()
 
 
-class HierarchyStatusResult(Document):
-    """Counts per level and state, usage, last runs and errors, checks and the grade.
+@dataclass(frozen=True)
+class HierarchyStatusResult(Record):
+    """The summary tree's health: nodes per level (``levels``: ``L<n>`` → counts per state: total,
+    clean, dirty, context_stale, open ...), nodes ``waiting``, provider ``usage``, the last ``runs``
+    (kind → the run's record) and ``errors`` (node key → ``{error, at}``) as the summarizer's record
+    file holds them, the structural ``checks`` and when they ran (``checks_at``: ``now``, an ISO
+    time, ``""``: never; absent while no node exists) and the ``grade`` (A best)."""
 
-    A Document still: no front end reads it (``status`` shows the hierarchy's own section), and
-    its runs and errors are read back from the summarizer's record file, whatever it wrote.
-    """
+    levels: Mapping[str, Mapping[str, int]] = field(default_factory=dict)
+    waiting: int = 0
+    usage: tuple[ProviderUsage, ...] = ()
+    runs: Mapping[str, Any] = field(default_factory=dict)
+    errors: Mapping[str, Any] = field(default_factory=dict)
+    checks: tuple[HierarchyCheck, ...] = ()
+    checks_at: str | None = absent()
+    grade: str = "A"
 
 
 @dataclass(frozen=True)
@@ -254,12 +245,18 @@ class StatusResult(Record):
     sync: Mapping[str, Any] | None = absent()
 
 
-class ReloadResult(Document):
-    """``reloaded``, ``config_file``, ``restart_needed``, ``warnings``, ``web`` (and ``web_problem``).
+@dataclass(frozen=True)
+class ReloadResult(Record):
+    """The daemon read its config again: ``reloaded``, the ``config_file``, the changed settings kept
+    until a restart (``restart_needed``), the file's ``warnings``, the calendar's URL (``web``, None
+    when off) and, only when its new address could not be taken, ``web_problem``."""
 
-    A Document still: the daemon's own report (:meth:`DaemonControl.reload`), read only as the
-    socket's JSON by the fast path and ``tapestryctl reload`` (:func:`tapestryd.cli.fast.render_control`).
-    """
+    reloaded: bool = True
+    config_file: str = ""
+    restart_needed: tuple[str, ...] = ()
+    warnings: tuple[str, ...] = ()
+    web: str | None = None
+    web_problem: str | None = absent()
 
 
 @dataclass(frozen=True)
@@ -307,42 +304,103 @@ class GenerateResult(Record):
     seconds: float = 0.0
 
 
-class RepairResult(Document):
-    """What the repair cascade refreshed (``grade``, ``dirty``, ``stale``, ``waiting``), or ``error`` / ``skipped``.
+@dataclass(frozen=True)
+class RepairResult(Record):
+    """What the repair cascade did, or why it did not run; three outcomes, each with its own keys.
 
-    A Document still: its shape differs by outcome (a report, an error, a skip) and is the repair
-    job's own; the CLI prints it as JSON or one line.
+    A report: ``days_closed``, the checks that failed before (``checks_failed_before``), events
+    ``replayed_events`` to rebuild a broken tree, the runs over ``dirty``, ``stale`` (context
+    changed) and ``outdated`` (older provider or prompt) nodes and the ``cascade`` they caused,
+    the ``checks`` after, nodes still ``waiting`` and the ``grade``. An ``error`` (the run
+    failed) or ``skipped`` (another summarizer run held the lock) has that one key only.
     """
 
+    days_closed: int | None = absent()
+    checks_failed_before: tuple[HierarchyCheck, ...] | None = absent()
+    replayed_events: int | None = absent()
+    dirty: SummaryRun | None = absent()
+    stale: SummaryRun | None = absent()
+    outdated: SummaryRun | None = absent()
+    cascade: SummaryRun | None = absent()
+    checks: tuple[HierarchyCheck, ...] | None = absent()
+    waiting: int | None = absent()
+    grade: str | None = absent()
+    error: str | None = absent()
+    skipped: str | None = absent()
 
-class EvalResult(Document):
-    """Compression, retention, Tapestry Score and Recall Yield per level (see docs/EVAL.md).
 
-    A Document still: a versioned report (``schema``) of the quality modules, which
-    ``tapestryctl eval`` renders from its JSON.
+@dataclass(frozen=True)
+class EvalResult(Record):
+    """The memory's quality (docs/EVAL.md), report version ``schema``: the ``agent`` evaluated (None:
+    all), the ``levels_evaluated``, the ``method``, the ``facts`` looked for, each level's figures
+    (compression, retention, Tapestry Score), ``recall_yield`` (None when not run) and the
+    summarizer ``provider`` (None only in a report built without the operation, as the eval bench's)."""
+
+    schema: int = 1
+    agent: str | None = None
+    levels_evaluated: tuple[int, ...] = ()
+    method: EvalMethod = field(default_factory=EvalMethod)
+    facts: EvalFacts = field(default_factory=EvalFacts)
+    levels: tuple[LevelEval, ...] = ()
+    recall_yield: RecallYield | None = None
+    provider: ProviderName | None = None
+
+
+@dataclass(frozen=True)
+class DriftResult(Record):
+    """Nodes whose successive summaries moved, report version ``schema``: the similarity ``method``,
+    the drift ``threshold`` that flags a node, the severity ``labels`` (label → lowest drift), the
+    summaries read (``versions``) and nodes compared, how many nodes each severity has
+    (``by_severity``), the ``flagged`` nodes, most drifted first, and with ``--all`` every compared
+    node (``nodes``; None without it)."""
+
+    schema: int = 1
+    method: str = ""
+    threshold: float = 0.0
+    labels: Mapping[str, float] = field(default_factory=dict)
+    versions: int = 0
+    nodes_compared: int = 0
+    by_severity: Mapping[str, int] = field(default_factory=dict)
+    flagged: tuple[DriftedNode, ...] = ()
+    nodes: tuple[DriftedNode, ...] | None = None
+
+
+@dataclass(frozen=True)
+class ForgetResult(Record):
+    """The ``rule``, whether it was a ``dry_run``, the ``messages`` and ``conversations`` it covers (the
+    first ``sample`` of conversation keys), how ``--before`` was read (``before_read``, only for
+    it), for a real run the Forgotten event's ``seq`` (None: it was ``already_forgotten``) and that flag, and
+    the raw ``archive``'s share (counts: events, dropped, rewritten, lines; would be, in a dry run;
+    empty without an archive)."""
+
+    rule: ForgetRuleSpec = field(default_factory=ForgetRuleSpec)
+    dry_run: bool = False
+    messages: int = 0
+    conversations: int = 0
+    sample: tuple[str, ...] = ()
+    before_read: str | None = absent()
+    seq: int | None = absent(along="already_forgotten")
+    already_forgotten: bool | None = absent()
+    archive: Mapping[str, int] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class CompactResult(Record):
+    """A compaction's report, or its confirmation's.
+
+    A compaction (or a ``dry_run``): the events ``rewritten`` by type, the ``backup`` of the log
+    before it (None: a dry run, or nothing to rewrite) and the log's size before and after
+    (bytes). A confirmation: the pre-compact backups ``deleted`` (paths) and the other backups
+    ``scrubbed`` (path → events rewritten).
     """
 
-
-class DriftResult(Document):
-    """Nodes whose successive summaries moved, by severity.
-
-    A Document still: a versioned report (``schema``) like :class:`EvalResult`.
-    """
-
-
-class ForgetResult(Document):
-    """The ``rule``, what it matches, and (unless ``dry_run``) the ``seq`` of the Forgotten event.
-
-    A Document still: not typed yet: a dry run and a real one answer different keys (the archive preview, or the
-    event's ``seq``).
-    """
-
-
-class CompactResult(Document):
-    """What compaction rewrote (or would), and the backup it kept.
-
-    A Document still: not typed yet: a dry run, a compaction and its confirmation answer different reports.
-    """
+    dry_run: bool | None = absent()
+    rewritten: Mapping[str, int] | None = absent()
+    backup: str | None = absent(along="dry_run")
+    bytes_before: int | None = absent()
+    bytes_after: int | None = absent()
+    deleted: tuple[str, ...] | None = absent()
+    scrubbed: Mapping[str, int] | None = absent()
 
 
 @dataclass(frozen=True)
@@ -392,25 +450,49 @@ class RestoreResult(Record):
     replayed: int = 0
 
 
-class SyncResult(Document):
-    """One sync round: ``push``, ``pull``, ``forgotten`` (each ``seen``, ``new``, ``skipped``,
-    ``skipped_rows``), ``forgotten_pushed``, ``hub`` (its safe URL), ``machine``, ``seconds``.
+@dataclass(frozen=True)
+class SyncResult(Record):
+    """One sync round of ``machine`` with the ``hub`` (its URL without the password): what it pushed,
+    pulled, and the tombstones it pulled (``forgotten``) and sent (``forgotten_pushed``), in ``seconds``."""
 
-    A Document still: not typed yet (built by :mod:`tapestryd.sync`, read only by ``tapestryctl sync``'s renderers).
-    """
-
-
-class SyncInitResult(Document):
-    """``created`` (a new key), ``passphrase`` (shown once, only for a new key), ``key_id``, ``path``,
-    ``machine``, ``hub`` (its safe URL, ``""`` when none is configured).
-
-    A Document still: not typed yet (built by :mod:`tapestryd.sync`, read only by ``tapestryctl sync``'s renderers).
-    """
+    machine: str = ""
+    hub: str = ""
+    push: Transfer = field(default_factory=Transfer)
+    pull: Transfer = field(default_factory=Transfer)
+    forgotten_pushed: int = 0
+    forgotten: Transfer = field(default_factory=Transfer)
+    seconds: float = 0.0
 
 
-class SyncStatusResult(Document):
-    """``enabled``, ``machine``, ``key`` (present), ``hub``, ``to_push``, ``to_pull``, ``last_success``,
-    ``last_error`` (``{"at", "message"}``), ``skipped_total``.
+@dataclass(frozen=True)
+class SyncInitResult(Record):
+    """This machine's sync key: ``created`` (a new one), its ``key_id``, ``path``, the ``machine``, the
+    ``hub`` (its URL without the password, ``""`` when none is configured) and, for a new key
+    only, its ``passphrase`` (shown once)."""
 
-    A Document still: not typed yet (built by :mod:`tapestryd.sync`, read only by ``tapestryctl sync``'s renderers).
-    """
+    created: bool = False
+    key_id: str = ""
+    path: str = ""
+    machine: str = ""
+    hub: str = ""
+    passphrase: str | None = absent()
+
+
+@dataclass(frozen=True)
+class SyncStatusResult(Record):
+    """Sync ``enabled`` or not, the ``machine``, whether its ``key`` is here; once enabled, the ``hub``
+    (its URL without the password), the ``last_success`` (ISO UTC, ``""``: never), the
+    ``last_error`` (``{"at", "message"}``, empty: none), hub rows ``skipped_total``; with a log,
+    events ``to_push`` and hub rows ``to_pull`` (as of the last contact), or the ``error``
+    reading the log."""
+
+    enabled: bool = False
+    machine: str = ""
+    key: bool = False
+    hub: str | None = absent()
+    last_success: str | None = absent()
+    last_error: Mapping[str, str] | None = absent()
+    skipped_total: int | None = absent()
+    to_push: int | None = absent()
+    error: str | None = absent()
+    to_pull: int | None = absent()

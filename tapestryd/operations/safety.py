@@ -86,12 +86,12 @@ def forget(request: ForgetRequest, deps: WriteDeps) -> ForgetResult:
         result["before_read"] = _before_line(request.before.strip(), rule.before, runtime.settings)
     event = Forgotten(conversation=rule.conversation, before=rule.before, match=rule.match, reason=request.reason)
     if request.dry_run:
-        return ForgetResult({**result, "archive": preview_in_archive(runtime.paths, runtime.store, event)})
+        return ForgetResult.from_json({**result, "archive": preview_in_archive(runtime.paths, runtime.store, event)})
     new = NewEvent(forgotten_id(rule.conversation, rule.before, rule.match), event,
                    deps.clock.now(), agent="", source="tapestryctl:forget")
     appended = runtime.store.append([new])
     runtime.projector.catch_up()
-    return ForgetResult({**result, "seq": appended.seqs[0], "already_forgotten": appended.known == 1,
+    return ForgetResult.from_json({**result, "seq": appended.seqs[0], "already_forgotten": appended.known == 1,
                          "archive": forget_in_archive(runtime.paths, runtime.store)})
 
 
@@ -169,8 +169,8 @@ def _before_line(text: str, before: str, settings: Settings) -> str:
 def compact(request: CompactRequest, deps: WriteDeps) -> CompactResult:
     """Rewrite forgotten payloads as tombstones (``dry_run``), or ``confirm`` a compaction."""
     if request.confirm:
-        return CompactResult(confirm_compaction(deps.runtime))
-    return CompactResult(compact_log(deps.runtime, dry_run=request.dry_run))
+        return CompactResult.from_json(confirm_compaction(deps.runtime))
+    return CompactResult.from_json(compact_log(deps.runtime, dry_run=request.dry_run))
 
 
 def backup(request: BackupRequest, deps: WriteDeps) -> BackupResult:

@@ -14,8 +14,10 @@ Reading gives a missing key its field's default, and keeps a key that is no fiel
 daemon's, or one the query layer added before its field was declared) aside: it is written
 back after the fields, so it still reaches the socket and ``-f json``, but it has no attribute
 and takes no part in equality. A field made with :func:`absent` is left out of the JSON when it is
-None, for keys an answer has only sometimes (``project`` in search); any other None is
-written as ``null``. A field made with :func:`rest` holds every key no other field names
+None, for keys an answer has only sometimes (``project`` in search); made with
+``absent(along="other")``, it is left out only while the field ``other`` is, and written as
+``null`` when None otherwise (a key some outcomes answer null and others leave out); any
+other None is written as ``null``. A field made with :func:`rest` holds every key no other field names
 (an open set of sections, as in ``status``) and writes them in its place.
 
 How to read and write each field is worked out once per class, and a record is built
@@ -43,9 +45,10 @@ Convert = Callable[[Any], Any] | None
 """How a value is read (or written); None: kept as it is."""
 
 
-def absent() -> Any:
-    """A field that defaults to None and is left out of the JSON while it is None."""
-    return field(default=None, metadata={_ABSENT: True})
+def absent(along: str = "") -> Any:
+    """A field that defaults to None and is left out of the JSON while it is None; with ``along``
+    (another field's name), left out only while that field is left out (None then written as null)."""
+    return field(default=None, metadata={_ABSENT: along or True})
 
 
 def rest() -> Any:
@@ -62,13 +65,13 @@ class Record:
         of a :func:`rest` field in its place)."""
         out: dict[str, Any] = {}
         values = self.__dict__
-        for name, _, write, kind in _codec(type(self)).fields:
+        for name, _, write, kind, along in _codec(type(self)).fields:
             value = values[name]
             if kind:
                 if kind == _REST:
                     out.update(to_plain(value))
                     continue
-                if value is None:
+                if value is None and (not along or values[along] is None):
                     continue
             out[name] = value if write is None or value is None else write(value)
         unknown = values.get(_UNKNOWN)
@@ -108,14 +111,14 @@ class Listing:
 
     def to_json(self) -> list[Any]:
         """The items, each as JSON."""
-        name, _, write, _ = _codec(type(self)).fields[0]
+        name, _, write, _, _ = _codec(type(self)).fields[0]
         items = self.__dict__[name]
         return list(items) if write is None else write(items)
 
     @classmethod
     def from_json(cls, value: Any) -> Self:
         """The listing of a JSON list (anything else: no items)."""
-        name, read, _, _ = _codec(cls).fields[0]
+        name, read, _, _, _ = _codec(cls).fields[0]
         items = value if isinstance(value, list) else []
         return cls(**{name: tuple(items) if read is None else read(items)})
 
@@ -147,11 +150,12 @@ def undeclared(value: Any, where: str = "") -> list[str]:
 
 @dataclass(frozen=True)
 class _Codec:
-    """A class's fields as ``(name, read, write, kind)`` (kind ``absent``, ``rest`` or ``""``), the
-    names of the named fields (in order, and as a set), the ones read by a function, and the name
+    """A class's fields as ``(name, read, write, kind, along)`` (kind ``absent``, ``rest`` or ``""``;
+    ``along``: the field an absent one is left out with, ``""``: none), the names of the named
+    fields (in order, and as a set), the ones read by a function, and the name
     of its :func:`rest` field (``""``: none)."""
 
-    fields: tuple[tuple[str, Convert, Convert, str], ...]
+    fields: tuple[tuple[str, Convert, Convert, str, str], ...]
     names: tuple[str, ...]
     named: frozenset[str]
     readers: tuple[tuple[str, Callable[[Any], Any]], ...]
@@ -167,13 +171,19 @@ def _codec(cls: type[Any]) -> _Codec:
     if found is None:
         hints = typing.get_type_hints(cls)
         entries = tuple((f.name, _reader(hints[f.name]), _writer(hints[f.name]),
-                         _ABSENT if f.metadata.get(_ABSENT) else _REST if f.metadata.get(_REST) else "")
+                         _ABSENT if f.metadata.get(_ABSENT) else _REST if f.metadata.get(_REST) else "",
+                         _along(f.metadata.get(_ABSENT)))
                         for f in dataclasses.fields(cls))
-        names = tuple(n for n, _, _, k in entries if k != _REST)
-        readers = tuple((n, r) for n, r, _, k in entries if r is not None and k != _REST)
+        names = tuple(n for n, _, _, k, _ in entries if k != _REST)
+        readers = tuple((n, r) for n, r, _, k, _ in entries if r is not None and k != _REST)
         found = _CODECS[cls] = _Codec(entries, names, frozenset(names), readers,
-                                      next((n for n, _, _, k in entries if k == _REST), ""))
+                                      next((n for n, _, _, k, _ in entries if k == _REST), ""))
     return found
+
+
+def _along(mark: Any) -> str:
+    """The field an :func:`absent` one is left out with (``""``: none), from its metadata mark."""
+    return mark if isinstance(mark, str) else ""
 
 
 def _optional(hint: Any) -> Any:

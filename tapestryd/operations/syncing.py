@@ -120,7 +120,7 @@ def sync(request: SyncRequest, deps: LocalDeps) -> SyncResult:
     paths = paths_for(settings)
     if paths.socket.exists():
         try:
-            return SyncResult(ask(paths.socket, "sync_round",
+            return SyncResult.from_json(ask(paths.socket, "sync_round",
                                   encode(SyncRoundRequest(request.from_start, request.batch)), timeout=ROUND_TIMEOUT))
         except DaemonNotRunning:
             pass
@@ -128,14 +128,14 @@ def sync(request: SyncRequest, deps: LocalDeps) -> SyncResult:
         report = run_round(settings, runtime.store, lambda fn: fn(runtime.store), from_start=request.from_start,
                            batch=request.batch)
         runtime.projector.catch_up()
-    return SyncResult(report)
+    return SyncResult.from_json(report)
 
 
 def sync_round(request: SyncRoundRequest, deps: ReadDeps) -> SyncResult:
     """The daemon runs one round now (after the one in progress, if any); DaemonNotRunning without a daemon."""
     if deps.control is None:
         raise DaemonNotRunning("tapestryd is not running; `tapestryctl sync` runs the round itself")
-    return SyncResult(deps.control.sync_now(request.from_start, request.batch))
+    return SyncResult.from_json(deps.control.sync_now(request.from_start, request.batch))
 
 
 def sync_init(request: SyncInitRequest, deps: LocalDeps) -> SyncInitResult:
@@ -153,7 +153,7 @@ def sync_init(request: SyncInitRequest, deps: LocalDeps) -> SyncInitResult:
     if paths.sync_key.exists():
         held = load_key(paths.sync_key)
         if key is None or key == held:
-            return SyncInitResult(_described(settings, paths, held, key_id, created=False))
+            return SyncInitResult.from_json(_described(settings, paths, held, key_id, created=False))
         if not request.force:
             raise SyncError(f"{paths.sync_key} holds another key (id {key_id(held)}); add --force to replace it"
                             " (events this machine sealed with it will no longer open elsewhere)")
@@ -162,7 +162,7 @@ def sync_init(request: SyncInitRequest, deps: LocalDeps) -> SyncInitResult:
     paths.ensure()
     save_key(paths.sync_key, key)
     found = _described(settings, paths, key, key_id, created=created)
-    return SyncInitResult({**found, "passphrase": passphrase(key)} if created else found)
+    return SyncInitResult.from_json({**found, "passphrase": passphrase(key)} if created else found)
 
 
 def _described(settings: Settings, paths: Paths, key: bytes, key_id: Callable[[bytes], str], *,
@@ -199,4 +199,4 @@ def sync_status(settings: Settings, paths: Paths) -> dict[str, Any]:
 
 def sync_status_op(request: SyncStatusRequest, deps: LocalDeps) -> SyncStatusResult:
     """:func:`sync_status` of the caller's home (no daemon needed: it reads files only)."""
-    return SyncStatusResult(sync_status(deps.settings, paths_for(deps.settings)))
+    return SyncStatusResult.from_json(sync_status(deps.settings, paths_for(deps.settings)))

@@ -51,7 +51,7 @@ def hierarchy_status(reader: Reader, *, checks: bool = True) -> dict[str, Any]:
     """
     conn = reader.conn
     if not has_nodes(conn):
-        return {"levels": {}, "waiting": 0, "grade": "A", "checks": [], "usage": [], "runs": {}, "errors": {}}
+        return {"levels": {}, "waiting": 0, "usage": [], "runs": {}, "errors": {}, "checks": [], "grade": "A"}
     levels, waiting, usage = _level_counts(conn), waiting_count(conn), summarizer_usage(conn)
     with translate_errors(conn):
         results = run_checks(conn) if checks else None

@@ -20,6 +20,7 @@ from daemon_helpers import Daemon, wait_for, write_config
 from fake_llm import FakeLLM
 from tapestryd.config import SummarizeSettings
 from tapestryd.errors import ConfigError, DaemonError
+from tapestryd.operations.results import ReloadResult
 from tapestryd.summarize import make_summarizer
 
 
@@ -186,6 +187,9 @@ def test_reload_moves_the_calendar_to_a_new_port(tmp_path: Path) -> None:
         write_config(tmp_path, roots=[tmp_path / "projects"], extra=f"[web]\nport = {second}\n")
         result = daemon.call("reload")
         assert result["restart_needed"] == [] and result["web"] == f"http://127.0.0.1:{second}/"
+        assert list(result) == ["reloaded", "config_file", "restart_needed", "warnings", "web"]  # the daemon's order
+        typed = ReloadResult.from_json(result)
+        assert json.dumps(typed.to_json()) == json.dumps(result) and typed.web_problem is None
         assert _serves(second) and not _serves(first)
         assert daemon.call("status")["daemon"]["web"] == f"http://127.0.0.1:{second}/"
     finally:

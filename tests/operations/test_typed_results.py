@@ -10,7 +10,9 @@ back with ``from_json`` and written again, unchanged.
 from __future__ import annotations
 
 import json
+import sqlite3
 from collections.abc import Iterator
+from dataclasses import replace
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -22,12 +24,14 @@ from tapestryd.config import Settings, load_settings
 from tapestryd.operations import requests as rq
 from tapestryd.operations.dispatch import run_here
 from tapestryd.operations.registry import OPERATIONS
-from tapestryd.operations.result_parts import Hit
+from tapestryd.operations.result_parts import DriftedNode, DriftStep, HierarchyCheck, Hit, SummaryRun
 from tapestryd.operations.archive import archive_status
-from tapestryd.operations.results import (ArchiveListResult, BackupResult, BackupsResult, Document, IngestResult,
-                                          RestoreResult, SearchResult, StatusResult, VerifyResult)
+from tapestryd.operations.results import (ArchiveListResult, BackupResult, BackupsResult, CompactResult, DriftResult,
+                                          EvalResult, ForgetResult, HierarchyStatusResult, IngestResult, ReloadResult,
+                                          RepairResult, RestoreResult, SearchResult, StatusResult, SyncInitResult,
+                                          SyncResult, SyncStatusResult, VerifyResult)
 from tapestryd.operations.runtime import Runtime
-from tapestryd.operations.summarizer import RunReport
+from tapestryd.operations.summarizer import RunReport, exclusive
 from tapestryd.operations.syncing import sync_status
 from tapestryd.operations.shape import Listing, Record, undeclared
 from tapestryd.operations.testing import run_json
@@ -41,7 +45,7 @@ from tapestryd.queries.search import SearchFilters, search
 from tapestryd.queries.similar import similar
 from tapestryd.queries import sources as _sources  # noqa: F401  (registers the "sources" status section)
 from tapestryd.queries.status import build_status
-from tapestryd.queries.tree import tree
+from tapestryd.queries.tree import hierarchy_status, tree
 from tapestryd.sources.archive import ArchiveStore
 from tapestryd.sources.ingest import ingest_paths
 
@@ -59,7 +63,16 @@ def _line(session: str, uuid: str, text: str, ts: str, role: str = "user") -> st
 @pytest.fixture(scope="module")
 def home(tmp_path_factory: pytest.TempPathFactory) -> Settings:
     """A Paris home with two sessions imported through ``ingest``, its days closed and summarized."""
-    root = tmp_path_factory.mktemp("typed") / "home"
+    return _summarized_home(tmp_path_factory.mktemp("typed") / "home")
+
+
+@pytest.fixture
+def spare(tmp_path: Path) -> Settings:
+    """A home like :func:`home` of the test's own, for the operations that change it (forget, compact, repair)."""
+    return _summarized_home(tmp_path / "home")
+
+
+def _summarized_home(root: Path) -> Settings:
     root.mkdir()
     (root / "tapestry.toml").write_text('[general]\ntimezone = "Europe/Paris"\n[sources]\nwatched_roots = ["%s"]\n'
                                         % (root / "claude-projects"))
@@ -275,10 +288,10 @@ def test_typed_results_have_typed_parts(reader: Reader) -> None:
     assert result.time is None and result.project is None
 
 
-def test_a_document_is_only_left_where_the_result_is_not_typed_yet() -> None:
-    """Each result is a typed record, a listing, or a Document (kept whole) - no fourth shape."""
+def test_every_result_is_typed() -> None:
+    """Each result is a typed record or a listing: no answer is kept as untyped JSON."""
     for operation in OPERATIONS.values():
-        assert issubclass(operation.result, (Record, Listing, Document)), operation.name
+        assert issubclass(operation.result, (Record, Listing)), operation.name
 
 
 def test_a_key_no_field_names_is_passed_on_and_a_missing_one_takes_its_default() -> None:
@@ -290,3 +303,123 @@ def test_a_key_no_field_names_is_passed_on_and_a_missing_one_takes_its_default()
     assert list(result.to_json())[-1] == "surprise" and result.to_json()["hits"][0]["new_key"] == 1
     assert result == SearchResult.from_json({"query": "q", "hits": [{"kind": "summary"}]})
     assert sorted(undeclared(result)) == ["hits.0.new_key", "surprise"]
+
+
+def _as_built(result: Any, built: list[Any]) -> Any:
+    """``result``'s JSON is the answer its operation built (the last one recorded by :func:`_answered`),
+    as JSON text (keys, order, values), every key declared; read back from that text it is equal."""
+    assert _text(result.to_json()) == _text(built[-1]), type(result).__name__
+    assert undeclared(result) == []
+    again = type(result).from_json(json.loads(_text(built[-1])))
+    assert again == result and _text(again.to_json()) == _text(built[-1])
+    return result
+
+
+def test_hierarchy_status_prints_the_answer_it_builds(home: Settings, monkeypatch: pytest.MonkeyPatch) -> None:
+    """With checks run now, with the recorded ones, and over projections without the hierarchy's tables
+    (the query layer's short answer: no ``checks_at``)."""
+    seen = _answered(HierarchyStatusResult, monkeypatch)
+    now = _as_built(run_here(home, rq.HierarchyStatusRequest(checks=True), clock=CLOCK), seen)
+    assert now.checks_at == "now" and now.checks and all(isinstance(c, HierarchyCheck) for c in now.checks)
+    assert now.levels["L0"]["total"] > 0
+    _as_built(run_here(home, rq.HierarchyStatusRequest(checks=False), clock=CLOCK), seen)
+    no_table = Reader(home, paths_for(home), sqlite3.connect(":memory:"))  # projections without the hierarchy's
+    seen.append(hierarchy_status(no_table))
+    empty = _as_built(HierarchyStatusResult.from_json(seen[-1]), seen)
+    assert empty.checks_at is None and "checks_at" not in empty.to_json() and empty.grade == "A"
+
+
+def test_repair_prints_its_report_and_its_skip(spare: Settings, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A repair's report (runs, checks, grade); while another summarizer run holds the lock, its skip alone."""
+    seen = _answered(RepairResult, monkeypatch)
+    report = _as_built(run_here(spare, rq.RepairRequest(), clock=CLOCK), seen)
+    assert report.grade == "A" and isinstance(report.dirty, SummaryRun) and report.error is None
+    assert list(report.to_json())[0] == "days_closed" and "skipped" not in report.to_json()
+    with exclusive():
+        skipped = _as_built(run_here(spare, rq.RepairRequest(), clock=CLOCK), seen)
+    assert list(skipped.to_json()) == ["skipped"] and skipped.grade is None
+    failed = RepairResult.from_json({"error": "the provider is gone"})
+    assert failed.to_json() == {"error": "the provider is gone"} and RepairResult.from_json(failed.to_json()) == failed
+
+
+def test_eval_and_drift_print_the_report_they_build(home: Settings, tmp_path: Path,
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """Eval without Recall Yield, and with it and a facts file with a bad line; drift flagged only and --all."""
+    seen = _answered(EvalResult, monkeypatch)
+    plain = _as_built(run_here(home, rq.EvalRequest(sample=0), clock=CLOCK), seen)
+    assert plain.recall_yield is None and plain.levels and plain.provider is not None
+    facts = tmp_path / "facts.jsonl"
+    facts.write_text(json.dumps({"fact": "The lantern is kept in the garden shed.", "day": "2026-03-04"})
+                     + "\nnot json\n")
+    sampled = _as_built(run_here(home, rq.EvalRequest(sample=1, facts=str(facts)), clock=CLOCK), seen)
+    assert sampled.recall_yield is not None and sampled.recall_yield.levels
+    assert sampled.facts.skipped == 1 and sampled.facts.file == str(facts)
+    seen = _answered(DriftResult, monkeypatch)
+    flagged = _as_built(run_here(home, rq.DriftRequest(), clock=CLOCK), seen)
+    assert flagged.nodes is None and flagged.to_json()["nodes"] is None
+    every = _as_built(run_here(home, rq.DriftRequest(all=True), clock=CLOCK), seen)
+    assert every.nodes is not None and every.nodes_compared == len(every.nodes)
+    node = DriftedNode(node="L1:a:2026-03-04", level=1, versions=2, steps=(DriftStep(from_seq=3, to_seq=9),))
+    moved = replace(every, nodes=(node,), flagged=(node,))
+    assert DriftResult.from_json(json.loads(_text(moved.to_json()))) == moved
+
+
+def test_forget_and_compact_print_each_outcomes_answer(spare: Settings, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Forget: a dry run, a real one read from --before, the same again; compact: a dry run, a compaction,
+    one with nothing left (its ``backup`` null) and the confirmation (other keys altogether)."""
+    seen = _answered(ForgetResult, monkeypatch)
+    dry = _as_built(run_here(spare, rq.ForgetRequest(conversation="claude-code:s2", dry_run=True), clock=CLOCK), seen)
+    assert dry.dry_run and dry.seq is None and "seq" not in dry.to_json() and dry.rule.conversation
+    real = _as_built(run_here(spare, rq.ForgetRequest(before="2026-03-05"), clock=CLOCK), seen)
+    assert real.seq and real.already_forgotten is False and real.before_read and real.messages == 3
+    again = _as_built(run_here(spare, rq.ForgetRequest(before="2026-03-05"), clock=CLOCK), seen)
+    assert again.already_forgotten is True and again.to_json()["seq"] is None
+    seen = _answered(CompactResult, monkeypatch)
+    planned = _as_built(run_here(spare, rq.CompactRequest(dry_run=True), clock=CLOCK), seen)
+    assert planned.dry_run and planned.to_json()["backup"] is None and planned.rewritten
+    compacted = _as_built(run_here(spare, rq.CompactRequest(), clock=CLOCK), seen)
+    assert compacted.backup and compacted.deleted is None
+    idle = _as_built(run_here(spare, rq.CompactRequest(), clock=CLOCK), seen)
+    assert idle.dry_run is False and idle.to_json()["backup"] is None
+    confirmed = _as_built(run_here(spare, rq.CompactRequest(confirm=True), clock=CLOCK), seen)
+    assert list(confirmed.to_json()) == ["deleted", "scrubbed"] and confirmed.deleted == (compacted.backup,)
+
+
+def test_sync_init_and_status_print_each_outcomes_answer(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Status off and on (no hub reached: the lag from the files); init of a new key (its passphrase), and
+    of the one already here (none)."""
+    root = tmp_path / "home"
+    root.mkdir()
+    (root / "tapestry.toml").write_text('[general]\ntimezone = "UTC"\n[sources]\nwatched_roots = []\n'
+                                        '[sync]\nmachine = "desk"\n')
+    settings = load_settings(root)
+    seen = _answered(SyncStatusResult, monkeypatch)
+    off = _as_built(run_here(settings, rq.SyncStatusRequest()), seen)
+    assert list(off.to_json()) == ["enabled", "machine", "key"] and off.machine == "desk"
+    seen_init = _answered(SyncInitResult, monkeypatch)
+    made = _as_built(run_here(settings, rq.SyncInitRequest()), seen_init)
+    assert made.created and made.passphrase and list(made.to_json())[-1] == "passphrase"
+    kept = _as_built(run_here(settings, rq.SyncInitRequest()), seen_init)
+    assert not kept.created and kept.passphrase is None and kept.key_id == made.key_id
+    (root / "tapestry.toml").write_text('[general]\ntimezone = "UTC"\n[sources]\nwatched_roots = []\n'
+                                        '[sync]\nmachine = "desk"\nurl = "postgresql://me@127.0.0.1:1/hub"\n')
+    run_here(load_settings(root), rq.IngestRequest(paths=()))
+    on = _as_built(run_here(load_settings(root), rq.SyncStatusRequest()), seen)
+    assert on.enabled and on.key and on.to_push == 0 and on.last_success == "" and on.error is None
+
+
+def test_a_sync_round_and_a_reload_read_back_what_they_wrote() -> None:
+    """The round's report (three transfers, a skipped row) and the daemon's reload reply, with and
+    without ``web_problem``, read back from their JSON text unchanged (the real ones: tests/sync, tests/daemon)."""
+    transfer = {"seen": 3, "new": 1, "skipped": 1, "skipped_rows": [{"seq": 7, "event_id": "e", "reason": "bad"}],
+                "new_types": {"MessageRecorded": 1}}
+    report = {"machine": "desk", "hub": "postgresql://me@hub/db", "push": transfer, "pull": transfer,
+              "forgotten_pushed": 0, "forgotten": transfer, "seconds": 0.25}
+    for result_type, answer in ((SyncResult, report),
+                                (ReloadResult, {"reloaded": True, "config_file": "/h/tapestry.toml",
+                                                "restart_needed": [], "warnings": ["w"], "web": None}),
+                                (ReloadResult, {"reloaded": True, "config_file": "/h/tapestry.toml",
+                                                "restart_needed": ["timezone"], "warnings": [],
+                                                "web": "http://127.0.0.1:8765", "web_problem": "port in use"})):
+        _as_built(result_type.from_json(answer), [answer])
+    assert SyncResult.from_json(report).pull.skipped_rows[0].reason == "bad"

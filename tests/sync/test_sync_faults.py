@@ -10,10 +10,13 @@ import pytest
 from pgcluster import PgCluster
 from sync_helpers import capture, event_ids, log_rows, make_home, search, sync_here, write_session
 
+from tapestryd.cli.sync_cmds import render_round, render_status
 from tapestryd.errors import SyncError
 from tapestryd.events.codec import EVENT_TYPES
 from tapestryd.operations.dispatch import run_here
 from tapestryd.operations.requests import SyncStatusRequest
+from tapestryd.operations.results import SyncResult, SyncStatusResult
+from tapestryd.operations.shape import undeclared
 from tapestryd.paths import paths_for
 from tapestryd.sync.crypto import Opened, Sealer, load_key, new_key
 from tapestryd.sync.hub import Hub
@@ -35,11 +38,14 @@ def test_a_machine_with_another_key_is_refused_and_keeps_its_log(tmp_path: Path,
     assert log_rows(stranger) == before
     status = _status(stranger)
     assert "sealed with key" in status["last_error"]["message"] and status["to_push"] > 0  # type: ignore[index,operator]
+    typed = SyncStatusResult.from_json(status)
+    assert json.dumps(typed.to_json()) == json.dumps(status) and undeclared(typed) == []
+    assert "last error: " in render_status(typed) and "sealed with key" in render_status(typed)
     with Hub(hub_url) as hub:
         assert all(row.origin == "laptop" for row in hub.rows_after(0, 1000)[1])
 
 
-def test_bad_hub_rows_are_reported_and_skipped(tmp_path: Path, hub_url: str) -> None:
+def test_bad_hub_rows_are_reported_and_skipped(tmp_path: Path, hub_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
     laptop, key = make_home(tmp_path, "laptop", hub_url)
     capture(laptop, write_session(tmp_path / "a", "s-a", ["good message kiwi"]))
     sync_here(laptop)
@@ -65,7 +71,12 @@ def test_bad_hub_rows_are_reported_and_skipped(tmp_path: Path, hub_url: str) -> 
     with Hub(hub_url) as hub:
         hub.push("future", bad, 6)
     desktop, _ = make_home(tmp_path, "desktop", hub_url, key)
+    built: list[str] = []
+    read = SyncResult.from_json
+    monkeypatch.setattr(SyncResult, "from_json", lambda value: built.append(json.dumps(value)) or read(value))
     report = sync_here(desktop)
+    assert json.dumps(report) == built[-1] and undeclared(read(report)) == []  # the round's own report, key for key
+    assert read(json.loads(built[-1])) == read(report) and "hub row" in render_round(read(report))
     reasons = {row["event_id"]: row["reason"] for row in report["pull"]["skipped_rows"]}
     assert report["pull"]["skipped"] == len(bad) == len(reasons)
     assert "unknown event type 'MessageTranslated'" in reasons["unknown-type"]
