@@ -14,7 +14,7 @@ import os
 from pathlib import Path
 
 from tapestryd.db import connect, translate_errors
-from tapestryd.queries.conversations import stats
+from tapestryd.projections.messages_read import agent_totals
 from tapestryd.queries.reader import Reader
 from tapestryd.queries.status import status_section
 
@@ -32,12 +32,13 @@ def source_roots(reader: Reader) -> dict[str, tuple[str, tuple[Path, ...]]]:
 def sources_status(reader: Reader) -> dict[str, str]:
     """One line per source: ``N files, M messages, last capture T`` (see the module docstring)."""
     offsets = _offsets(reader.paths.events_db)
-    per_agent = stats(reader)["agents"]
+    # the conversations' own counts, as stats() sums them, without its count per role (a pass over every message)
+    per_agent = {agent: messages or 0 for agent, _, messages, _, _ in agent_totals(reader.conn)}
     lines: dict[str, str] = {}
     for name, (agent, roots) in source_roots(reader).items():
         prefixes = [os.path.abspath(r) for r in roots]
         mine = [at for path, at in offsets if any(path == p or path.startswith(p + os.sep) for p in prefixes)]
-        messages = per_agent.get(agent, {}).get("messages", 0)
+        messages = per_agent.get(agent, 0)
         last = f", last capture {max(mine)}" if mine else ""
         where = ", ".join(str(r) for r in roots) or "nothing watched"
         lines[f"{name} ({agent})"] = f"{len(mine)} files, {messages} messages{last}; {where}"
