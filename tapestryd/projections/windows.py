@@ -10,13 +10,17 @@ Tables it owns (in ``projections.db``, kept by
 
 * ``windows_fts(text)``: a contentless FTS5 table (``content=''``, the tokenizer of
   ``messages_fts``): only the index of each window is kept, rowid the message's id, the
-  document the previous turn's text, the message's, and the next turn's, joined by newlines
-  (turns ordered by ``(ts, id)`` within the conversation, as
+  document the last :data:`NEIGHBOUR_CHARS` characters of the previous turn's text, the
+  message's whole text, and the first :data:`NEIGHBOUR_CHARS` of the next turn's, joined by
+  newlines (turns ordered by ``(ts, id)`` within the conversation, as
   :func:`~tapestryd.projections.messages_search.turns_around` reads them). Keeping the text
   too stored every message three times (the 20 MB bench export: 39 of the file's 92 MB).
 * ``windows_indexed(id, prev, next)``: which turns each indexed window was made of (the
   message, the turns before and after it then; NULL at a conversation's end).
 * ``windows_stale(id)``: messages whose window was taken out and must be written again.
+* ``windows_format(neighbour_chars)``: one row, the :data:`NEIGHBOUR_CHARS` the windows were
+  made with; a file without it, or made with another, has its windows dropped and written
+  again when the projector opens it (a window is taken out with the document it was made of).
 
 A contentless table forgets a document only when given its text back (SQLite 3.40 has no
 ``contentless_delete``), so a window is taken out while the texts it was made of are still
@@ -40,7 +44,15 @@ from collections.abc import Iterable
 
 from tapestryd.projections import fts_options
 
-__all__ = ["WINDOW_BOUND", "backfill", "clear", "create_tables", "refresh", "unindex", "window_scores"]
+__all__ = ["NEIGHBOUR_CHARS", "WINDOW_BOUND", "backfill", "clear", "create_tables", "refresh", "unindex",
+           "window_scores"]
+
+NEIGHBOUR_CHARS = 500
+"""Characters of each neighbouring turn a window holds: the end of the turn before, the start of the turn after
+(the message itself is whole). A conversational turn is shorter (the LoCoMo dev split's longest is 434, so its
+windows are whole); a long reply or pasted file next to a short question no longer puts all its words into the
+question's window, where they were tokenized a second and third time: window text of the 20 MB bench export
+28.8 -> 18.6 MB, of the 200 Claude Code sessions 13.6 -> 7.4 MB."""
 
 WINDOW_BOUND = 1_000
 """Windows ranked for one query at most: when more match, only those of the most recently stored
@@ -59,7 +71,10 @@ def _text_of(member: str) -> str:
 
 
 def _joined(before: str, text: str, after: str) -> str:
-    """SQL joining three texts as :func:`_document` does: the non-empty ones, newline between."""
+    """SQL joining three texts as :func:`_document` does: the end of ``before`` and the start of ``after``
+    (:data:`NEIGHBOUR_CHARS` characters each; SQLite's ``substr`` counts characters as Python's slices do),
+    the non-empty ones, newline between."""
+    before, after = f"substr({before}, -{NEIGHBOUR_CHARS})", f"substr({after}, 1, {NEIGHBOUR_CHARS})"
     return (f"{before} || CASE WHEN {before} != '' AND ({text} != '' OR {after} != '') THEN char(10) ELSE '' END"
             f" || {text} || CASE WHEN {text} != '' AND {after} != '' THEN char(10) ELSE '' END || {after}")
 
@@ -72,6 +87,7 @@ _SCHEMA = [
     "CREATE INDEX IF NOT EXISTS windows_indexed_prev ON windows_indexed(prev)",
     "CREATE INDEX IF NOT EXISTS windows_indexed_next ON windows_indexed(next)",
     "CREATE TABLE IF NOT EXISTS windows_stale (id INTEGER PRIMARY KEY)",
+    "CREATE TABLE IF NOT EXISTS windows_format (neighbour_chars INTEGER NOT NULL)",
     f"""CREATE TRIGGER IF NOT EXISTS windows_message_deleted AFTER DELETE ON messages
         WHEN EXISTS (SELECT 1 FROM windows_indexed w WHERE {_HOLDS_OLD}) BEGIN
         INSERT INTO windows_fts (windows_fts, rowid, text)
@@ -92,9 +108,9 @@ def _around(column: str) -> str:
 
 
 def _document(before: str | None, text: str, after: str | None) -> str:
-    """A window's document: the texts of the turn before, the message and the turn after, the non-empty ones
-    joined by newlines."""
-    return "\n".join(t for t in (before, text, after) if t)
+    """A window's document: the last :data:`NEIGHBOUR_CHARS` characters of the turn before, the message's text
+    and the first :data:`NEIGHBOUR_CHARS` of the turn after, the non-empty ones joined by newlines."""
+    return "\n".join(t for t in (before and before[-NEIGHBOUR_CHARS:], text, after and after[:NEIGHBOUR_CHARS]) if t)
 
 
 def _exists(conn: sqlite3.Connection, table: str) -> bool:
@@ -102,13 +118,20 @@ def _exists(conn: sqlite3.Connection, table: str) -> bool:
 
 
 def create_tables(conn: sqlite3.Connection) -> bool:
-    """Create the tables and the delete trigger if missing; True when the windows must be written (none were
-    indexed yet: a new file, one made before windows, or one whose ``windows_fts`` kept their text, dropped here)."""
-    if not _exists(conn, "windows_indexed"):
-        conn.execute("DROP TABLE IF EXISTS windows_fts")
+    """Create the tables and the delete trigger if missing; True when the windows must be written (none are
+    indexed: a new file, one made before windows, one whose ``windows_fts`` kept their text, or one whose windows
+    were made with other than :data:`NEIGHBOUR_CHARS`: their tables are dropped here)."""
+    made = (conn.execute("SELECT neighbour_chars FROM windows_format").fetchall()
+            if _exists(conn, "windows_format") else [])
+    if made != [(NEIGHBOUR_CHARS,)] or not _exists(conn, "windows_indexed"):
+        for table in ("windows_fts", "windows_indexed", "windows_stale", "windows_gone", "windows_format"):
+            conn.execute(f"DROP TABLE IF EXISTS {table}")
         conn.execute("DROP TRIGGER IF EXISTS windows_ad")
-        conn.execute("DROP TABLE IF EXISTS windows_gone")
-    return fts_options.create(conn, _SCHEMA, "windows_indexed", "windows_fts")
+        conn.execute("DROP TRIGGER IF EXISTS windows_message_deleted")
+    new = fts_options.create(conn, _SCHEMA, "windows_indexed", "windows_fts")
+    if new:
+        conn.execute("INSERT INTO windows_format (neighbour_chars) VALUES (?)", (NEIGHBOUR_CHARS,))
+    return new
 
 
 def clear(conn: sqlite3.Connection) -> None:

@@ -23,13 +23,15 @@ def _windows(conn: sqlite3.Connection) -> list[tuple[str, int, int]]:
 
 def _expected(conn: sqlite3.Connection) -> tuple[list[tuple[str, int, int]], dict[int, str]]:
     """The index the stored messages call for, from a table with the text kept, and its documents: each
-    message's text between its previous and next turn's, by (ts, id) in its conversation."""
+    message's text between the end of its previous turn's and the start of its next turn's, by (ts, id) in
+    its conversation."""
     rows = conn.execute("SELECT id, conversation, text FROM messages ORDER BY conversation, ts, id").fetchall()
     documents = {}
     for conversation in {conv for _, conv, _ in rows}:
         turns = [(i, text) for i, conv, text in rows if conv == conversation]
         for k, (i, text) in enumerate(turns):
-            around = (turns[k - 1][1] if k else None, text, turns[k + 1][1] if k + 1 < len(turns) else None)
+            around = (turns[k - 1][1][-windows.NEIGHBOUR_CHARS:] if k else None, text,
+                      turns[k + 1][1][:windows.NEIGHBOUR_CHARS] if k + 1 < len(turns) else None)
             documents[i] = "\n".join(t for t in around if t)
     reference = sqlite3.connect(":memory:")
     reference.execute("CREATE VIRTUAL TABLE w USING fts5(text, tokenize='porter unicode61 remove_diacritics 2')")
@@ -119,3 +121,58 @@ def test_the_window_and_block_tables_keep_their_bulk_options_through_a_rebuild(t
         stored = dict(projector.conn.execute(f"SELECT k, v FROM {table}_config"))
         assert {k: stored.get(k) for k in fts_options.BULK_OPTIONS} == fts_options.BULK_OPTIONS
     assert windows.window_scores(projector.conn, '"dolomites"', 10)  # refilled by the replay
+
+
+def _long(i: int, head: str, tail: str) -> str:
+    """A turn longer than a window's share of it: ``head`` words, filler, ``tail`` words (non-ASCII letters
+    around where a window cuts it, which SQLite and Python must count alike)."""
+    filler = " ".join(f"fill{n}é" for n in range(windows.NEIGHBOUR_CHARS // 3))
+    return f"{head} {filler} ü{i} {filler} {tail}"
+
+
+def test_a_window_holds_the_end_of_the_turn_before_and_the_start_of_the_turn_after(tmp_path: Path) -> None:
+    """A long reply lends the question's window its opening words, not the words deep in it; the long turn's own
+    window holds all of it, and the short neighbours' whole texts."""
+    conn = _project(tmp_path, [_message(0, "q", "when was the hike?"),
+                               _message(1, "a", _long(1, "saturday morning", "remember sunscreen"), role="assistant"),
+                               _message(2, "t", "great thanks")]).conn
+    q, a, t = (_id(conn, k) for k in ("q", "a", "t"))
+    assert set(windows.window_scores(conn, '"saturday"', 10)) == {q, a}
+    assert set(windows.window_scores(conn, '"sunscreen"', 10)) == {a, t}
+    assert set(windows.window_scores(conn, '"hike"', 10)) == {q, a}
+    assert _windows(conn) == _expected(conn)[0]
+
+
+def test_long_turns_are_taken_out_of_their_neighbours_windows_as_they_were_cut(tmp_path: Path) -> None:
+    """Long turns, then a part joined to one, a long turn put between two and one forgotten: taken out by
+    unindex and by the delete trigger, each window's cut text is what was indexed (the integrity check and
+    the index the stored texts call for agree after each step)."""
+    projector = _project(tmp_path, [_message(i, f"m{i}", _long(i, f"start{i}", f"end{i}")) for i in range(0, 8, 2)])
+    conn = projector.conn
+    steps = [[_message(30, "m2", _long(30, "more", "of two"))], [_message(3, "m3", _long(3, "late", "three"))],
+             [_forget(match="late")], [_message(31, "m4", "short end"), _forget(match="start6 ")]]
+    for events in steps:
+        projector.store.append(events)
+        projector.catch_up(batch=1)
+        assert _windows(conn) == _expected(conn)[0]
+    assert set(windows.window_scores(conn, '"end2"', 10)) == {_id(conn, "m2")}  # the joined part pushed it past
+
+
+def test_windows_made_with_another_cut_are_written_again_when_the_file_is_opened(tmp_path: Path) -> None:
+    """A file whose windows hold whole neighbours (made before windows_format) or another cut gets them dropped
+    and written once with NEIGHBOUR_CHARS; the delete trigger is made again with the cut too."""
+    projector = _project(tmp_path, [_message(i, f"m{i}", _long(i, f"start{i}", f"end{i}")) for i in range(4)])
+    incremental = _windows(projector.conn)
+    for older in ("DROP TABLE windows_format", "UPDATE windows_format SET neighbour_chars = 0"):
+        projector.conn.execute("INSERT INTO windows_fts (windows_fts) VALUES ('delete-all')")
+        projector.conn.execute("DROP TRIGGER windows_message_deleted")  # an older trigger, which cut nothing
+        projector.conn.execute("CREATE TRIGGER windows_message_deleted AFTER DELETE ON messages BEGIN SELECT 1; END")
+        projector.conn.execute(older)
+        projector.close()
+        projector = Projector(projector.store, tmp_path / "projections.db", [MessagesProjection()])
+        assert _windows(projector.conn) == incremental
+        made = projector.conn.execute("SELECT neighbour_chars FROM windows_format").fetchall()
+        assert made == [(windows.NEIGHBOUR_CHARS,)]
+    projector.store.append([_forget(match="start2 ")])
+    projector.catch_up()
+    assert _windows(projector.conn) == _expected(projector.conn)[0]
