@@ -25,11 +25,12 @@ import time
 from pathlib import Path
 from typing import Callable, Sequence, TypeVar
 
-from tapestryd.db import connect, transaction, translate_errors
+from tapestryd.db import connect, transaction
 from tapestryd.errors import StoreError
 from tapestryd.events.store import EventStore
 from tapestryd.events.types import StoredEvent
 from tapestryd.lazylog import get_logger, warnings_to_stderr
+from tapestryd.projections.checkpoint_read import checkpoints
 from tapestryd.projections.follower import POLL, STORE_FAILED, Follower, StopFlag
 from tapestryd.projections.protocol import BatchProjection, BufferedProjection, LogReadingProjection, Projection
 
@@ -49,13 +50,6 @@ larger FTS5 segments to write and merge than 2,000 (200 MB export: commits 2.1 s
 
 def _create_checkpoints(conn: sqlite3.Connection) -> None:
     conn.execute("CREATE TABLE IF NOT EXISTS checkpoints (projection TEXT PRIMARY KEY, seq INTEGER NOT NULL)")
-
-
-def checkpoints(conn: sqlite3.Connection) -> dict[str, int]:
-    """Every projection's checkpoint seq by name (empty when none was written yet)."""
-    with translate_errors(conn):
-        exists = conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'checkpoints'").fetchone()
-        return dict(conn.execute("SELECT projection, seq FROM checkpoints").fetchall()) if exists else {}
 
 
 class Projector:

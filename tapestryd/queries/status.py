@@ -22,7 +22,7 @@ import sqlite3
 from tapestryd.db import connect, translate_errors
 from tapestryd.errors import StoreError
 from tapestryd.paths import Paths
-from tapestryd.projections import checkpoints, default_projections
+from tapestryd.projections import SHIPPED, checkpoints
 from tapestryd.projections.messages_read import machine_counts, message_counts
 from tapestryd.queries.reader import Reader
 
@@ -81,8 +81,7 @@ def projection_lag(reader: Reader) -> dict[str, Any]:
     """The log's last seq, each projection's checkpoint, and how many seqs each lags behind."""
     last = log_last_seq(reader)
     marks = checkpoints(reader.conn)
-    names = [p.name for p in default_projections(reader.settings.timezone, reader.settings.first_day_of_week)]
-    names += [name for name in marks if name not in names]
+    names = [*SHIPPED, *(name for name in marks if name not in SHIPPED)]
     return {"last_seq": last, "checkpoints": {n: marks.get(n, 0) for n in names},
             "lag": {n: max(0, last - marks.get(n, 0)) for n in names}}
 

@@ -24,7 +24,7 @@ OWNERS: dict[str, tuple[str, ...]] = {
                   "hierarchy_forget", "hierarchy_schema", "hierarchy_state"),
     "similarity": ("similarity",),
     "vectors": ("vectors",),
-    "runner": ("runner",),
+    "runner": ("runner", "checkpoint_read"),
 }
 """Projection → its modules under ``tapestryd/projections/``."""
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from tapestryd.events import ConversationTitled, EventStore, MessageRecorded, NewEvent, event_id, format_utc
-from tapestryd.projections import Projector, checkpoints, default_projections
+from tapestryd.projections import SHIPPED, Projector, checkpoints, default_projections
 
 T0 = datetime(2026, 1, 30, 22, 0, tzinfo=timezone.utc)
 
@@ -106,3 +106,9 @@ def test_streamed_parts_join_into_one_message(store: EventStore, tmp_path: Path)
     assert text == "message 0 about topic 0\n\nsecond part"
     count = p.conn.execute("SELECT message_count FROM conversations WHERE key = 'chatgpt:c0'").fetchone()[0]
     assert count == 10
+
+
+def test_the_shipped_names_are_the_default_projections_in_apply_order() -> None:
+    """``status`` lists each projection's lag by SHIPPED (it imports no projection): the names of
+    default_projections, in its order."""
+    assert tuple(p.name for p in default_projections("UTC", 0)) == SHIPPED
