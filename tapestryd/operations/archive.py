@@ -23,7 +23,7 @@ from tapestryd.operations.base import LocalDeps
 from tapestryd.operations.requests import ArchiveListRequest
 from tapestryd.operations.results import ArchiveListResult
 from tapestryd.paths import Paths, paths_for
-from tapestryd.sources.archive import ArchivedFile, ArchiveStore, follow_forgotten, preview_forgotten
+from tapestryd.sources.archive import ArchivedFile, ArchiveStore
 
 __all__ = ["archive_check", "archive_status", "extract_offline", "forget_in_archive", "list_archive",
            "preview_in_archive"]
@@ -132,6 +132,8 @@ def archive_check(paths: Paths) -> dict[str, Any]:
 
 def preview_in_archive(paths: Paths, store: EventStore, rule: Forgotten) -> dict[str, int]:
     """What ``rule`` would remove from the archive (``forget --dry-run``); nothing when there is no archive."""
+    from tapestryd.sources.archive.forget import preview_forgotten
+
     archive = _open(paths)
     if archive is None:
         return {}
@@ -141,6 +143,8 @@ def preview_in_archive(paths: Paths, store: EventStore, rule: Forgotten) -> dict
 
 def forget_in_archive(paths: Paths, store: EventStore) -> dict[str, int]:
     """Apply the log's new Forgotten events to the archive (nothing when there is no archive); counts."""
+    from tapestryd.sources.archive.forget import follow_forgotten
+
     if not paths.archive_db.exists():
         return {}
     with ArchiveStore(paths.archive_db) as archive:

@@ -23,25 +23,43 @@ file's parser; another reader of growing files builds one :class:`ArchiveHook` w
 
 Storage (:mod:`~tapestryd.sources.archive.store`), capture and rotation
 (:mod:`~tapestryd.sources.archive.capture`), forget (:mod:`~tapestryd.sources.archive.forget`).
+Capture and forget (and the JSON line rules they share) are imported on first use, so reading
+the archive (``status``, ``archive list``) does not import them.
 """
 
 from __future__ import annotations
 
-from typing import IO, Iterable, Mapping
+from typing import IO, TYPE_CHECKING, Any, Iterable, Mapping
 
 from tapestryd.config import Settings
 from tapestryd.errors import StoreError
-from tapestryd.events.store import EventStore
 from tapestryd.lazylog import get_logger
 from tapestryd.paths import paths_for
-from tapestryd.sources.archive.capture import Archive
-from tapestryd.sources.archive.forget import ArchiveForgotten, follow_forgotten, preview_forgotten
 from tapestryd.sources.archive.store import ArchivedFile, ArchiveStore
+
+if TYPE_CHECKING:
+    from tapestryd.events.store import EventStore
+    from tapestryd.sources.archive.capture import Archive
+    from tapestryd.sources.archive.forget import ArchiveForgotten, follow_forgotten, preview_forgotten
 
 __all__ = ["Archive", "ArchiveHook", "ArchiveForgotten", "ArchiveStore", "ArchivedFile", "archive_for",
            "follow_forgotten", "preview_forgotten"]
 
 log = get_logger(__name__)
+
+
+def __getattr__(name: str) -> Any:
+    """``Archive`` (capture), ``ArchiveForgotten``, ``follow_forgotten`` and ``preview_forgotten`` (forget),
+    each imported on first use."""
+    if name == "Archive":
+        from tapestryd.sources.archive.capture import Archive
+
+        return Archive
+    if name in ("ArchiveForgotten", "follow_forgotten", "preview_forgotten"):
+        from tapestryd.sources.archive import forget
+
+        return getattr(forget, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 class ArchiveHook:
@@ -76,6 +94,8 @@ class ArchiveHook:
 
     def follow(self, store: EventStore) -> ArchiveForgotten:
         """Apply the Forgotten events the archive has not seen (:func:`follow_forgotten`)."""
+        from tapestryd.sources.archive.forget import ArchiveForgotten, follow_forgotten
+
         try:
             return follow_forgotten(self.archive.store, store)
         except StoreError as exc:
@@ -90,6 +110,8 @@ class ArchiveHook:
 def archive_for(settings: Settings) -> ArchiveHook | None:
     """The archive hook of the home (keeping ``[archive]``'s sources), or None when every source is off.
     Opens nothing until first used."""
+    from tapestryd.sources.archive.capture import Archive
+
     if not settings.archive.sources:
         return None
     return ArchiveHook(Archive(paths_for(settings).archive_db), settings.archive.sources)
