@@ -42,6 +42,7 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Iterable
 
+from tapestryd.db import in_chunks
 from tapestryd.projections import fts_options
 
 __all__ = ["NEIGHBOUR_CHARS", "WINDOW_BOUND", "backfill", "clear", "create_tables", "refresh", "unindex",
@@ -211,12 +212,19 @@ def _write(conn: sqlite3.Connection, ids: list[int]) -> int:
     written = 0
     for start in range(0, len(ids), _WRITE_CHUNK):
         chunk = ids[start:start + _WRITE_CHUNK]
-        rows = conn.execute(f"SELECT g.id, g.text, {_around('text')}, {_around('id')} FROM messages g"
+        rows = conn.execute(f"SELECT g.id, g.text, {_around('id')} FROM messages g"
                             f" WHERE g.id IN ({','.join('?' * len(chunk))}) ORDER BY g.id", chunk).fetchall()
+        # A neighbour is mostly in the chunk too (a batch's turns are written together): its text is read
+        # once, by id, only when it is not (two lookups in the (conversation, ts) index per window, not four).
+        texts: dict[int | None, str] = {i: text for i, text, _, _ in rows}
+        outside = sorted({n for _, _, *around in rows for n in around if n is not None and n not in texts})
+        for part, marks in in_chunks(outside, _CHUNK):
+            texts.update(conn.execute(f"SELECT id, text FROM messages WHERE id IN ({marks})", part))
         conn.executemany("INSERT INTO windows_fts (rowid, text) VALUES (?, ?)",
-                         [(i, _document(before, text, after)) for i, text, before, after, _, _ in rows])
+                         [(i, _document(texts.get(prev), text, texts.get(following))) for i, text, prev, following
+                          in rows])
         conn.executemany("INSERT INTO windows_indexed (id, prev, next) VALUES (?, ?, ?)",
-                         [(i, prev, following) for i, _, _, _, prev, following in rows])
+                         [(i, prev, following) for i, _, prev, following in rows])
         written += len(rows)
     return written
 
