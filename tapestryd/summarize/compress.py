@@ -3,8 +3,9 @@
 Chat sentences carry conversational wrapping a memory does not need: an opening
 interjection or greeting, often with the name of the person addressed ("Hey Mel!",
 "Yeah John, ..."), discourse markers ("By the way, ..."), hedges before a clause ("I think
-it's ..."), intensifiers ("really", "super", "kinda"), trailing tags (", you know?",
-"haha") and emoticons. :func:`compress` deletes only those, by rule, so the content words,
+it's ..."), frames announcing the clause they introduce ("I just wanted to let you know
+I ran ..."), intensifiers ("really", "super", "kinda"), trailing tags (", you know?",
+"haha"), a closing verdict (", it was great", "and it was so inspiring") and emoticons. :func:`compress` deletes only those, by rule, so the content words,
 numbers and names stay in their order and the sentence still reads as written. It is the
 deletion-based compression of Knight & Marcu (2002, "Summarization beyond sentence
 extraction"), with hand-written rules in place of a learned model. :func:`clauses` splits
@@ -36,6 +37,11 @@ _SUBJECT = (r"(?:I|I'm|I've|I'd|I'll|(?i:it|it's|we|we're|we've|you|you're|he|sh
 _SO = re.compile(rf"^(?i:and\s+)?(?i:so)\s+(?!(?i:that)\b)(?={_SUBJECT})")
 # A hedge before a clause with its own subject: "I think it's ..." says "It's ...".
 _HEDGE = re.compile(rf"^(?:I think|I guess|I feel like|I'd say|I mean|I believe)\s+(?:that\s+)?(?={_SUBJECT})")
+# A frame announcing the clause it introduces: "I just wanted to let you know I ran ..." says "I ran ...".
+_FRAME = re.compile(rf"^(?i:(?:I\s+)?(?:just\s+)?(?:wanted|want|had|have)\s+to\s+(?:let\s+you\s+know|tell\s+you)"
+                    rf"|I'm\s+(?:so\s+|really\s+)?(?:excited|happy|glad|thrilled|proud|stoked)\s+to\s+"
+                    rf"(?:tell\s+you|share|say|announce|let\s+you\s+know)"
+                    rf"|(?:I\s+)?(?:gotta|have\s+to|must)\s+(?:tell\s+you|say))\s*,?\s+(?:that\s+)?(?={_SUBJECT})")
 # Intensifiers before a word; not after a determiner, where the word names a thing ("the super block").
 _FILLER = re.compile(r"(?<![Tt]he )(?<![ \"][Aa] )(?<![Aa]n )(?<![Mm]y )(?<![Oo]ur )(?<![Tt]his )(?<![Ii]ts )"
                      r"\b(?:really|super|totally|actually|basically|literally|honestly|truly|kinda|sorta)\s+"
@@ -44,8 +50,10 @@ _FILLER = re.compile(r"(?<![Tt]he )(?<![ \"][Aa] )(?<![Aa]n )(?<![Mm]y )(?<![Oo]
 # after a comma ("we'll let you know" says something).
 _TAIL = re.compile(r"(?:[,;]\s+(?i:you know)|[,;]?\s+(?i:huh|eh|haha+|hah|lol|though|i guess|for sure|and stuff)"
                    r"|\s*[:;]-?[()DP]"
-                   r"|(?:,|\s[-–—])\s*(?i:(?:pretty|so|very|really|super|quite|kinda)\s+)?"
-                   r"(?i:cool|great|awesome|nice|fun|amazing|exciting|crazy|wild))"
+                   r"|(?:(?:,|\s[-–—])\s*(?i:(?:it's|it is|it was|that's|that was)\s+)?|,?\s+and\s+"
+                   r"(?i:it's|it is|it was|that's|that was)\s+)(?i:(?:pretty|so|very|really|super|quite|kinda)\s+)?"
+                   r"(?i:cool|great|awesome|nice|fun|amazing|exciting|crazy|wild|wonderful|fantastic|incredible|"
+                   r"powerful|inspiring|special|beautiful|lovely|rewarding|brilliant))"
                    r"\s*(?=[.!?]*$)")
 # A semicolon, a spaced dash or ", and/but/so" before a new subject: each side stands alone.
 _CLAUSE = re.compile(rf"(?:\s+[-–—]|;|,\s+(?:and|but|so))\s+(?={_SUBJECT})")
@@ -58,7 +66,7 @@ def compress(sentence: str) -> str:
 
     Returns the sentence unchanged when the deletions would leave fewer than three words.
     """
-    out = _HEDGE.sub("", _SO.sub("", _LEAD.sub("", sentence)))
+    out = _HEDGE.sub("", _FRAME.sub("", _SO.sub("", _LEAD.sub("", sentence))))
     opened = out != sentence
     out = _FILLER.sub("", out)
     out, tags = _untail(out)

@@ -9,7 +9,9 @@ and at line breaks; lines wholly in square brackets (attachment notes such as "[
 image: ...]") are metadata, not something said, and are dropped too. So are headings and
 list stubs (a markdown heading, a line with no closing punctuation and fewer than six words, or one ending in a
 colon that only announces what follows) and assistant scaffolding: "Certainly, I'll…",
-"Here is…", "Let me know if…", "I hope this helps", "Great question", "How can I help…". A sentence longer
+"Here is…", "Let me know if…", "I hope this helps", "Great question", "How can I help…", and
+its human counterpart, a teaser announcing news without saying it ("I've got something to
+share!", "I just wanted to check in."). A sentence longer
 than 360 characters is not a summary sentence and is passed over (never cut). Each sentence
 is split into its stand-alone clauses and compressed (:mod:`tapestryd.summarize.compress`).
 A sentence's *specificity* counts what a reader would want kept:
@@ -58,6 +60,14 @@ _SCAFFOLDING = re.compile(
     r"go through|walk through)|as an ai|i apologi[sz]e|sorry for|you're welcome|is there anything else|"
     r"would you like me to|do you want me to|how can i (?:help|assist)|what can i (?:help|do for you))\b"
     r"|\b(?:let me know if|feel free to|hope this helps|happy to help further)\b", re.I)
+# A teaser announcing news without saying it: "I've got something to share!", "I just wanted to check in."
+_TEASER = re.compile(
+    r"^(?:but\s+)?(?:here's|there's)\s+(?:some\s+)?(?:\w+\s+)?news[.!]*$"
+    r"|^(?:I|we)(?:'ve|\s+have)?\s+(?:got|have|had)\s+(?:some\s+)?(?:\w+\s+)?(?:news|something)(?:\s+\w+)?"
+    r"(?:\s+to\s+(?:share|tell\s+you)(?:\s+with\s+you)?)?[.!]*$"
+    r"|^(?:I\s+)?(?:just\s+)?(?:wanted|want|had|have|needed)\s+to\s+(?:check\s+in|say\s+hi|catch\s+up|"
+    r"share\s+something(?:\s+\w+)?(?:\s+with\s+you)?)[.!]*$"
+    r"|^there's\s+something\s+I\s+(?:want|wanted|need|have)\s+to\s+(?:tell\s+you|share)[.!]*$", re.I)
 _SKIP = {"I", "I'm", "I've", "I'll", "I'd", "OK", "Ok"}
 
 
@@ -105,7 +115,7 @@ def _symbolic(line: str) -> bool:
 
 def _keep(sentence: str) -> bool:
     return (_MIN_CHARS <= len(sentence) <= _MAX_CHARS and len(_WORD.findall(sentence)) >= _MIN_WORDS
-            and not _SCAFFOLDING.search(sentence))
+            and not _SCAFFOLDING.search(sentence) and not _TEASER.match(sentence))
 
 
 def specificity(sentence: str) -> float:

@@ -21,6 +21,10 @@ from tapestryd.summarize.sentences import split_sentences
     ("Oh wow, that's awesome, I got the job at the museum!", "I got the job at the museum!"),
     ("Haha, yeah, so I adopted a dog in June.", "I adopted a dog in June."),
     ("Quick update: I moved to Lisbon in March.", "I moved to Lisbon in March."),
+    ("I just wanted to let you know I ran a charity 10K on Sunday.", "I ran a charity 10K on Sunday."),
+    ("I'm so excited to tell you that we adopted a kitten.", "We adopted a kitten."),
+    ("I made a peach cobbler on Sunday, it was great.", "I made a peach cobbler on Sunday."),
+    ("We went to the Tate on Friday and it was so inspiring!", "We went to the Tate on Friday!"),
 ])
 def test_openers_fillers_hedges_and_tags_are_cut(sentence: str, expected: str) -> None:
     """Only the wrapping is deleted; names, numbers and content words stay in their order."""
@@ -37,11 +41,23 @@ def test_openers_fillers_hedges_and_tags_are_cut(sentence: str, expected: str) -
     "The super block of the ext4 volume is damaged.",
     'print("Something before the function")',
     "If we need help, we'll let you know!",
+    "I wanted to tell you about the school fair in May.",
+    "The weather was warm and nice.",
 ])
 def test_statements_without_wrapping_are_left_alone(sentence: str) -> None:
     """A time word, a hedge before a noun, a noun after a determiner, a too-short rest, code, "you
     know" as the sentence's own words: all kept."""
     assert compress(sentence) == sentence
+
+
+@pytest.mark.parametrize("teaser", [
+    "I've got something to share!", "I got some great news to share.", "But here's some good news.",
+    "I just wanted to check in.", "There's something I want to tell you.", "I had to share something cool with you.",
+])
+def test_a_teaser_announcing_news_is_not_a_sentence_to_keep(teaser: str) -> None:
+    """A sentence that only announces news says nothing a summary can keep; the news itself stays."""
+    assert split_sentences(teaser) == []
+    assert split_sentences(f"{teaser} I got the job at the museum.") == ["I got the job at the museum."]
 
 
 def test_stand_alone_clauses_become_sentences() -> None:
