@@ -56,7 +56,7 @@ from tapestryd.queries.dense import dense_for
 from tapestryd.queries.hybrid import hybrid_search
 from tapestryd.queries.reader import Reader
 from tapestryd.queries.search import SearchFilters, search
-from tapestryd.queries.similar import register_warm_index, similar
+from tapestryd.queries.similar import similar
 from tapestryd.queries.stopwords import STOPWORDS
 from tapestryd.sources.ingest import ingest_paths
 
@@ -158,14 +158,16 @@ def as_ranking(hits: list[dict[str, Any]]) -> Ranking:
     return out
 
 
-def systems(reader: Reader, baseline: PlainBM25, level: str) -> dict[str, Callable[[str, datetime], Answer]]:
+def systems(reader: Reader, baseline: PlainBM25, level: str,
+            index: SimilarityIndex | None = None) -> dict[str, Callable[[str, datetime], Answer]]:
     filters = SearchFilters(level=level)
     dense = dense_for(reader)
     return {
         "bm25": lambda q, now: in_order(baseline.rank(q, DEPTH)),
         "search": lambda q, now: in_order(as_ranking(search(reader, q, filters, now=now, limit=DEPTH,
                                                             widen=True, dense=dense)["hits"])),
-        "similar": lambda q, now: in_order(as_ranking(similar(reader, q, top=DEPTH, level=level)["hits"])),
+        "similar": lambda q, now: in_order(as_ranking(similar(reader, q, top=DEPTH, level=level,
+                                                              index=index)["hits"])),
         "hybrid": lambda q, now: with_conversations(hybrid_search(reader, q, filters, now=now, limit=DEPTH,
                                                                   pool=DEPTH, widen=True)),
     }
@@ -191,12 +193,13 @@ def score(answer: Answer, question: dict[str, Any], k: int) -> dict[str, tuple[i
 
 
 def evaluate(reader: Reader, questions: list[dict[str, Any]], baseline: PlainBM25, level: str,
-             names: tuple[str, ...] = SYSTEMS) -> dict[str, Any]:
-    """Per system of ``names``: per category and k, recall/any/all at message and session level, and timing."""
+             names: tuple[str, ...] = SYSTEMS, index: SimilarityIndex | None = None) -> dict[str, Any]:
+    """Per system of ``names``: per category and k, recall/any/all at message and session level, and timing
+    (``index``: the fitted similarity index ``similar`` answers from, as the daemon's)."""
     tally: dict[str, Any] = {s: defaultdict(lambda: defaultdict(list)) for s in names}
     per_conversation: dict[str, Any] = {s: defaultdict(lambda: defaultdict(list)) for s in names}
     seconds: dict[str, list[float]] = {s: [] for s in names}
-    runs = {name: run for name, run in systems(reader, baseline, level).items() if name in names}
+    runs = {name: run for name, run in systems(reader, baseline, level, index).items() if name in names}
     for question in questions:
         now = parse_utc(question["asked_at"])
         for name, run in runs.items():
@@ -299,9 +302,8 @@ def main(argv: list[str] | None = None) -> int:
     with Reader.open(load_settings(home)) as reader:
         index = SimilarityIndex(reader.paths.projections_db)
         index.build()
-        register_warm_index(reader.paths.projections_db, index)
         results = evaluate(reader, questions, PlainBM25(message_docs(reader)), "all" if args.summaries else "messages",
-                           names)
+                           names, index)
         index.stop()
     print(f"imported: {imported}; questions: {len(questions)}")
     print_tables(results)

@@ -73,10 +73,9 @@ from tapestryd.operations.runtime import Runtime
 from tapestryd.operations.syncing import run_round
 from tapestryd.paths import paths_for
 from tapestryd.projections.tfidf import SimilarityIndex
-from tapestryd.queries.dense import dense_for
+from tapestryd.queries.dense import DenseKeeper
 from tapestryd.queries.reader import Reader
 from tapestryd.queries.timephrase import warm_up
-from tapestryd.queries.warm import register_warm_index, unregister_warm_index
 from tapestryd.summarize import make_summarizer
 from tapestryd.web.server import WebServer, check_port
 from tapestryd.wire.protocol import ProtocolError
@@ -106,6 +105,7 @@ class Service:
         self.scheduler: BackgroundScheduler | None = None
         self.feeds: Feeds | None = None
         self.similarity: SimilarityIndex | None = None
+        self.dense = DenseKeeper()
         self.web: WebServer | None = None
         self._served_web: WebSettings | None = None  # the [web] the running calendar was started with
         self._readers: queue.LifoQueue[Reader] = queue.LifoQueue()
@@ -124,7 +124,6 @@ class Service:
         try:
             self.similarity = SimilarityIndex(self.paths.projections_db)
             self.similarity.start()
-            register_warm_index(self.paths.projections_db, self.similarity)
             self.writer = Writer(self.runtime, on_error=self._task_failed)
             self.writer.start()
             self.scheduler = build_scheduler(self.settings)
@@ -151,9 +150,9 @@ class Service:
 
     def _load_dense(self) -> dict[str, Any] | None:
         """Load the embedding model and the stored vectors now (when embeddings are in use, else None), not
-        on the first search: :func:`~tapestryd.queries.dense.dense_for` keeps them for every later one."""
+        on the first search: :attr:`dense` keeps them for every later one."""
         with Reader.open(self.settings) as reader:
-            index = dense_for(reader)
+            index = self.dense.get(reader)
             return None if index is None else {"rows": index.refresh(reader.conn)}
 
     def stop(self) -> None:
@@ -171,7 +170,6 @@ class Service:
             self.server.stop()
         finished = self.writer.stop(max(0.5, deadline - time.monotonic())) if self.writer is not None else True
         if self.similarity is not None:
-            unregister_warm_index(self.paths.projections_db)
             self.similarity.stop()
         self._close_readers()
         if self.runtime is not None and finished:
@@ -241,7 +239,8 @@ class Service:
         request = decode(operation.request, args)
         if operation.kind in (READ, CONTROL):
             with self._reader() as reader:
-                return operation.run(request, ReadDeps(reader, self.clock, control=self)).to_json()
+                return operation.run(request, ReadDeps(reader, self.clock, control=self, similarity=self.similarity,
+                                                       dense=self.dense)).to_json()
         assert self.writer is not None
         peer = peer_uid_now()  # the socket peer's uid: ingest imports only what it may read
         return self.writer.run(lambda runtime: operation.run(request, WriteDeps(

@@ -3,8 +3,8 @@
 An operation is a function ``run(request, deps) -> result``; its kind says which deps:
 
 * ``read`` (:class:`ReadDeps`): a :class:`~tapestryd.queries.reader.Reader`, a clock, and the
-  running daemon's :class:`DaemonControl` (None in the CLI's own process). The daemon runs it
-  on a server thread with a pooled reader; the CLI on a read-only reader.
+  running daemon's :class:`DaemonControl` and warm indexes (None in the CLI's own process). The
+  daemon runs it on a server thread with a pooled reader; the CLI on a read-only reader.
 * ``control``: as ``read``, but steering the running daemon (pause, resume, reload); without a
   daemon it raises DaemonNotRunning.
 * ``write`` (:class:`WriteDeps`): the :class:`~tapestryd.operations.runtime.Runtime` (event
@@ -25,6 +25,8 @@ from tapestryd.config import Settings, SummarizeSettings
 
 if TYPE_CHECKING:
     from tapestryd.operations.runtime import Runtime
+    from tapestryd.projections.tfidf import SimilarityIndex
+    from tapestryd.queries.dense import DenseKeeper
     from tapestryd.queries.reader import Reader
     from tapestryd.summarize import Summarizer
 
@@ -77,11 +79,18 @@ class DaemonControl(Protocol):
 
 @dataclass(frozen=True)
 class ReadDeps:
-    """A read or control operation's dependencies."""
+    """A read or control operation's dependencies.
+
+    ``similarity``: the daemon's warm similarity index (None: ``similar`` answers from FTS5,
+    :func:`~tapestryd.queries.similar.similar`); ``dense``: the daemon's kept dense index (None: a
+    search loads one for itself when embeddings are in use, :mod:`tapestryd.queries.dense`).
+    """
 
     reader: Reader
     clock: Clock
     control: DaemonControl | None = None
+    similarity: SimilarityIndex | None = None
+    dense: DenseKeeper | None = None
 
 
 @dataclass(frozen=True)

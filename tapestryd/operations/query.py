@@ -28,7 +28,7 @@ from tapestryd.queries.conversations import (ambiguity, list_conversations, mess
 from tapestryd.queries.conversations import stats as count_stats
 from tapestryd.queries.levelnames import level_filter
 from tapestryd.queries.reader import Reader
-from tapestryd.queries.dense import dense_for
+from tapestryd.queries.dense import DenseIndex, dense_for
 from tapestryd.queries.search import SearchFilters
 from tapestryd.queries.search import search as run_search
 from tapestryd.queries.timephrase import parse_when
@@ -70,15 +70,20 @@ def search(request: SearchRequest, deps: ReadDeps) -> SearchResult:
         from tapestryd.queries.hybrid import hybrid_search
 
         found = hybrid_search(reader, request.query, filters, now=now, limit=limit, widen=request.widen,
-                              dense=dense_for(reader))
+                              dense=_dense(deps))
     else:
         found = run_search(reader, request.query, filters, now=now, limit=limit, sort=request.sort or "relevance",
-                           regex=request.regex, widen=request.widen, dense=dense_for(reader))
+                           regex=request.regex, widen=request.widen, dense=_dense(deps))
     if request.project:
         found["project"] = request.project
     if filters.conversation and filters.conversation != request.conversation:  # a short form: say which one
         found["conversation"] = filters.conversation
     return SearchResult.from_json(found)
+
+
+def _dense(deps: ReadDeps) -> DenseIndex | None:
+    """The daemon's kept dense index, or one loaded for this search alone (None without embeddings)."""
+    return deps.dense.get(deps.reader) if deps.dense is not None else dense_for(deps.reader)
 
 
 def _when(reader: Reader, value: str, now: datetime, end: str) -> datetime | None:
@@ -161,7 +166,7 @@ def similar(request: SimilarRequest, deps: ReadDeps) -> SimilarResult:
     if not query:
         raise TapestryError("similar needs some text to compare with")
     found = find_similar(deps.reader, query, top=in_range(request.top, "top", most=1000, clamp=True),
-                         level=level_filter(request.level))
+                         level=level_filter(request.level), index=deps.similarity)
     return SimilarResult.from_json(found)
 
 

@@ -5,11 +5,11 @@ When embeddings are in use (:mod:`tapestryd.embeddings.model`), the vectors proj
 :class:`DenseIndex` keeps them in memory as one float32 matrix (1.5 kB a message with
 all-MiniLM-L6-v2's 384 dimensions: 150 MB at 100k messages), reads only the rows written
 since its last look (by log position) before each query, and reloads whole after a forget.
-:func:`dense_for` keeps one per database for the life of the process, so the daemon loads
-the weights and the matrix once (at its first search) and then reads only what is new; the
-CLI without a daemon loads both for its one query. Without embeddings in use (the setting
-``off``, the extra not installed, or no vector stored yet) it is None and nothing of numpy,
-tokenizers or the weights is imported.
+The daemon keeps one for its life (:class:`DenseKeeper`, handed to the read operations), so it
+loads the weights and the matrix once (in the background after its start) and then reads only
+what is new; the CLI without a daemon loads both for its one query (:func:`dense_for`).
+Without embeddings in use (the setting ``off``, the extra not installed, or no vector stored
+yet) it is None and nothing of numpy, tokenizers or the weights is imported.
 
 A query is encoded once (the last few are remembered: a time phrase's soft narrowing asks
 twice), scored against every row (one matrix-vector product), and the best
@@ -23,7 +23,6 @@ from __future__ import annotations
 import sqlite3
 import threading
 from collections import OrderedDict
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from tapestryd.embeddings.model import load_encoder, model_dir
@@ -37,8 +36,7 @@ if TYPE_CHECKING:
 
     from tapestryd.embeddings.model import Encoder
 
-__all__ = ["DENSE_K", "DENSE_WEIGHT", "DEPTH", "DenseIndex", "dense_for", "dense_index", "fuse", "nearest",
-           "register_dense_index", "unregister_dense_index"]
+__all__ = ["DENSE_K", "DENSE_WEIGHT", "DEPTH", "DenseIndex", "DenseKeeper", "dense_for", "fuse", "nearest"]
 
 DEPTH = 100
 """Messages of each ranking (keyword and dense) that compete in the fusion, at least."""
@@ -150,40 +148,35 @@ def fuse(keyword: list[tuple[int, float]], dense: list[int], limit: int) -> tupl
     return [(i, -scores[i]) for i in order], {i for i in order if i not in held}
 
 
-_WARM: dict[str, DenseIndex] = {}
-_LOCK = threading.Lock()
+class DenseKeeper:
+    """One home's :class:`DenseIndex`, made at its first use and kept (thread-safe).
 
+    The daemon holds one for its life and hands it to every read operation
+    (:class:`~tapestryd.operations.base.ReadDeps`), so the weights and the matrix load once;
+    a caller that asks while another is loading them waits for that load.
+    """
 
-def register_dense_index(db_path: Path, index: DenseIndex) -> None:
-    """Make ``index`` the dense index that searches of ``db_path`` use (the daemon calls this)."""
-    with _LOCK:
-        _WARM[str(Path(db_path).resolve())] = index
+    def __init__(self) -> None:
+        self._index: DenseIndex | None = None
+        self._lock = threading.Lock()
 
-
-def unregister_dense_index(db_path: Path) -> None:
-    """Forget the dense index of ``db_path`` (the daemon calls this on stop)."""
-    with _LOCK:
-        _WARM.pop(str(Path(db_path).resolve()), None)
-
-
-def dense_index(db_path: Path) -> DenseIndex | None:
-    """The dense index registered for ``db_path``, or None."""
-    with _LOCK:
-        return _WARM.get(str(Path(db_path).resolve()))
+    def get(self, reader: Reader) -> DenseIndex | None:
+        """The kept index, made by :func:`dense_for` when there is none yet (None while that gives None:
+        embeddings off or not installed, or no vector stored yet; asked again next time)."""
+        with self._lock:
+            if self._index is None:
+                self._index = dense_for(reader)
+            return self._index
 
 
 def dense_for(reader: Reader) -> DenseIndex | None:
-    """The dense index of ``reader``'s database (made and kept on first use), or None when embeddings
-    are off, not installed, or no message has a vector yet.
+    """A new dense index of ``reader``'s database (its encoder loaded, its vectors read at its first
+    query), or None when embeddings are off, not installed, or no message has a vector yet.
 
     Raises TapestryError for a ``[search] embeddings`` folder without a model
     (:func:`~tapestryd.embeddings.model.model_dir`).
     """
-    found = dense_index(reader.paths.projections_db)
-    if found is not None:
-        return found
     folder = model_dir(reader.settings.search.embeddings)
     if folder is None or not has_vectors(reader.conn):
         return None
-    with _LOCK:
-        return _WARM.setdefault(str(Path(reader.paths.projections_db).resolve()), DenseIndex(load_encoder(folder)))
+    return DenseIndex(load_encoder(folder))

@@ -1,8 +1,8 @@
 """Similar documents: TF-IDF cosine from the daemon's warm index, or FTS5's persisted index when cold.
 
-The daemon registers its :class:`~tapestryd.projections.tfidf.SimilarityIndex` for its
-``projections.db`` (:mod:`tapestryd.queries.warm`); once it is fitted, ``similar`` uses it
-and never refits per query. Without a daemon (the CLI alone), or while the daemon's index
+The daemon hands its :class:`~tapestryd.projections.tfidf.SimilarityIndex` to ``similar``
+(the read operations' ``similarity``, :class:`~tapestryd.operations.base.ReadDeps`); once it is
+fitted, ``similar`` uses it and never refits per query. Without a daemon (the CLI alone), or while the daemon's index
 is still being fitted after a start, nothing is fitted for the answer (that took 24 s on a
 small home): the full-text index on disk answers at once (:func:`cold_similar`), and the
 result says so (``index.warm`` False, ``index.engine`` ``fts5``).
@@ -15,7 +15,7 @@ from typing import Any
 
 from tapestryd.errors import TapestryError
 from tapestryd.events.types import parse_utc
-from tapestryd.projections.tfidf import MESSAGE, Match
+from tapestryd.projections.tfidf import MESSAGE, Match, SimilarityIndex
 from tapestryd.projections.messages_search import document_frequencies
 from tapestryd.projections.hierarchy_views import nodes_by_keys
 from tapestryd.queries.reader import Reader
@@ -23,10 +23,8 @@ from tapestryd.queries.rerank import KEYWORD_RANKER, KeywordRanker
 from tapestryd.queries.search import (SearchFilters, SearchHit, content_terms, message_hits, one_per_passage, rrf_merge,
                                       search_messages, search_summaries)
 from tapestryd.queries.tokens import flatten
-from tapestryd.queries.warm import register_warm_index, unregister_warm_index, warm_index
 
-__all__ = ["COLD_TERMS", "SIMILAR_LEVELS", "cold_similar", "hydrate", "kinds_for", "message_hits",
-           "register_warm_index", "similar", "unregister_warm_index", "warm_index"]
+__all__ = ["COLD_TERMS", "SIMILAR_LEVELS", "cold_similar", "hydrate", "kinds_for", "message_hits", "similar"]
 
 SIMILAR_LEVELS = ("all", "messages", "summaries", "L0", "L1", "L2", "L3", "L4")
 COLD_TERMS = 16
@@ -45,16 +43,15 @@ def kinds_for(level: str) -> set[int] | None:
 
 
 def similar(reader: Reader, query: str, *, top: int = 10, level: str = "all",
-            ranker: KeywordRanker = KEYWORD_RANKER) -> dict[str, Any]:
+            ranker: KeywordRanker = KEYWORD_RANKER, index: SimilarityIndex | None = None) -> dict[str, Any]:
     """The ``top`` messages and summaries most similar to ``query``, best first.
 
     Returns ``{query, level, top, index: {warm, ...status}, hits}``; hits have the shape of
-    :class:`~tapestryd.queries.search.SearchHit`. From the warm index once it is fitted
-    (``score``: the cosine, in (0, 1]); else from FTS5 at once (:func:`cold_similar`,
+    :class:`~tapestryd.queries.search.SearchHit`. From the warm ``index`` (the daemon's) once it
+    is fitted (``score``: the cosine, in (0, 1]); else from FTS5 at once (:func:`cold_similar`,
     ``index.engine`` ``fts5``). Raises TapestryError for an unknown level.
     """
     kinds = kinds_for(level)
-    index = warm_index(reader.paths.projections_db)
     if index is None or not index.ready:
         reason = "not running" if index is None else "still fitting its index"
         return {"query": query, "level": level, "top": top,

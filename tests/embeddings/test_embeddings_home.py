@@ -22,7 +22,7 @@ from tapestryd.operations.dispatch import run_here  # noqa: E402
 from tapestryd.operations.requests import SearchRequest  # noqa: E402
 from tapestryd.operations.runtime import Runtime  # noqa: E402
 from tapestryd.projections.vectors import has_vectors  # noqa: E402
-from tapestryd.queries.dense import dense_for  # noqa: E402
+from tapestryd.queries.dense import DenseKeeper, dense_for  # noqa: E402
 from tapestryd.queries.reader import Reader  # noqa: E402
 from tiny_bert import tiny_bert  # noqa: E402
 
@@ -77,15 +77,17 @@ def test_auto_finds_the_packaged_weights_only_where_the_package_is_installed() -
 
 def test_a_home_with_a_model_folder_encodes_at_ingest_and_keeps_one_dense_index(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Every message gets a vector as it is projected; the dense index and the weights load once a process."""
+    """Every message gets a vector as it is projected; a keeper (the daemon's) holds one dense index, and the
+    weights load once a process."""
     home = make_home(tmp_path / "home", str(tiny_bert(tmp_path)), monkeypatch)
     settings = load_settings(home)
     load_encoder.cache_clear()
+    keeper = DenseKeeper()
     with Reader.open(settings) as reader:
         assert has_vectors(reader.conn)
-        first = dense_for(reader)
+        first = keeper.get(reader)
     with Reader.open(settings) as reader:
-        assert first is not None and dense_for(reader) is first
+        assert first is not None and keeper.get(reader) is first and dense_for(reader) is not first
     assert load_encoder.cache_info().misses == 1
     answer = run_here(settings, SearchRequest(query="cat on the mat")).to_json()
     assert answer["hits"][0]["snippet"].startswith("the [cat]")

@@ -14,11 +14,7 @@ from tapestryd.operations.runtime import Runtime
 from tapestryd.paths import paths_for
 from tapestryd.projections.tfidf import MESSAGE, SimilarityIndex
 from tapestryd.queries.reader import Reader
-from tapestryd.queries.similar import (
-    register_warm_index,
-    similar,
-    unregister_warm_index,
-)
+from tapestryd.queries.similar import similar
 
 
 def at(d: int, h: int = 10) -> datetime:
@@ -103,20 +99,16 @@ def test_forgetting_refits_and_the_forgotten_are_never_returned(seeded: History,
     assert index.query("braided bread honey sesame") == []
 
 
-def test_similar_uses_the_registered_warm_index(seeded: History, index: SimilarityIndex) -> None:
-    """With a warm index registered the query never fits; without one FTS5 answers at once and says so."""
+def test_similar_uses_the_warm_index_it_is_given(seeded: History, index: SimilarityIndex) -> None:
+    """Given a warm index the query never fits; without one FTS5 answers at once and says so."""
     with Reader.open(load_settings(seeded.settings.home)) as reader:
         cold = similar(reader, "bowline knot")
         assert cold["index"]["warm"] is False and cold["index"]["engine"] == "fts5"
         assert cold["hits"][0]["message_key"] == "m3" and cold["hits"][0]["score"] > 0
-        register_warm_index(reader.paths.projections_db, index)
-        try:
-            fits = index.last_fit["fit_seconds"]
-            warm = similar(reader, "bowline knot", level="messages", top=1)
-            assert warm["index"]["warm"] is True and index.last_fit["fit_seconds"] == fits
-            assert [h["message_key"] for h in warm["hits"]] == ["m3"] and 0 < warm["hits"][0]["score"] <= 1
-        finally:
-            unregister_warm_index(reader.paths.projections_db)
+        fits = index.last_fit["fit_seconds"]
+        warm = similar(reader, "bowline knot", level="messages", top=1, index=index)
+        assert warm["index"]["warm"] is True and index.last_fit["fit_seconds"] == fits
+        assert [h["message_key"] for h in warm["hits"]] == ["m3"] and 0 < warm["hits"][0]["score"] <= 1
 
 
 def test_the_cli_without_a_daemon_answers_from_the_full_text_index_and_says_so(seeded: History) -> None:
@@ -169,14 +161,12 @@ def test_cosine_equals_scikit_learn_tfidf(seeded: History, index: SimilarityInde
 
 
 def test_a_cold_query_while_the_index_is_fitted_answers_at_once(seeded: History) -> None:
-    """A daemon just started registers its index before fitting it: a query then answers from FTS5, not waiting."""
+    """A daemon just started hands its index over before fitting it: a query then answers from FTS5, not waiting."""
     with Reader.open(load_settings(seeded.settings.home)) as reader:
         unfitted = SimilarityIndex(reader.paths.projections_db)
-        register_warm_index(reader.paths.projections_db, unfitted)
         try:
-            cold = similar(reader, "bowline knot", level="messages", top=1)
+            cold = similar(reader, "bowline knot", level="messages", top=1, index=unfitted)
         finally:
-            unregister_warm_index(reader.paths.projections_db)
             unfitted.stop()
     assert cold["index"]["warm"] is False and cold["index"]["reason"] == "still fitting its index"
     assert [h["message_key"] for h in cold["hits"]] == ["m3"]
