@@ -82,6 +82,9 @@ _SCHEMA = [
     "CREATE INDEX IF NOT EXISTS messages_ts ON messages(ts)",
     "CREATE INDEX IF NOT EXISTS messages_conversation_ts ON messages(conversation, ts)",
     "CREATE INDEX IF NOT EXISTS conversations_last_ts ON conversations(last_ts)",
+    # Search's title lookup (messages_search.titled_openings) scans this instead of every conversation's row:
+    # only titled conversations, title alone; a message's last_ts or count update leaves it untouched.
+    "CREATE INDEX IF NOT EXISTS conversations_titled ON conversations(title) WHERE title != ''",
     """CREATE VIRTUAL TABLE IF NOT EXISTS messages_fts USING fts5(
         text, content='messages', content_rowid='id', tokenize='porter unicode61 remove_diacritics 2')""",
     """CREATE TRIGGER IF NOT EXISTS messages_ad AFTER DELETE ON messages BEGIN

@@ -374,18 +374,20 @@ def titled_openings(conn: sqlite3.Connection, terms: list[str], filters: Message
     A term is matched as a word of the title, in either case, a plural ``s``/``es`` allowed
     (:func:`_title_holds`: "ai" finds "AI Turing Test", not "Gmail API"; a phrase as
     written). SQLite's ``LIKE`` picks the ``16 * limit`` most recently active titles holding
-    every term as a substring; of those holding them as words, the first ``4 * limit``
-    with a message passing the filters count, most recent first.
+    every term as a substring (scanning the ``conversations_titled`` index: titled conversations
+    only); of those holding them as words, the first ``4 * limit`` with a message passing the
+    filters count, most recent first.
     Raises StoreError on a database error.
     """
     if not terms or limit <= 0:
         return []
     where, params = message_where(filters)
     likes = " AND ".join(r"title LIKE ? ESCAPE '\'" for _ in terms)
-    # Scanning the table and sorting the few titles that match reads each row once; walking the
-    # last_ts index instead reads the whole table a row at a time out of order whenever few titles match.
-    titles = (f"SELECT key, title FROM conversations NOT INDEXED WHERE {likes}"
-              " ORDER BY last_ts DESC, rowid DESC LIMIT ?")
+    # The titles are scanned in the partial index of titled conversations (or, in a file made before
+    # it, the table), and only the few that match are read whole and sorted; walking the last_ts index
+    # instead read the whole table a row at a time out of order whenever few titles matched.
+    titles = ("SELECT key, title FROM conversations WHERE rowid IN (SELECT rowid FROM conversations"
+              f" WHERE title != '' AND {likes}) ORDER BY last_ts DESC, rowid DESC LIMIT ?")
     firsts = (f"SELECT (SELECT m.id FROM messages m WHERE m.conversation = j.value{where} ORDER BY m.ts, m.id"
               " LIMIT 1) FROM json_each(?) j ORDER BY j.key")
     with translate_errors(conn):

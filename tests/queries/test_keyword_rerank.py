@@ -109,6 +109,32 @@ def test_a_title_word_is_found_as_a_word_not_inside_another(history: History) ->
     assert keys(reader, KeywordRanker().rank(reader.conn, ["start-up"], SearchFilters(), 10)[0]) == ["m3"]
 
 
+def test_titles_are_found_with_the_index_of_titled_conversations_or_without_it(history: History) -> None:
+    """The title lookup reads the partial index of titled conversations; a file made before it finds the same."""
+    import sqlite3
+
+    from tapestryd.paths import paths_for
+
+    for n, (key, title) in enumerate({"claude-ai:t1": "Kayak repairs", "claude-ai:t2": "Kayak routes"}.items()):
+        history.message(key, at(7, 9 + n), "What next?", agent="claude-ai")
+        history.pending.append(NewEvent(event_id("test", key), ConversationTitled(key, title), at(7, 9 + n),
+                                        "claude-ai", f"test#{key}"))
+    history.message("claude-ai:t3", at(7, 12), "kayak or canoe?", agent="claude-ai")
+    history.commit()
+    db = paths_for(history.settings).projections_db
+    with sqlite3.connect(db) as conn:
+        assert conn.execute("SELECT sql FROM sqlite_master WHERE name = 'conversations_titled'").fetchone()
+    reader = Reader.open(load_settings(history.settings.home))
+    with_index = KeywordRanker().rank(reader.conn, ["kayak"], SearchFilters(), 10)
+    reader.close()
+    with sqlite3.connect(db) as conn:
+        conn.execute("DROP INDEX conversations_titled")
+    reader = Reader.open(load_settings(history.settings.home))
+    assert KeywordRanker().rank(reader.conn, ["kayak"], SearchFilters(), 10) == with_index
+    assert sorted(keys(reader, with_index[0])) == ["m1", "m2", "m3"]
+    assert sorted(mark for mark in with_index[1].values()) == ["title_match", "title_match"]
+
+
 def test_a_short_ranking_is_the_head_of_a_long_one(reader: Reader) -> None:
     """Turns holding none of the words are capped only as they reach the best ``limit``; the order is
     still the one capping every turn gives. Lent twice m5's score, m4 and m6 would lead uncapped."""
