@@ -19,12 +19,17 @@ window; see :mod:`tapestryd.projections.messages_search`) and the top 10 compare
 ranking ``search`` uses: same order, same set, mean overlap, how close the bounded BM25
 scores come to the exact ones, and the exact latency.
 
+With ``--ids FILE`` the top 20 message ids of each query (search's ranking) are written to FILE;
+with ``--agree-with FILE`` (such a file, from another checkout or setting) the top 10 of each
+query are compared with it: same order, same set, mean overlap (a change meant to keep the answers
+shows 100%).
+
 With ``--socket`` the same queries are also asked of ``tapestryd`` running on the home,
 over its Unix socket (:func:`measure_socket`). Target (issue 14): p95 under 50 ms at 1M
 messages through the socket.
 
 Usage: ``python bench/search_bench.py [--sizes 100000 1000000] [--queries 300] [--socket] [--compare]
-[--out DIR]``
+[--ids FILE] [--agree-with FILE] [--out DIR]``
 """
 
 from __future__ import annotations
@@ -252,6 +257,29 @@ def agreement(home: Path, count: int, top: int = 10) -> dict[str, Any]:
             **_stats("exact_", exact_ms)}
 
 
+def ranked_ids(home: Path, count: int) -> list[dict[str, Any]]:
+    """The top 20 message ids search gives each of the ``count`` queries: ``[{query, filters, ids}]``."""
+    from tapestryd.config import load_settings
+    from tapestryd.queries.reader import Reader
+    from tapestryd.queries.search import SearchFilters, search_messages
+
+    with Reader.open(load_settings(home)) as reader:
+        return [{"query": q, "filters": f, "ids": [h.id for h in search_messages(reader, q, SearchFilters(**f))]}
+                for q, f in queries(count)]
+
+
+def agreed_with(mine: list[dict[str, Any]], theirs: list[dict[str, Any]], top: int = 10) -> dict[str, float]:
+    """How the top ``top`` of ``mine`` compare with ``theirs`` (the same queries, in order): the share of
+    queries with the same ids in the same order, with the same ids, and the mean overlap."""
+    pairs = [(a["ids"][:top], b["ids"][:top]) for a, b in zip(mine, theirs, strict=True)
+             if a["query"] == b["query"] and a["filters"] == b["filters"]]
+    if len(pairs) != len(mine):
+        raise SystemExit("--agree-with: the file holds other queries")
+    return {"queries": len(pairs), "same_order": statistics.mean(float(a == b) for a, b in pairs),
+            "same_set": statistics.mean(float(set(a) == set(b)) for a, b in pairs),
+            "mean_overlap": statistics.mean(len(set(a) & set(b)) / max(1, len(b)) for a, b in pairs)}
+
+
 def _compared(bounded: list[tuple[int, float]], exact: list[tuple[int, float]]) -> tuple[bool, bool, float, float,
                                                                                            float]:
     ids, exact_ids = [i for i, _ in bounded], [i for i, _ in exact]
@@ -284,6 +312,9 @@ def main() -> None:
                         help="also ask the same queries of a running tapestryd over its socket (issue 14: p95 < 50 ms)")
     parser.add_argument("--compare", action="store_true",
                         help="also rank every match (exact BM25) and report top-10 agreement and its latency")
+    parser.add_argument("--ids", type=Path, default=None, help="write each query's top 20 message ids here (JSON)")
+    parser.add_argument("--agree-with", type=Path, default=None,
+                        help="compare each query's top 10 with such a file (from another checkout or setting)")
     args = parser.parse_args()
     quiet()
     results = []
@@ -304,6 +335,14 @@ def main() -> None:
         print(f"{'':>9} CPU time: search median {result['cpu_median_ms']:.1f} ms p95 {result['cpu_p95_ms']:.1f}; bare"
               f" every word median {result['cpu_bare_median_ms']:.1f} ms p95 {result['cpu_bare_p95_ms']:.1f}; search /"
               f" bare {result['cpu_median_ms'] / result['cpu_bare_median_ms']:.2f}x", flush=True)
+        if args.ids or args.agree_with:
+            mine = ranked_ids(home, args.queries)
+            if args.ids:
+                args.ids.write_text(json.dumps(mine))
+            if args.agree_with:
+                result["agreement_with_file"] = same = agreed_with(mine, json.loads(args.agree_with.read_text()))
+                print(f"{'':>9} top 10 against {args.agree_with}: same order {same['same_order']:.0%}, same set"
+                      f" {same['same_set']:.0%}, mean overlap {same['mean_overlap']:.1%}", flush=True)
         if args.socket:
             result.update(measure_socket(home, args.queries))
             print(f"{'':>9} through the socket (tapestryd, search op): median {result['socket_median_ms']:.1f} ms p95"
