@@ -8,7 +8,8 @@ its distinct content words), its centrality (cosine with the centroid of all sen
 Radev et al., 2004), its density in specifics (names, numbers, dates, identifiers,
 decisions) and its tone (first-person statements up, more when the speaker is the subject
 and most when episodic: what I did, got or decided, my things, dated events; questions,
-small talk, "you" remarks, advice such as "Let's keep going" and sentences opening on a
+small talk, "you" remarks, advice such as "Let's keep going", a resolve or wish without a
+number or a name, "I'll keep pushing forward.", and sentences opening on a
 pronoun that points back, "It was so powerful.", down). The user's words weigh a little
 more than an assistant's, unless both sides are named people, who weigh alike.
 
@@ -59,7 +60,7 @@ from tapestryd.vocatives import names_by_role
 
 __all__ = ["EXTRACTIVE_VERSION", "ExtractiveSummarizer"]
 
-EXTRACTIVE_VERSION = "x12"
+EXTRACTIVE_VERSION = "x13"
 _WEAK = 0.3
 _POOL = 400
 _ROWS = 2000
@@ -88,6 +89,14 @@ _SELF_SUBJECT = re.compile(r"(?:I|I'm|I've|I'd|I'll|My|We|We're|We've|We'd|We'll
 _SELF_SUBJECT_WEIGHT = 1.4
 _ADVICE = re.compile(r"^(?:Let's|Let us)\b|\b(?:should|must|need to|have to|ought to)\b", re.I)
 _ADVICE_WEIGHT = 0.6
+# A resolve or wish opening on the speaker ("I'll keep pushing forward.", "We can make a difference.") names
+# nothing that happened or is booked unless it carries a number or a name ("I'll fly to Oslo in May." keeps
+# its weight): on the dev split 25% of the first kind match an annotated fact, against 50% of the speaker's
+# other statements.
+_INTENT = re.compile(r"(?:I|We)(?:'ll| will| won't| wanna| want to|'m gonna|'m going to| can't wait| can| could| hope|"
+                     r" just want)\b")
+_CONCRETE = re.compile(r"\d|(?<=\s)(?!I\b|I'|OK\b)[A-Z]")
+_INTENT_WEIGHT = 0.6
 _PHATIC = re.compile(
     r"^\W*(?:wow|hey|hi|hello|thanks|thank you|congrats|congratulations|awesome|great|cool|nice|glad|sounds|"
     r"that's|that is|so happy|i'm so|sure|yes|yeah|no problem|absolutely|love|good luck|bye|see you|take care|"
@@ -208,7 +217,8 @@ def _role_weight(sentence: Sentence) -> float:
 
 
 def _tone(text: str) -> float:
-    """Favours the speaker's own statements (as subject, episodic most); damps advice, "you" and small talk."""
+    """Favours the speaker's own statements (as subject, episodic most); damps advice, bare resolves, "you"
+    and small talk."""
     factor = (1.6 if _FIRST_PERSON.search(text) else 1.0) * (0.8 if _SECOND_PERSON.search(text) else 1.0)
     if _SELF_SUBJECT.match(text):
         factor *= _SELF_SUBJECT_WEIGHT
@@ -222,6 +232,8 @@ def _tone(text: str) -> float:
         factor *= _QUESTION
     if _ANAPHORIC.match(text):
         factor *= _ANAPHORIC_WEIGHT
+    if _INTENT.match(text) and not _CONCRETE.search(text):
+        factor *= _INTENT_WEIGHT
     return factor * (0.4 if _PHATIC.match(text) else 1.0)
 
 

@@ -32,6 +32,22 @@ def test_the_speakers_own_statement_is_kept_over_advice(order: tuple[str, str]) 
     assert ExtractiveSummarizer().summarize(request, Budget()).text == OWN
 
 
+RESOLVE = "I'll keep building small wooden boats at the lake house."
+STATEMENT = "I keep small wooden boats in the shed at the lake house."
+PLAN = "I'll sail the small wooden boat to Oslo from the lake house."
+
+
+@pytest.mark.parametrize(("first", "second", "expected"), [
+    (RESOLVE, STATEMENT, STATEMENT), (STATEMENT, RESOLVE, STATEMENT), (PLAN, STATEMENT, PLAN), (STATEMENT, PLAN, PLAN)])
+def test_a_bare_resolve_gives_way_but_a_named_plan_does_not(first: str, second: str, expected: str) -> None:
+    """"I'll keep …" with no number or name says nothing that happened or is booked: a statement of
+    the same words is kept over it; a plan naming a place keeps its weight and is kept."""
+    request = SummaryRequest(node="L1:x:2026-03-04", level=1, period="Wednesday 04 March 2026",
+                             inputs=(Passage("10:00 me", first, "user"), Passage("10:01 me", second, "user")),
+                             source_chars=1200)
+    assert ExtractiveSummarizer().summarize(request, Budget()).text == expected
+
+
 BIKE = "I sold my old bike to a friendly neighbour in town for sixty euros."
 BOAT = "I sold my old boat to a friendly neighbour in town for fifty euros."
 
