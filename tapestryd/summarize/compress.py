@@ -5,8 +5,9 @@ interjection or greeting, often with the name of the person addressed ("Hey Mel!
 "Yeah John, ..."), discourse markers ("By the way, ..."), hedges before a clause ("I think
 it's ..."), frames announcing the clause they introduce ("I just wanted to let you know
 I ran ..."), intensifiers ("really", "super", "kinda"), trailing tags (", you know?",
-"haha"), a closing verdict (", it was great", "and it was so inspiring") and emoticons. :func:`compress` deletes only those, by rule, so the content words,
-numbers and names stay in their order and the sentence still reads as written. It is the
+"haha"), a closing verdict (", it was great", "and it was so inspiring") and emoticons.
+:func:`compress` deletes only those, by rule, so the content words, numbers and names stay
+in their order and the sentence still reads as written. It is the
 deletion-based compression of Knight & Marcu (2002, "Summarization beyond sentence
 extraction"), with hand-written rules in place of a learned model. :func:`clauses` splits
 a sentence where each side stands alone (a semicolon, a spaced dash, or a comma and "and",
