@@ -9,13 +9,15 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
-from typing import Optional
+from typing import TYPE_CHECKING, Optional
 
 import typer
 
 from tapestryd.cli.app import Format, app, call, emit, settings, warn
 from tapestryd.operations.requests import ArchiveListRequest
-from tapestryd.operations.results import ArchiveListResult
+
+if TYPE_CHECKING:
+    from tapestryd.operations.results import ArchiveListResult
 
 __all__ = ["archive_app"]
 

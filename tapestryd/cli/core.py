@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Any, List, Optional
+from typing import TYPE_CHECKING, Any, List, Optional
 
 import typer
 
@@ -14,8 +14,10 @@ from tapestryd.config import default_config_file, load_settings, resolve_home, s
 from tapestryd.errors import DiskFullError, TapestryError
 from tapestryd.operations.requests import (ConversationsRequest, IngestRequest, NodeRequest, RebuildRequest,
                                            SearchRequest, ShowRequest, StatsRequest)
-from tapestryd.operations.results import IngestResult, RebuildResult, SearchResult
 from tapestryd.paths import paths_for
+
+if TYPE_CHECKING:
+    from tapestryd.operations.results import IngestResult, RebuildResult, SearchResult
 
 __all__: list[str] = []
 

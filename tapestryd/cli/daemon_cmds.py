@@ -12,16 +12,18 @@ import subprocess
 from collections import deque
 from dataclasses import replace
 from pathlib import Path
-from typing import Optional
+from typing import TYPE_CHECKING, Optional
 
 import typer
 
 from tapestryd.cli.app import Format, app, call, emit, settings
 from tapestryd.cli.fast import render_control, render_status
 from tapestryd.operations.requests import StatusRequest
-from tapestryd.operations.results import StatusResult
 from tapestryd.paths import paths_for
 from tapestryd.wire.client import request
+
+if TYPE_CHECKING:
+    from tapestryd.operations.results import StatusResult
 
 __all__: list[str] = []
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import sys
 import time
-from typing import Any, Optional
+from typing import TYPE_CHECKING, Any, Optional
 
 import typer
 
@@ -22,8 +22,10 @@ from tapestryd.operations.requests import (
     RepairRequest,
     TreeRequest,
 )
-from tapestryd.operations.result_parts import TreeNode
-from tapestryd.operations.results import GenerateResult, IterateResult, RepairResult, TreeResult
+
+if TYPE_CHECKING:
+    from tapestryd.operations.result_parts import TreeNode
+    from tapestryd.operations.results import GenerateResult, IterateResult, RepairResult, TreeResult
 
 __all__: list[str] = []
 

@@ -3,15 +3,17 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, List, Optional
+from typing import TYPE_CHECKING, Any, List, Optional
 
 import typer
 
 from tapestryd.cli.app import Format, app, call, emit
 from tapestryd.errors import TapestryError
 from tapestryd.operations.requests import DriftRequest, EvalRequest
-from tapestryd.operations.result_parts import ProviderName, RecallYield
-from tapestryd.operations.results import DriftResult, EvalResult
+
+if TYPE_CHECKING:
+    from tapestryd.operations.result_parts import ProviderName, RecallYield
+    from tapestryd.operations.results import DriftResult, EvalResult
 
 __all__ = ["render_drift", "render_eval"]
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from enum import Enum
 from pathlib import Path
-from typing import Optional
+from typing import TYPE_CHECKING, Optional
 
 import typer
 
@@ -13,7 +13,9 @@ from tapestryd.cli.app import Format, app, call, emit, warn
 from tapestryd.cli.render import render_hits
 from tapestryd.cli.render_queries import render_recall
 from tapestryd.operations.requests import ContextRequest, RecallRequest, SimilarRequest
-from tapestryd.operations.results import ContextResult, RecallResult, SimilarResult
+
+if TYPE_CHECKING:
+    from tapestryd.operations.results import ContextResult, RecallResult, SimilarResult
 
 __all__: list[str] = []
 

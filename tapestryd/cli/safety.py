@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Optional
+from typing import TYPE_CHECKING, Optional
 
 import typer
 
@@ -23,9 +23,11 @@ from tapestryd.operations.requests import (
     RestoreRequest,
     VerifyRequest,
 )
-from tapestryd.operations.results import (BackupResult, BackupsResult, CompactResult, ForgetResult, RestoreResult,
-                                          VerifyResult)
 from tapestryd.paths import paths_for
+
+if TYPE_CHECKING:
+    from tapestryd.operations.results import (BackupResult, BackupsResult, CompactResult, ForgetResult, RestoreResult,
+                                              VerifyResult)
 
 __all__: list[str] = []
 

@@ -6,15 +6,16 @@ here with the writer lock held (:mod:`tapestryd.operations.syncing`).
 
 from __future__ import annotations
 
-from typing import Optional
+from typing import TYPE_CHECKING, Optional
 
 import typer
 
 from tapestryd.cli.app import Format, app, call, emit
 from tapestryd.errors import SyncError
 from tapestryd.operations.requests import SyncInitRequest, SyncRequest, SyncStatusRequest
-from tapestryd.operations.results import SyncInitResult, SyncResult, SyncStatusResult
-from tapestryd.operations.syncing import ROUND_TIMEOUT
+
+if TYPE_CHECKING:
+    from tapestryd.operations.results import SyncInitResult, SyncResult, SyncStatusResult
 
 __all__ = ["sync_app"]
 
@@ -31,6 +32,8 @@ def sync(ctx: typer.Context,
                                    help="Events per hub transaction and per local append."),
          fmt: Format = typer.Option(Format.text, "-f", "--format")) -> None:
     """Push this machine's events to the hub and pull the others' now (without a subcommand)."""
+    from tapestryd.operations.syncing import ROUND_TIMEOUT
+
     if ctx.invoked_subcommand is not None:
         return
     emit(call(ctx, SyncRequest, {"from_start": from_start, "batch": batch}, timeout=ROUND_TIMEOUT), fmt,

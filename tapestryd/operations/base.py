@@ -118,17 +118,24 @@ Res = TypeVar("Res")
 
 @dataclass(frozen=True)
 class Operation(Generic[Req, Res]):
-    """One entry of the table: name, kind, request and result types, and how to get the function.
+    """One entry of the table: name, kind, request type, how to get the result type and the function.
 
     ``load`` imports the function's module only when it is first run, so ``tapestryctl
-    search`` without a daemon never imports the summarizers or numpy.
+    search`` without a daemon never imports the summarizers or numpy; ``result_of`` gives the
+    result type, its family of result types built on first use (see
+    :mod:`tapestryd.operations.results`).
     """
 
     name: str
     kind: Kind
     request: type[Req]
-    result: type[Res]
+    result_of: Callable[[], type[Res]]
     load: Callable[[], Callable[[Req, Any], Res]]
+
+    @property
+    def result(self) -> type[Res]:
+        """The result type."""
+        return self.result_of()
 
     def run(self, request: Req, deps: Any) -> Res:
         """Run the operation on ``request`` with the deps its kind takes."""

@@ -28,7 +28,6 @@ from tapestryd.operations.base import (
 from tapestryd.operations.codec import decode, encode
 from tapestryd.operations.registry import operation_for
 from tapestryd.operations.requests import IngestRequest, RebuildRequest
-from tapestryd.operations.results import RebuildResult
 from tapestryd.paths import paths_for
 
 if TYPE_CHECKING:
@@ -85,6 +84,7 @@ def run_here(settings: Settings, request: Any, *, clock: Clock | None = None, pr
 
 
 def _write_here(settings: Settings, request: Any, clock: Clock, progress: Progress | None) -> Any:
+    from tapestryd.operations.results import RebuildResult
     from tapestryd.operations.runtime import Runtime
 
     set_aside = _prepare_write(settings, request)

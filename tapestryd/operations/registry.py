@@ -5,7 +5,8 @@
 imports the function's module on first use (so ``tapestryctl search`` without a daemon never
 imports the summarizers or numpy). :func:`operation_for` finds the entry of a request instance.
 
-Importing this module imports only the request and result types (standard library).
+Importing this module imports only the request types (standard library); an entry's result
+type, with its family of results, is built when first asked for.
 """
 
 from __future__ import annotations
@@ -68,49 +69,49 @@ def _syncing() -> ModuleType:
     return syncing
 
 
-def _op(name: str, kind: Kind, request: type[Any], result: type[Any],
+def _op(name: str, kind: Kind, request: type[Any], result: Callable[[], type[Any]],
         load: Callable[[], Callable[[Any, Any], Any]]) -> Operation[Any, Any]:
     return Operation(name, kind, request, result, load)
 
 
 OPERATIONS: dict[str, Operation[Any, Any]] = {op.name: op for op in (
-    _op("ping", READ, rq.PingRequest, rs.PingResult, lambda: _query().ping),
-    _op("search", READ, rq.SearchRequest, rs.SearchResult, lambda: _query().search),
-    _op("similar", READ, rq.SimilarRequest, rs.SimilarResult, lambda: _query().similar),
-    _op("context", READ, rq.ContextRequest, rs.ContextResult, lambda: _query().context),
-    _op("recall", READ, rq.RecallRequest, rs.RecallResult, lambda: _query().recall),
-    _op("show", READ, rq.ShowRequest, rs.ShowResult, lambda: _query().show),
-    _op("node", READ, rq.NodeRequest, rs.NodeResult, lambda: _query().node),
-    _op("messages", READ, rq.MessagesRequest, rs.MessagesResult, lambda: _query().messages),
-    _op("conversations", READ, rq.ConversationsRequest, rs.ConversationsResult, lambda: _query().conversations),
-    _op("stats", READ, rq.StatsRequest, rs.StatsResult, lambda: _query().stats),
-    _op("status", READ, rq.StatusRequest, rs.StatusResult, lambda: _control().status),
-    _op("pause", CONTROL, rq.PauseRequest, rs.PauseResult, lambda: _control().pause),
-    _op("resume", CONTROL, rq.ResumeRequest, rs.ResumeResult, lambda: _control().resume),
-    _op("reload", CONTROL, rq.ReloadRequest, rs.ReloadResult, lambda: _control().reload),
-    _op("tree", READ, rq.TreeRequest, rs.TreeResult, lambda: _hierarchy().tree),
-    _op("hierarchy_status", READ, rq.HierarchyStatusRequest, rs.HierarchyStatusResult,
+    _op("ping", READ, rq.PingRequest, lambda: rs.PingResult, lambda: _query().ping),
+    _op("search", READ, rq.SearchRequest, lambda: rs.SearchResult, lambda: _query().search),
+    _op("similar", READ, rq.SimilarRequest, lambda: rs.SimilarResult, lambda: _query().similar),
+    _op("context", READ, rq.ContextRequest, lambda: rs.ContextResult, lambda: _query().context),
+    _op("recall", READ, rq.RecallRequest, lambda: rs.RecallResult, lambda: _query().recall),
+    _op("show", READ, rq.ShowRequest, lambda: rs.ShowResult, lambda: _query().show),
+    _op("node", READ, rq.NodeRequest, lambda: rs.NodeResult, lambda: _query().node),
+    _op("messages", READ, rq.MessagesRequest, lambda: rs.MessagesResult, lambda: _query().messages),
+    _op("conversations", READ, rq.ConversationsRequest, lambda: rs.ConversationsResult, lambda: _query().conversations),
+    _op("stats", READ, rq.StatsRequest, lambda: rs.StatsResult, lambda: _query().stats),
+    _op("status", READ, rq.StatusRequest, lambda: rs.StatusResult, lambda: _control().status),
+    _op("pause", CONTROL, rq.PauseRequest, lambda: rs.PauseResult, lambda: _control().pause),
+    _op("resume", CONTROL, rq.ResumeRequest, lambda: rs.ResumeResult, lambda: _control().resume),
+    _op("reload", CONTROL, rq.ReloadRequest, lambda: rs.ReloadResult, lambda: _control().reload),
+    _op("tree", READ, rq.TreeRequest, lambda: rs.TreeResult, lambda: _hierarchy().tree),
+    _op("hierarchy_status", READ, rq.HierarchyStatusRequest, lambda: rs.HierarchyStatusResult,
         lambda: _hierarchy().hierarchy_status),
-    _op("eval", READ, rq.EvalRequest, rs.EvalResult, lambda: _quality().evaluate),
-    _op("drift", READ, rq.DriftRequest, rs.DriftResult, lambda: _quality().drift),
-    _op("ingest", WRITE, rq.IngestRequest, rs.IngestResult, lambda: _store().ingest),
-    _op("rebuild", WRITE, rq.RebuildRequest, rs.RebuildResult, lambda: _store().rebuild),
-    _op("catch_up", WRITE, rq.CatchUpRequest, rs.CatchUpResult, lambda: _store().catch_up),
-    _op("iterate", WRITE, rq.IterateRequest, rs.IterateResult, lambda: _hierarchy().iterate),
-    _op("generate", WRITE, rq.GenerateRequest, rs.GenerateResult, lambda: _hierarchy().generate),
-    _op("close_days", WRITE, rq.CloseDaysRequest, rs.CloseDaysResult, lambda: _hierarchy().close_days),
-    _op("repair", WRITE, rq.RepairRequest, rs.RepairResult, lambda: _hierarchy().repair),
-    _op("forget", WRITE, rq.ForgetRequest, rs.ForgetResult, lambda: _safety().forget),
-    _op("compact", WRITE, rq.CompactRequest, rs.CompactResult, lambda: _safety().compact),
-    _op("backup", WRITE, rq.BackupRequest, rs.BackupResult, lambda: _safety().backup),
-    _op("backups", LOCAL, rq.BackupsRequest, rs.BackupsResult, lambda: _safety().list_backups),
-    _op("archive_list", LOCAL, rq.ArchiveListRequest, rs.ArchiveListResult, lambda: _archive().list_archive),
-    _op("verify", LOCAL, rq.VerifyRequest, rs.VerifyResult, lambda: _safety().verify),
-    _op("restore", LOCAL, rq.RestoreRequest, rs.RestoreResult, lambda: _safety().restore),
-    _op("sync", LOCAL, rq.SyncRequest, rs.SyncResult, lambda: _syncing().sync),
-    _op("sync_round", CONTROL, rq.SyncRoundRequest, rs.SyncResult, lambda: _syncing().sync_round),
-    _op("sync_status", LOCAL, rq.SyncStatusRequest, rs.SyncStatusResult, lambda: _syncing().sync_status_op),
-    _op("sync_init", LOCAL, rq.SyncInitRequest, rs.SyncInitResult, lambda: _syncing().sync_init),
+    _op("eval", READ, rq.EvalRequest, lambda: rs.EvalResult, lambda: _quality().evaluate),
+    _op("drift", READ, rq.DriftRequest, lambda: rs.DriftResult, lambda: _quality().drift),
+    _op("ingest", WRITE, rq.IngestRequest, lambda: rs.IngestResult, lambda: _store().ingest),
+    _op("rebuild", WRITE, rq.RebuildRequest, lambda: rs.RebuildResult, lambda: _store().rebuild),
+    _op("catch_up", WRITE, rq.CatchUpRequest, lambda: rs.CatchUpResult, lambda: _store().catch_up),
+    _op("iterate", WRITE, rq.IterateRequest, lambda: rs.IterateResult, lambda: _hierarchy().iterate),
+    _op("generate", WRITE, rq.GenerateRequest, lambda: rs.GenerateResult, lambda: _hierarchy().generate),
+    _op("close_days", WRITE, rq.CloseDaysRequest, lambda: rs.CloseDaysResult, lambda: _hierarchy().close_days),
+    _op("repair", WRITE, rq.RepairRequest, lambda: rs.RepairResult, lambda: _hierarchy().repair),
+    _op("forget", WRITE, rq.ForgetRequest, lambda: rs.ForgetResult, lambda: _safety().forget),
+    _op("compact", WRITE, rq.CompactRequest, lambda: rs.CompactResult, lambda: _safety().compact),
+    _op("backup", WRITE, rq.BackupRequest, lambda: rs.BackupResult, lambda: _safety().backup),
+    _op("backups", LOCAL, rq.BackupsRequest, lambda: rs.BackupsResult, lambda: _safety().list_backups),
+    _op("archive_list", LOCAL, rq.ArchiveListRequest, lambda: rs.ArchiveListResult, lambda: _archive().list_archive),
+    _op("verify", LOCAL, rq.VerifyRequest, lambda: rs.VerifyResult, lambda: _safety().verify),
+    _op("restore", LOCAL, rq.RestoreRequest, lambda: rs.RestoreResult, lambda: _safety().restore),
+    _op("sync", LOCAL, rq.SyncRequest, lambda: rs.SyncResult, lambda: _syncing().sync),
+    _op("sync_round", CONTROL, rq.SyncRoundRequest, lambda: rs.SyncResult, lambda: _syncing().sync_round),
+    _op("sync_status", LOCAL, rq.SyncStatusRequest, lambda: rs.SyncStatusResult, lambda: _syncing().sync_status_op),
+    _op("sync_init", LOCAL, rq.SyncInitRequest, lambda: rs.SyncInitResult, lambda: _syncing().sync_init),
 )}
 """Operation name → its entry."""
 
