@@ -3,7 +3,8 @@
 :func:`list_archive` is the local operation ``archive_list`` of the table (run in the caller's
 process, reading ``archive.db`` read-only, beside a running daemon too as WAL allows);
 :func:`extract_offline` streams a version's bytes to ``tapestryctl archive extract`` (bytes,
-not JSON, so no operation). :func:`archive_status` is the ``archive`` section of ``status``;
+not JSON, so no operation). :func:`archive_status` is the ``archive`` section of ``status``
+(:mod:`~tapestryd.operations.archive_section`, which ``status`` imports alone);
 :func:`forget_in_archive` is what the ``forget`` operation runs after appending its Forgotten
 event (:mod:`tapestryd.sources.archive.forget`), :func:`preview_in_archive` its dry run, and
 :func:`archive_check` the ``archive`` check of ``verify``.
@@ -16,9 +17,10 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from tapestryd.config import Settings
-from tapestryd.errors import StoreError, TapestryError
+from tapestryd.errors import TapestryError
 from tapestryd.events.store import EventStore
 from tapestryd.events.types import Forgotten
+from tapestryd.operations.archive_section import archive_status, open_archive
 from tapestryd.operations.base import LocalDeps
 from tapestryd.operations.requests import ArchiveListRequest
 from tapestryd.operations.results import ArchiveListResult
@@ -31,44 +33,9 @@ __all__ = ["archive_check", "archive_status", "extract_offline", "forget_in_arch
 _HELD = ("current", "replaced")  # states of versions that hold bytes
 
 
-def _open(paths: Paths) -> ArchiveStore | None:
-    """The archive read-only, or None when there is none yet (no file, or not set up yet)."""
-    if not paths.archive_db.exists():
-        return None
-    store = ArchiveStore(paths.archive_db, readonly=True)
-    if store.ready():
-        return store
-    store.close()
-    return None
-
-
-def archive_status(settings: Settings, paths: Paths) -> dict[str, Any]:
-    """Sources kept, files and versions, original and stored bytes, bytes on disk, last capture.
-
-    An archive that cannot be read gives ``{"error": ...}`` (the rest of ``status`` still answers).
-    """
-    try:
-        return _status(settings, paths)
-    except StoreError as exc:
-        return {"error": exc.message}
-
-
-def _status(settings: Settings, paths: Paths) -> dict[str, Any]:
-    head: dict[str, Any] = {"sources": list(settings.archive.sources), "path": str(paths.archive_db)}
-    store = _open(paths)
-    if store is None:
-        return {**head, "files": 0, "versions": 0, "original_bytes": 0, "stored_bytes": 0, "disk_bytes": 0,
-                "last_capture": ""}
-    with store:
-        totals = store.totals()
-    disk = sum(os.path.getsize(f"{paths.archive_db}{suffix}") for suffix in ("", "-wal")
-               if os.path.exists(f"{paths.archive_db}{suffix}"))
-    return {**head, **totals, "disk_bytes": disk}
-
-
 def list_archive(request: ArchiveListRequest, deps: LocalDeps) -> ArchiveListResult:
     """Every archived file version (tombstones and files of sources that are off left out), by path and version."""
-    store = _open(paths_for(deps.settings))
+    store = open_archive(paths_for(deps.settings))
     if store is None:
         return ArchiveListResult()
     with store:
@@ -82,7 +49,7 @@ def extract_offline(settings: Settings, ref: str, *,
     (a session file's name); a path gives its newest version, or ``version``. Raises
     TapestryError naming ``ref`` when nothing (or more than one file) matches.
     """
-    store = _open(paths_for(settings))
+    store = open_archive(paths_for(settings))
     if store is None:
         raise TapestryError(f"no archive yet at {paths_for(settings).archive_db} (see `[archive]` in tapestry.toml)")
     try:
@@ -121,7 +88,7 @@ def archive_check(paths: Paths) -> dict[str, Any]:
 
     Shape of the other verify checks: ``{"name", "ok", "detail", "problems"}``.
     """
-    store = _open(paths)
+    store = open_archive(paths)
     if store is None:
         return {"name": "archive", "ok": True, "detail": "no raw archive", "problems": []}
     with store:
@@ -134,7 +101,7 @@ def preview_in_archive(paths: Paths, store: EventStore, rule: Forgotten) -> dict
     """What ``rule`` would remove from the archive (``forget --dry-run``); nothing when there is no archive."""
     from tapestryd.sources.archive.forget import preview_forgotten
 
-    archive = _open(paths)
+    archive = open_archive(paths)
     if archive is None:
         return {}
     with archive:

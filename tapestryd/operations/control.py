@@ -10,7 +10,7 @@ their deps; they touch no database, so the daemon runs them at once on a server 
 from __future__ import annotations
 
 from tapestryd.errors import DaemonNotRunning
-from tapestryd.operations.archive import archive_status
+from tapestryd.operations.archive_section import archive_status
 from tapestryd.operations.base import DaemonControl, ReadDeps
 from tapestryd.operations.requests import (
     PauseRequest,
@@ -18,7 +18,7 @@ from tapestryd.operations.requests import (
     ResumeRequest,
     StatusRequest,
 )
-from tapestryd.operations.syncing import sync_status
+from tapestryd.operations.sync_section import sync_status
 from tapestryd.operations.results import (
     PauseResult,
     ReloadResult,

@@ -1,5 +1,6 @@
 """Sync operations: ``sync`` (one round now), ``sync_round`` (the daemon's half), ``sync_init``,
-``sync_status``, and the ``sync`` section of ``status``.
+``sync_status``, and the ``sync`` section of ``status`` (:mod:`~tapestryd.operations.sync_section`,
+which ``status`` imports alone).
 
 A round (:func:`run_round`) is the same wherever it runs: the hub is asked on the calling
 thread, the log is read through ``store`` and written only through ``write``. The CLI without
@@ -27,8 +28,9 @@ from tapestryd.events.types import Forgotten, format_utc
 from tapestryd.operations.base import LocalDeps, ReadDeps
 from tapestryd.operations.requests import SyncInitRequest, SyncRequest, SyncRoundRequest, SyncStatusRequest
 from tapestryd.operations.results import SyncInitResult, SyncResult, SyncStatusResult
+from tapestryd.operations.sync_section import sync_status
 from tapestryd.paths import Paths, paths_for
-from tapestryd.sync.state import load_state, record_error, record_success
+from tapestryd.sync.state import record_error, record_success
 
 __all__ = ["ROUND_TIMEOUT", "run_round", "sync", "sync_init", "sync_round", "sync_status", "sync_status_op"]
 
@@ -169,32 +171,6 @@ def _described(settings: Settings, paths: Paths, key: bytes, key_id: Callable[[b
                created: bool) -> dict[str, Any]:
     return {"created": created, "key_id": key_id(key), "path": str(paths.sync_key), "machine": settings.sync.machine,
             "hub": settings.sync.safe_url}
-
-
-def sync_status(settings: Settings, paths: Paths) -> dict[str, Any]:
-    """The ``sync`` section of ``status``: configured or not, lag, last success and last error.
-
-    ``to_push`` counts this machine's events after the push checkpoint; ``to_pull`` the hub
-    rows after the pull checkpoint as of the last contact with the hub. Standard library and
-    SQLite only (the fast path's ``status`` answers it).
-    """
-    conf = settings.sync
-    found: dict[str, Any] = {"enabled": conf.enabled, "machine": conf.machine, "key": paths.sync_key.exists()}
-    if not conf.enabled:
-        return found
-    state = load_state(paths.sync_state)
-    found.update(hub=conf.safe_url, last_success=state.get("last_success", ""),
-                 last_error=state.get("last_error", {}), skipped_total=int(state.get("skipped_total", 0)))
-    if paths.events_db.exists():
-        try:
-            with EventStore(paths.events_db, readonly=True, machine=conf.machine) as store:
-                pushed, pulled = store.checkpoint("sync.pushed"), store.checkpoint("sync.pulled")
-                found["to_push"] = store.count(after=pushed, origin=conf.machine)
-        except TapestryError as exc:
-            found["error"] = exc.message
-            return found
-        found["to_pull"] = max(0, int(state.get("hub_head", 0)) - pulled)
-    return found
 
 
 def sync_status_op(request: SyncStatusRequest, deps: LocalDeps) -> SyncStatusResult:
