@@ -22,7 +22,7 @@ import re
 
 __all__ = ["clauses", "compress"]
 
-_OPENERS = (r"wow|whoa|hey|hi|hello|oh|ooh|ah|aw+|yeah|yes|yep|yup|ok|okay|well|so|haha|hah|lol|omg|hmm+|um+|"
+_OPENERS = (r"wow|whoa|hey|hi|hello|oh|ooh|ah|aha|ha|aw+|yeah|yes|yep|yup|ok|okay|well|so|haha|hah|lol|omg|hmm+|um+|"
             r"uh|thanks|thank you|great|awesome|cool|nice|sure|absolutely|definitely|totally|honestly|actually|"
             r"anyway|anyways|by the way|btw|you know|i mean|to be honest|oh my|gosh|man|dude|right|true|indeed|"
             r"exactly|of course|no way|aww+|yay|woah|really|sounds good|that's great|that's awesome|that's cool|"

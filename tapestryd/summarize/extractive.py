@@ -60,7 +60,7 @@ from tapestryd.vocatives import names_by_role
 
 __all__ = ["EXTRACTIVE_VERSION", "ExtractiveSummarizer"]
 
-EXTRACTIVE_VERSION = "x13"
+EXTRACTIVE_VERSION = "x14"
 _WEAK = 0.3
 _POOL = 400
 _ROWS = 2000

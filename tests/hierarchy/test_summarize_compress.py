@@ -25,6 +25,7 @@ from tapestryd.summarize.sentences import split_sentences
     ("I'm so excited to tell you that we adopted a kitten.", "We adopted a kitten."),
     ("I made a peach cobbler on Sunday, it was great.", "I made a peach cobbler on Sunday."),
     ("We went to the Tate on Friday and it was so inspiring!", "We went to the Tate on Friday!"),
+    ("Ah ha ha, yeah, I finished the marathon in May.", "I finished the marathon in May."),
 ])
 def test_openers_fillers_hedges_and_tags_are_cut(sentence: str, expected: str) -> None:
     """Only the wrapping is deleted; names, numbers and content words stay in their order."""
