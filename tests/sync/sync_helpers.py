@@ -59,6 +59,15 @@ def sync_here(settings: Settings, *, from_start: bool = False, batch: int = 2000
     return dict(run_here(settings, SyncRequest(from_start=from_start, batch=batch)).to_json())
 
 
+def sync_round(home: str, batch: int, log: str) -> None:
+    """One sync round of ``home`` with ``batch`` events per transaction, as the body of a child
+    process; its output (log lines, a traceback) appended to ``log``. A failure exits non-zero."""
+    out = os.open(log, os.O_WRONLY | os.O_CREAT | os.O_APPEND)
+    os.dup2(out, 1)
+    os.dup2(out, 2)
+    sync_here(load_settings(home), batch=batch)
+
+
 def log_rows(settings: Settings) -> set[tuple[Any, ...]]:
     """Every event of the home's log with its whole envelope but ``seq`` (which each log gives itself)."""
     conn = sqlite3.connect(paths_for(settings).events_db)
