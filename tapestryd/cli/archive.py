@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Optional
 import typer
 
 from tapestryd.cli.app import Format, app, call, emit, settings, warn
-from tapestryd.operations.requests import ArchiveListRequest
+from tapestryd.operations import requests as rq
 
 if TYPE_CHECKING:
     from tapestryd.operations.results import ArchiveListResult
@@ -29,7 +29,7 @@ app.add_typer(archive_app, name="archive")
 @archive_app.command("list")
 def list_files(ctx: typer.Context, fmt: Format = typer.Option(Format.text, "-f", "--format")) -> None:
     """Archived files: id, version, original and stored size, last capture, path."""
-    emit(call(ctx, ArchiveListRequest, {}), fmt, _render_list)
+    emit(call(ctx, rq.ArchiveListRequest, {}), fmt, _render_list)
 
 
 def _render_list(result: ArchiveListResult) -> str:

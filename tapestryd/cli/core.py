@@ -12,8 +12,7 @@ from tapestryd.cli.app import Format, app, call, emit, emit_lines, settings, war
 from tapestryd.cli.render import render_conversation, render_conversations, render_hits, render_receipt, render_stats
 from tapestryd.config import default_config_file, load_settings, resolve_home, system_timezone
 from tapestryd.errors import DiskFullError, TapestryError
-from tapestryd.operations.requests import (ConversationsRequest, IngestRequest, NodeRequest, RebuildRequest,
-                                           SearchRequest, ShowRequest, StatsRequest)
+from tapestryd.operations import requests as rq
 from tapestryd.paths import paths_for
 
 if TYPE_CHECKING:
@@ -72,7 +71,7 @@ def ingest(ctx: typer.Context,
     args = {"paths": [str(p.resolve()) for p in paths], "agent": agent, "parser": parser}
     try:
         with _progress() as progress:
-            receipt: IngestResult = call(ctx, IngestRequest, args, progress=progress, timeout=3600)
+            receipt: IngestResult = call(ctx, rq.IngestRequest, args, progress=progress, timeout=3600)
     except DiskFullError as exc:
         raise TapestryError(_disk_full(exc, paths)) from exc
     emit(receipt, fmt, render_receipt)
@@ -183,7 +182,7 @@ def search(ctx: typer.Context,
             "since": since, "until": until, "sort": sort, "regex": regex, "limit": limit,
             "mode": "hybrid" if hybrid else "fts", "widen": widen, "no_subagents": no_subagents, "now": now,
             "machine": machine}
-    result: SearchResult = call(ctx, SearchRequest, args)
+    result: SearchResult = call(ctx, rq.SearchRequest, args)
     if fmt is not Format.text and result.time:
         warn(f"reading {result.time.phrase!r} as {result.time.label}")
     emit(result.hits if fmt is not Format.text else result.to_json(), fmt, render_hits)
@@ -195,7 +194,7 @@ def conversations(ctx: typer.Context,
                   limit: int = typer.Option(50, "--limit", "-n"),
                   fmt: Format = typer.Option(Format.text, "-f", "--format")) -> None:
     """List conversations, most recently active first."""
-    emit(call(ctx, ConversationsRequest, {"agent": agent, "limit": limit}), fmt, render_conversations)
+    emit(call(ctx, rq.ConversationsRequest, {"agent": agent, "limit": limit}), fmt, render_conversations)
 
 
 @app.command()
@@ -208,15 +207,15 @@ def show(ctx: typer.Context,
     from tapestryd.queries.nodes import is_node_key
 
     if is_node_key(conversation):
-        emit(call(ctx, NodeRequest, {"key": conversation}), fmt, render_node)
+        emit(call(ctx, rq.NodeRequest, {"key": conversation}), fmt, render_node)
         return
-    emit(call(ctx, ShowRequest, {"conversation": conversation}), fmt, render_conversation)
+    emit(call(ctx, rq.ShowRequest, {"conversation": conversation}), fmt, render_conversation)
 
 
 @app.command()
 def stats(ctx: typer.Context, fmt: Format = typer.Option(Format.text, "-f", "--format")) -> None:
     """Counts of conversations and messages per agent and role."""
-    emit(call(ctx, StatsRequest, {}), fmt, render_stats)
+    emit(call(ctx, rq.StatsRequest, {}), fmt, render_stats)
 
 
 @app.command("export-log")
@@ -238,7 +237,7 @@ def export_log(ctx: typer.Context,
 @app.command()
 def rebuild(ctx: typer.Context) -> None:
     """Drop every projection and replay the event log into them (no provider calls)."""
-    result: RebuildResult = call(ctx, RebuildRequest, {}, timeout=3600)
+    result: RebuildResult = call(ctx, rq.RebuildRequest, {}, timeout=3600)
     if result.set_aside:
         typer.echo(f"projections.db was not a readable database: moved it aside to {result.set_aside}")
     typer.echo(f"replayed {result.replayed} events (log at seq {result.last_seq})")

@@ -18,7 +18,7 @@ import typer
 
 from tapestryd.cli.app import Format, app, call, emit, settings
 from tapestryd.cli.fast import render_control, render_status
-from tapestryd.operations.requests import StatusRequest
+from tapestryd.operations import requests as rq
 from tapestryd.paths import paths_for
 from tapestryd.wire.client import request
 
@@ -32,7 +32,7 @@ __all__: list[str] = []
 def status(ctx: typer.Context, fmt: Format = typer.Option(Format.text, "-f", "--format")) -> None:
     """Counts, projection lag, and the daemon's state (watched roots, inbox, last errors)."""
     shown = settings(ctx).warnings
-    result: StatusResult = call(ctx, StatusRequest, {}, timeout=10)
+    result: StatusResult = call(ctx, rq.StatusRequest, {}, timeout=10)
     emit(result, fmt, lambda data: render_status(_unshown(data, shown).to_json()))
 
 

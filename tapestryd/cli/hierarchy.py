@@ -16,12 +16,7 @@ import typer
 
 from tapestryd.cli.app import Format, app, call, emit, settings, warn
 from tapestryd.errors import DaemonError
-from tapestryd.operations.requests import (
-    GenerateRequest,
-    IterateRequest,
-    RepairRequest,
-    TreeRequest,
-)
+from tapestryd.operations import requests as rq
 
 if TYPE_CHECKING:
     from tapestryd.operations.result_parts import TreeNode
@@ -81,7 +76,7 @@ def _slices(ctx: typer.Context, args: dict[str, Any], label: str) -> dict[str, A
                   TimeRemainingColumn(), transient=True, disable=not sys.stderr.isatty()) as bar:
         task = bar.add_task(label, total=None)
         while True:
-            result: IterateResult = _call_when_free(ctx, IterateRequest, {
+            result: IterateResult = _call_when_free(ctx, rq.IterateRequest, {
                 **args, "max_seconds": _SLICE_SECONDS, "failed_in_a_row": total["failed_in_a_row"]})
             _add(total, result)
             bar.update(task, completed=total["summarized"], total=total["summarized"] + result.remaining)
@@ -128,7 +123,7 @@ def _render_run(result: dict[str, Any]) -> str:
 
 
 def _generate(ctx: typer.Context, level: int, when: str, agent: Optional[str], conversation: str = "") -> None:
-    result: GenerateResult = _call_when_free(ctx, GenerateRequest, {"level": level, "when": when, "agent": agent,
+    result: GenerateResult = _call_when_free(ctx, rq.GenerateRequest, {"level": level, "when": when, "agent": agent,
                                                                    "conversation": conversation})
     typer.echo("\n".join(f"generated {key}" for key in result.nodes))
     typer.echo(_render_run(result.to_json()))
@@ -181,7 +176,7 @@ def tree(ctx: typer.Context,
          segments: bool = typer.Option(False, "--segments", help="Show conversation-day segments (L0) too."),
          fmt: Format = typer.Option(Format.text, "-f", "--format")) -> None:
     """Print the summary tree: years, months, weeks, days (and segments), with titles and states."""
-    result: TreeResult = call(ctx, TreeRequest, {"agent": agent, "start": start, "end": end,
+    result: TreeResult = call(ctx, rq.TreeRequest, {"agent": agent, "start": start, "end": end,
                                                  "min_level": 0 if segments else 1})
     emit(result, fmt, _render_tree)
 
@@ -209,7 +204,7 @@ def _tree_lines(node: TreeNode, depth: int, lines: list[str]) -> None:
 @app.command()
 def repair(ctx: typer.Context, fmt: Format = typer.Option(Format.text, "-f", "--format")) -> None:
     """Run the nightly repair cascade now: checks, dirty nodes, stale nodes within the budget."""
-    result: RepairResult = _call_when_free(ctx, RepairRequest, {})
+    result: RepairResult = _call_when_free(ctx, rq.RepairRequest, {})
     emit(result, fmt, _render_repair)
     if result.error:
         warn("repair failed")

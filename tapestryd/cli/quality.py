@@ -9,7 +9,7 @@ import typer
 
 from tapestryd.cli.app import Format, app, call, emit
 from tapestryd.errors import TapestryError
-from tapestryd.operations.requests import DriftRequest, EvalRequest
+from tapestryd.operations import requests as rq
 
 if TYPE_CHECKING:
     from tapestryd.operations.result_parts import ProviderName, RecallYield
@@ -39,7 +39,7 @@ def eval_cmd(ctx: typer.Context,
         raise TapestryError(f"no such facts file: {facts}")
     args = {"agent": agent, "levels": level or [], "facts": str(facts.resolve()) if facts else None,
             "method": method, "threshold": threshold, "sample": sample}
-    emit(call(ctx, EvalRequest, args, timeout=3600), fmt, render_eval)
+    emit(call(ctx, rq.EvalRequest, args, timeout=3600), fmt, render_eval)
 
 
 @app.command("drift")
@@ -53,7 +53,7 @@ def drift_cmd(ctx: typer.Context,
               fmt: Format = typer.Option(Format.text, "-f", "--format", help="text or json.")) -> None:
     """Compare successive summaries of each node and flag those whose meaning moved."""
     args = {"agent": agent, "level": level, "threshold": threshold, "all": show_all}
-    emit(call(ctx, DriftRequest, args, timeout=600), fmt, render_drift)
+    emit(call(ctx, rq.DriftRequest, args, timeout=600), fmt, render_drift)
 
 
 def _num(value: Any, digits: int = 1, suffix: str = "") -> str:

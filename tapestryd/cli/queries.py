@@ -12,7 +12,7 @@ import typer
 from tapestryd.cli.app import Format, app, call, emit, warn
 from tapestryd.cli.render import render_hits
 from tapestryd.cli.render_queries import render_recall
-from tapestryd.operations.requests import ContextRequest, RecallRequest, SimilarRequest
+from tapestryd.operations import requests as rq
 
 if TYPE_CHECKING:
     from tapestryd.operations.results import ContextResult, RecallResult, SimilarResult
@@ -54,7 +54,7 @@ def context(ctx: typer.Context,
         project = str(Path(project).expanduser().resolve())
     args = {"agent": agent, "date": date, "max_tokens": max_tokens, "project": project, "recent": recent,
             "now_only": now_only, "format": fmt.value, "machine": machine}
-    result: ContextResult = call(ctx, ContextRequest, args)
+    result: ContextResult = call(ctx, rq.ContextRequest, args)
     if fmt is ContextFormat.json:
         answer = {k: v for k, v in result.to_json().items() if k != "rendered"}
         typer.echo(json.dumps(answer, ensure_ascii=False, indent=2))
@@ -72,7 +72,7 @@ def similar(ctx: typer.Context,
             fmt: Format = typer.Option(Format.text, "-f", "--format")) -> None:
     """Messages and summaries most similar to QUERY (TF-IDF cosine from the daemon's warm index;
     without it, or while it is being fitted, the full-text index answers at once)."""
-    result: SimilarResult = call(ctx, SimilarRequest, {"query": " ".join(query), "level": level, "top": top},
+    result: SimilarResult = call(ctx, rq.SimilarRequest, {"query": " ".join(query), "level": level, "top": top},
                                  timeout=120)
     if not result.index.get("warm"):
         warn(f"no warm index (tapestryd is {result.index.get('reason', 'not running')}): "
@@ -92,5 +92,5 @@ def recall(ctx: typer.Context,
                                      help="Most nodes (or conversations) shown; the last line counts the rest."),
            fmt: Format = typer.Option(Format.text, "-f", "--format")) -> None:
     """The best available summaries for a date, period or range, with links down to their sources."""
-    result: RecallResult = call(ctx, RecallRequest, {"when": " ".join(when), "agent": agent, "limit": limit})
+    result: RecallResult = call(ctx, rq.RecallRequest, {"when": " ".join(when), "agent": agent, "limit": limit})
     emit(result.nodes if fmt is Format.jsonl else result, fmt, render_recall)

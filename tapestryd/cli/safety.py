@@ -15,14 +15,7 @@ import typer
 
 from tapestryd.cli.app import Format, app, call, emit, settings, warn
 from tapestryd.errors import DaemonError, TapestryError
-from tapestryd.operations.requests import (
-    BackupRequest,
-    BackupsRequest,
-    CompactRequest,
-    ForgetRequest,
-    RestoreRequest,
-    VerifyRequest,
-)
+from tapestryd.operations import requests as rq
 from tapestryd.paths import paths_for
 
 if TYPE_CHECKING:
@@ -38,9 +31,9 @@ def backup(ctx: typer.Context,
            fmt: Format = typer.Option(Format.text, "-f", "--format")) -> None:
     """Back up the event log into <data>/backups (keeps 7 daily and 4 weekly copies)."""
     if list_:
-        emit(call(ctx, BackupsRequest, {}), fmt, _render_backups)
+        emit(call(ctx, rq.BackupsRequest, {}), fmt, _render_backups)
         return
-    emit(call(ctx, BackupRequest, {}, timeout=3600), fmt, _render_backup)
+    emit(call(ctx, rq.BackupRequest, {}, timeout=3600), fmt, _render_backup)
 
 
 def _render_backups(result: BackupsResult) -> str:
@@ -61,7 +54,7 @@ def restore(ctx: typer.Context, file: Path = typer.Argument(..., help="A backup 
     """Replace the event log by a backup and rebuild the projections (the daemon must be stopped)."""
     conf = settings(ctx)
     _refuse_if_daemon(paths_for(conf).socket)
-    result: RestoreResult = call(ctx, RestoreRequest, {"file": str(file)})
+    result: RestoreResult = call(ctx, rq.RestoreRequest, {"file": str(file)})
     typer.echo(f"restored {result.restored} (log at seq {result.last_seq}, {result.replayed} events replayed)")
     if result.previous:
         typer.echo(f"the replaced log is kept as {result.previous}")
@@ -87,7 +80,7 @@ def verify(ctx: typer.Context,
                                     "backups and .env 0600 where others could read them."),
            fmt: Format = typer.Option(Format.text, "-f", "--format")) -> None:
     """Check the event log (integrity, seq order, payloads), projection checkpoints and file modes."""
-    report: VerifyResult = call(ctx, VerifyRequest, {"fix": fix})
+    report: VerifyResult = call(ctx, rq.VerifyRequest, {"fix": fix})
     emit(report, fmt, _render_verify)
     if not report.ok:
         raise typer.Exit(1)
@@ -126,7 +119,7 @@ def forget(ctx: typer.Context,
            fmt: Format = typer.Option(Format.text, "-f", "--format")) -> None:
     """Forget messages: they leave search, context and summaries; `compact` removes them from the log."""
     args = {"conversation": conversation, "before": before, "match": match, "reason": reason, "dry_run": dry_run}
-    emit(call(ctx, ForgetRequest, args, timeout=600), fmt, _render_forget)
+    emit(call(ctx, rq.ForgetRequest, args, timeout=600), fmt, _render_forget)
 
 
 def _render_forget(result: ForgetResult) -> str:
@@ -166,7 +159,7 @@ def compact(ctx: typer.Context,
     """Rewrite the log without the text of forgotten messages (keeps a backup until --confirm)."""
     if dry_run and confirm:
         raise TapestryError("--dry-run and --confirm cannot go together")
-    result = call(ctx, CompactRequest, {"dry_run": dry_run, "confirm": confirm}, timeout=3600)
+    result = call(ctx, rq.CompactRequest, {"dry_run": dry_run, "confirm": confirm}, timeout=3600)
     emit(result, fmt, _render_confirm if confirm else _render_compact)
 
 

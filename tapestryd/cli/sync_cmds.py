@@ -12,7 +12,7 @@ import typer
 
 from tapestryd.cli.app import Format, app, call, emit
 from tapestryd.errors import SyncError
-from tapestryd.operations.requests import SyncInitRequest, SyncRequest, SyncStatusRequest
+from tapestryd.operations import requests as rq
 
 if TYPE_CHECKING:
     from tapestryd.operations.results import SyncInitResult, SyncResult, SyncStatusResult
@@ -36,7 +36,7 @@ def sync(ctx: typer.Context,
 
     if ctx.invoked_subcommand is not None:
         return
-    emit(call(ctx, SyncRequest, {"from_start": from_start, "batch": batch}, timeout=ROUND_TIMEOUT), fmt,
+    emit(call(ctx, rq.SyncRequest, {"from_start": from_start, "batch": batch}, timeout=ROUND_TIMEOUT), fmt,
          render_round)
 
 
@@ -49,13 +49,13 @@ def init(ctx: typer.Context,
     """Create this machine's sync key (shown once), or take the first machine's with --key."""
     if key is not None and not key.strip():  # `--key "$KEY"` with KEY unset: not a request for a new key
         raise SyncError("--key is empty: paste the passphrase `tapestryctl sync init` showed on the first machine")
-    emit(call(ctx, SyncInitRequest, {"key": key or "", "force": force}), fmt, render_init)
+    emit(call(ctx, rq.SyncInitRequest, {"key": key or "", "force": force}), fmt, render_init)
 
 
 @sync_app.command("status")
 def status(ctx: typer.Context, fmt: Format = typer.Option(Format.text, "-f", "--format")) -> None:
     """The sync lag: events to push and to pull, the last success and the last error."""
-    emit(call(ctx, SyncStatusRequest, {}), fmt, render_status)
+    emit(call(ctx, rq.SyncStatusRequest, {}), fmt, render_status)
 
 
 def render_round(data: SyncResult) -> str:

@@ -118,19 +118,24 @@ Res = TypeVar("Res")
 
 @dataclass(frozen=True)
 class Operation(Generic[Req, Res]):
-    """One entry of the table: name, kind, request type, how to get the result type and the function.
+    """One entry of the table: name, kind, how to get the request and result types, and the function.
 
     ``load`` imports the function's module only when it is first run, so ``tapestryctl
-    search`` without a daemon never imports the summarizers or numpy; ``result_of`` gives the
-    result type, its family of result types built on first use (see
-    :mod:`tapestryd.operations.results`).
+    search`` without a daemon never imports the summarizers or numpy; ``request_of`` and
+    ``result_of`` give the types, each family of them built on first use (see
+    :mod:`tapestryd.operations.requests` and :mod:`tapestryd.operations.results`).
     """
 
     name: str
     kind: Kind
-    request: type[Req]
+    request_of: Callable[[], type[Req]]
     result_of: Callable[[], type[Res]]
     load: Callable[[], Callable[[Req, Any], Res]]
+
+    @property
+    def request(self) -> type[Req]:
+        """The request type."""
+        return self.request_of()
 
     @property
     def result(self) -> type[Res]:

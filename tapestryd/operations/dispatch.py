@@ -27,7 +27,6 @@ from tapestryd.operations.base import (
 )
 from tapestryd.operations.codec import decode, encode
 from tapestryd.operations.registry import operation_for
-from tapestryd.operations.requests import IngestRequest, RebuildRequest
 from tapestryd.paths import paths_for
 
 if TYPE_CHECKING:
@@ -125,6 +124,8 @@ def _prepare_write(settings: Settings, request: Any) -> str:
     )
 
     paths = paths_for(settings)
+    from tapestryd.operations.requests import IngestRequest, RebuildRequest
+
     rebuild = isinstance(request, RebuildRequest)
     if not isinstance(request, IngestRequest) and not log_has_events(paths.events_db):
         raise nothing_stored(paths)

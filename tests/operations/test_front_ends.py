@@ -132,6 +132,12 @@ def _calls(path: Path) -> list[tuple[str, ast.Call, dict[str, ast.AST]]]:
     return found
 
 
+def _request_type(node: ast.AST) -> str:
+    """The request type a call names: ``SearchRequest`` or ``rq.SearchRequest`` (``""``: neither)."""
+    name = node.id if isinstance(node, ast.Name) else node.attr if isinstance(node, ast.Attribute) else ""
+    return name if name.endswith("Request") else ""
+
+
 @pytest.mark.parametrize("path", FRONT_ENDS, ids=lambda p: str(p.relative_to(PACKAGE)))
 def test_front_ends_name_only_operations_and_fields_of_the_table(path: Path) -> None:
     """``call(ctx, SearchRequest, {...})`` sets fields of SearchRequest; ``request(sock, "op", {...})``
@@ -139,13 +145,13 @@ def test_front_ends_name_only_operations_and_fields_of_the_table(path: Path) -> 
     by_type = {op.request.__name__: op.request for op in OPERATIONS.values()}
     for name, call, assigned in _calls(path):
         if name in CALLERS and len(call.args) > CALLERS[name] + 1:
-            kind = call.args[CALLERS[name]]
-            if not (isinstance(kind, ast.Name) and kind.id.endswith("Request")):
+            kind = _request_type(call.args[CALLERS[name]])
+            if not kind:
                 continue
-            assert kind.id in by_type, f"{path.name}:{call.lineno}: {kind.id} is no request of the table"
+            assert kind in by_type, f"{path.name}:{call.lineno}: {kind} is no request of the table"
             keys = _dict_keys(call.args[CALLERS[name] + 1], assigned)
-            extra = keys - fields_of(by_type[kind.id])
-            assert not extra, f"{path.name}:{call.lineno}: {kind.id} has no field {sorted(extra)}"
+            extra = keys - fields_of(by_type[kind])
+            assert not extra, f"{path.name}:{call.lineno}: {kind} has no field {sorted(extra)}"
         elif (at := NAMED_BY_STRING.get(name)) is not None and len(call.args) > at \
                 and isinstance(call.args[at], ast.Constant):
             op = call.args[at].value
@@ -163,8 +169,8 @@ def test_the_check_reads_what_front_ends_send() -> None:
             at = NAMED_BY_STRING.get(name)
             if at is not None and len(call.args) > at + 1 and isinstance(call.args[at], ast.Constant):
                 seen.setdefault(str(call.args[at].value), set()).update(_dict_keys(call.args[at + 1], assigned))
-            if name in CALLERS and len(call.args) > 2 and isinstance(call.args[1], ast.Name):
-                seen.setdefault(call.args[1].id, set()).update(_dict_keys(call.args[2], assigned))
+            if name in CALLERS and len(call.args) > 2 and _request_type(call.args[1]):
+                seen.setdefault(_request_type(call.args[1]), set()).update(_dict_keys(call.args[2], assigned))
     assert {"exclude_session", "now_only", "format"} <= seen["context"]  # the hook's
     assert {"query", "regex", "widen", "mode"} <= seen["SearchRequest"]
 
