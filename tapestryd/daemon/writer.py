@@ -4,8 +4,10 @@ Tailer batches, inbox imports, write operations from the socket and scheduled jo
 all tasks ``fn(runtime)`` submitted to :class:`Writer`; each returns a Future. Between
 tasks, and after each before its Future resolves, the projections catch up with the log
 one slice at a time (a write op that must be read back, such as ``ingest``, catches up
-fully itself). This is DESIGN.md's "one writer": no two threads ever share the
-SQLite connections of the :class:`~tapestryd.operations.runtime.Runtime`.
+fully itself); once no task came for ``settle_after`` seconds, the projections settle (write
+what they left for later while events streamed in: the open conversation blocks' documents).
+This is DESIGN.md's "one writer": no two threads ever share the SQLite connections of the
+:class:`~tapestryd.operations.runtime.Runtime`.
 """
 
 from __future__ import annotations
@@ -37,14 +39,19 @@ class Writer:
     last errors for ``status``). The projections catch up one slice of ``catch_up_slice``
     events at a time, after each task and whenever the queue is empty, so a long catch-up
     (a first start over a big log, a rebuild's backlog) never holds tasks back for more
-    than one slice, and SIGTERM is honoured within seconds.
+    than one slice, and SIGTERM is honoured within seconds. The slices leave the grown blocks
+    for later (``settle=False``); the projections settle once the writer was idle for
+    ``settle_after`` seconds since the last slice that applied events, and before it stops, so a
+    session tailed turn by turn has its open block indexed once per pause, not once per line.
     """
 
     def __init__(self, runtime: Runtime, *, on_error: Callable[[str, BaseException], None] = lambda n, e: None,
-                 catch_up_slice: int = 250) -> None:
+                 catch_up_slice: int = 250, settle_after: float = 30.0) -> None:
         self.runtime = runtime
         self.on_error = on_error
         self.catch_up_slice = catch_up_slice
+        self.settle_after = settle_after
+        self._unsettled = True  # the projections may hold grown blocks at start
         self._queue: queue.Queue[Any] = queue.Queue()
         self._stopping = threading.Event()
         self._thread = threading.Thread(target=self._run, name="tapestryd-writer", daemon=True)
@@ -103,11 +110,15 @@ class Writer:
         behind = True  # the projections may lag behind the log at start
         while True:
             try:
-                item = self._queue.get(block=not behind)
+                item = self._queue.get(block=not behind, timeout=self.settle_after if self._unsettled else None)
             except queue.Empty:
-                behind = self._catch_up()
+                if behind:
+                    behind = self._catch_up()
+                else:
+                    self._settle()
                 continue
             if item is _STOP:
+                self._settle()
                 return
             future, fn, name = item
             if future.set_running_or_notify_cancel():
@@ -133,11 +144,26 @@ class Writer:
         if self.stopping:
             return False
         try:
-            return self.runtime.projector.catch_up(batch=self.catch_up_slice, max_events=self.catch_up_slice) > 0
+            applied = self.runtime.projector.catch_up(batch=self.catch_up_slice, max_events=self.catch_up_slice,
+                                                      settle=False)
         except Exception as exc:  # a projection failure is reported, and retried after the next task
             log.exception("projection.catch_up_failed")
             self.on_error("catch_up", exc)
             return False
+        self._unsettled = self._unsettled or applied > 0
+        return applied > 0
+
+    def _settle(self) -> None:
+        """Let the projections write what they left for later (once per idle spell)."""
+        if not self._unsettled:
+            return
+        try:
+            self.runtime.projector.settle()
+        except Exception as exc:  # reported; tried again at the next idle spell
+            log.exception("projection.settle_failed")
+            self.on_error("settle", exc)
+            return
+        self._unsettled = False
 
 
 def _resolve(future: Future[Any], outcome: tuple[bool, Any]) -> None:

@@ -12,11 +12,25 @@ until it is full, then a new block starts. A short chat is then one document; a 
 Code session of thousands of turns is many, so a new turn re-indexes one block of at most
 :data:`BLOCK_SIZE` messages, never the whole session.
 
+A block that only grew (messages appended, or a message's text lengthened by a streamed part
+joined after it, none changed otherwise or gone) and is not full may wait:
+its old document stays indexed until the projector settles
+(:meth:`~tapestryd.projections.runner.Projector.settle`: at the end of every catch-up but the
+daemon's, which settles once its writer is idle), so a session tailed turn by turn has its
+open block tokenized once per idle spell, not once per line (each time twice: the old
+document out, the new one in). The document is written at once when the block fills, when
+a message of it goes (forgotten text never waits) or its text changes other than by growing
+at its end (a redaction of the joined text), and when its size reaches a power of two, so a
+waiting document always holds at least half of its block's messages, each as a beginning of
+its stored text.
+Settled, the documents are those a rebuild writes.
+
 Tables it owns (in ``projections.db``, kept by
 :class:`~tapestryd.projections.messages.MessagesProjection`):
 
 * ``conversation_blocks(id, conversation, size, dirty)``: one row per block; ``size`` its
-  messages now; ``dirty`` 1 while its document must be indexed again.
+  messages now; ``dirty`` 1 while its document must be indexed again at the next flush,
+  2 while it only grew and may wait for the projector to settle, 0 when it is indexed.
 * ``block_members(message_id, block)``: which block each message is in.
 * ``blocks_fts(text)``: an FTS5 table (the tokenizer of ``messages_fts``), rowid the block's
   id, text its messages' texts in id order, joined by newlines.
@@ -43,6 +57,9 @@ from tapestryd.projections import fts_options
 __all__ = ["BLOCK_SIZE", "BLOCK_WINDOW", "backfill", "block_scores", "blocks_of", "clear", "create_tables",
            "file_messages", "index_dirty", "mark_dirty"]
 
+_URGENT, _GROWN = 1, 2
+"""``conversation_blocks.dirty``: indexed at the next flush; grown, indexed when the projector settles."""
+
 BLOCK_SIZE = 64
 """Messages in one block at most: a tailed turn re-indexes at most this many messages' text."""
 
@@ -57,7 +74,9 @@ _SCHEMA = [
     """CREATE TABLE IF NOT EXISTS conversation_blocks (
         id INTEGER PRIMARY KEY, conversation TEXT NOT NULL, size INTEGER NOT NULL, dirty INTEGER NOT NULL)""",
     "CREATE INDEX IF NOT EXISTS conversation_blocks_conversation ON conversation_blocks(conversation, id)",
-    "CREATE INDEX IF NOT EXISTS conversation_blocks_dirty ON conversation_blocks(dirty) WHERE dirty = 1",
+    # Blocks to index, urgent or grown (a file made before grown blocks had an index of the urgent ones only).
+    "DROP INDEX IF EXISTS conversation_blocks_dirty",
+    "CREATE INDEX IF NOT EXISTS conversation_blocks_pending ON conversation_blocks(dirty) WHERE dirty > 0",
     "CREATE TABLE IF NOT EXISTS block_members (message_id INTEGER PRIMARY KEY, block INTEGER NOT NULL)",
     "CREATE INDEX IF NOT EXISTS block_members_block ON block_members(block)",
     """CREATE VIRTUAL TABLE IF NOT EXISTS blocks_fts USING fts5(
@@ -98,7 +117,9 @@ def backfill(conn: sqlite3.Connection) -> int:
 
 def file_messages(conn: sqlite3.Connection, messages: Iterable[tuple[int, str]]) -> int:
     """File newly stored messages ``(id, conversation key)``, in the order given, into their
-    conversation's newest block (a new one when it is full or none exists), marking those blocks dirty.
+    conversation's newest block (a new one when it is full or none exists), marking those blocks to index:
+    at the next flush when they filled or reached a power of two, else when the projector settles
+    (an urgent mark stays urgent).
 
     The messages must not be filed yet (each id is filed once). Returns how many were filed.
     """
@@ -112,31 +133,43 @@ def file_messages(conn: sqlite3.Connection, messages: Iterable[tuple[int, str]])
                                " ORDER BY id DESC LIMIT 1", (conversation,)).fetchone()
             block = open_blocks[conversation] = [int(row[0]), int(row[1])] if row else [0, BLOCK_SIZE]
         if block[1] >= BLOCK_SIZE:
-            cur = conn.execute("INSERT INTO conversation_blocks (conversation, size, dirty) VALUES (?, 0, 1)",
+            cur = conn.execute("INSERT INTO conversation_blocks (conversation, size, dirty) VALUES (?, 0, 0)",
                                (conversation,))
             block[0], block[1] = int(cur.lastrowid or 0), 0
         members.append((message_id, block[0]))
         block[1] += 1
         sizes[block[0]] = block[1]
     conn.executemany("INSERT INTO block_members (message_id, block) VALUES (?, ?)", members)
-    conn.executemany("UPDATE conversation_blocks SET size = ?, dirty = 1 WHERE id = ?",
-                     [(size, block) for block, size in sorted(sizes.items())])
+    conn.executemany(f"UPDATE conversation_blocks SET size = ?, dirty = CASE WHEN dirty = {_URGENT} OR ?"
+                     f" THEN {_URGENT} ELSE {_GROWN} END WHERE id = ?",
+                     [(size, _due(size), block) for block, size in sorted(sizes.items())])
     return len(members)
 
 
-def mark_dirty(conn: sqlite3.Connection, message_ids: Iterable[int]) -> None:
-    """Mark the blocks of messages whose text changed (a later part joined) to be indexed again."""
-    conn.executemany("UPDATE conversation_blocks SET dirty = 1"
+def _due(size: int) -> bool:
+    """Whether a block that grew to ``size`` messages is indexed at once: full, or a power of two."""
+    return size >= BLOCK_SIZE or size & (size - 1) == 0
+
+
+def mark_dirty(conn: sqlite3.Connection, message_ids: Iterable[int], *, grown: bool = False) -> None:
+    """Mark the blocks of messages whose text changed (a later part joined) to be indexed again: at the
+    next flush, or when the projector settles if ``grown`` (each new text begins with the text it replaces,
+    so the waiting document holds no word the block lost; an urgent mark stays urgent)."""
+    dirty = f"CASE WHEN dirty = {_URGENT} THEN {_URGENT} ELSE {_GROWN} END" if grown else str(_URGENT)
+    conn.executemany(f"UPDATE conversation_blocks SET dirty = {dirty}"
                      " WHERE id = (SELECT block FROM block_members WHERE message_id = ?)",
                      [(i,) for i in message_ids])
 
 
-def index_dirty(conn: sqlite3.Connection) -> int:
-    """Index every dirty block again from its messages' stored texts (dropping an emptied block); returns how many.
+def index_dirty(conn: sqlite3.Connection, *, grown: bool = True) -> int:
+    """Index the blocks marked to index again from their messages' stored texts (dropping an emptied
+    block); returns how many. ``grown`` False leaves the blocks that only grew (see the module doc).
 
     Old documents are deleted first and the new ones inserted after, in block id order.
     """
-    dirty = [int(i) for (i,) in conn.execute("SELECT id FROM conversation_blocks WHERE dirty = 1 ORDER BY id")]
+    wanted = "" if grown else f" AND dirty = {_URGENT}"
+    dirty = [int(i) for (i,) in conn.execute(f"SELECT id FROM conversation_blocks WHERE dirty > 0{wanted}"
+                                             " ORDER BY id")]
     if not dirty:
         return 0
     conn.executemany("DELETE FROM blocks_fts WHERE rowid = ?", [(i,) for i in dirty])
@@ -146,8 +179,9 @@ def index_dirty(conn: sqlite3.Connection) -> int:
                             f" WHERE b.block IN ({','.join('?' * len(chunk))}) ORDER BY b.block, m.id", chunk)
         documents = [(block, "\n".join(text for _, text in members)) for block, members in groupby(rows, itemgetter(0))]
         conn.executemany("INSERT INTO blocks_fts (rowid, text) VALUES (?, ?)", documents)
-    conn.execute("DELETE FROM conversation_blocks WHERE dirty = 1 AND size <= 0")
-    conn.execute("UPDATE conversation_blocks SET dirty = 0 WHERE dirty = 1")
+    for done, marks in in_chunks(dirty, 8192):
+        conn.execute(f"DELETE FROM conversation_blocks WHERE id IN ({marks}) AND size <= 0", done)
+        conn.execute(f"UPDATE conversation_blocks SET dirty = 0 WHERE id IN ({marks})", done)
     return len(dirty)
 
 

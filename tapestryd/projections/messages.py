@@ -42,7 +42,8 @@ Tables it owns (in ``projections.db``):
 * ``conversation_blocks``, ``block_members``, ``blocks_fts``: runs of up to 64 of a
   conversation's messages indexed as one document (:mod:`tapestryd.projections.blocks`),
   filed and indexed at the same flush, a block written again when a message of it changes
-  or goes; a file made before them gets them filled when the projector opens it.
+  or goes; a block that only grew may wait until the projector settles (:meth:`MessagesProjection.settle`);
+  a file made before them gets them filled when the projector opens it.
 
 Timestamps (``ts``, ``first_ts``, ``last_ts``) are ISO 8601 UTC text of fixed width, so
 text order is time order.
@@ -242,9 +243,13 @@ class MessagesProjection:
         unsplit.record(conn, self._unindexed.items())
         speaker_names.record(conn, self._unindexed)
         blocks.file_messages(conn, sorted(self._unfiled.items()))
-        blocks.index_dirty(conn)
+        blocks.index_dirty(conn, grown=False)  # a block that only grew may wait for settle
         windows.refresh(conn, self._unindexed)
         self.discard()
+
+    def settle(self, conn: sqlite3.Connection) -> None:
+        """Index the blocks left waiting because they only grew (:mod:`tapestryd.projections.blocks`)."""
+        blocks.index_dirty(conn)
 
     def discard(self) -> None:
         """Drop the unindexed texts and the verbatim texts held for this batch (a rolled-back batch's too)."""
@@ -328,7 +333,7 @@ class MessagesProjection:
             windows.unindex(conn, [msg_id])  # while the stored text is still the one its windows were made of
         conn.execute("UPDATE messages SET text = ?, skipped = ?, parts = ? WHERE id = ?",
                      (new, _dumps(counts), parts, msg_id))
-        blocks.mark_dirty(conn, [msg_id])
+        blocks.mark_dirty(conn, [msg_id], grown=new.startswith(old))
         self._unindexed[msg_id] = new
 
     @staticmethod

@@ -15,7 +15,7 @@ from typing import Protocol, Sequence, runtime_checkable
 from tapestryd.events.store import EventStore
 from tapestryd.events.types import StoredEvent
 
-__all__ = ["BatchProjection", "BufferedProjection", "LogReadingProjection", "Projection"]
+__all__ = ["BatchProjection", "BufferedProjection", "LogReadingProjection", "Projection", "SettlingProjection"]
 
 
 class Projection(Protocol):
@@ -47,6 +47,16 @@ class BufferedProjection(Projection, Protocol):
 
     def discard(self) -> None:
         """Drop what it holds; the runner calls it when the batch's transaction rolled back."""
+
+
+@runtime_checkable
+class SettlingProjection(Projection, Protocol):
+    """A projection that leaves some writes for later while events stream in (the messages
+    projection's grown blocks), and writes them when the projector settles."""
+
+    def settle(self, conn: sqlite3.Connection) -> None:
+        """Write what was left for later, inside the runner's transaction; afterwards its rows are
+        those a rebuild gives."""
 
 
 @runtime_checkable

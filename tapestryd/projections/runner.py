@@ -32,7 +32,8 @@ from tapestryd.events.types import StoredEvent
 from tapestryd.lazylog import get_logger, warnings_to_stderr
 from tapestryd.projections.checkpoint_read import checkpoints
 from tapestryd.projections.follower import POLL, STORE_FAILED, Follower, StopFlag
-from tapestryd.projections.protocol import BatchProjection, BufferedProjection, LogReadingProjection, Projection
+from tapestryd.projections.protocol import (BatchProjection, BufferedProjection, LogReadingProjection, Projection,
+                                            SettlingProjection)
 
 __all__ = ["Projector", "checkpoints", "follow"]
 
@@ -87,11 +88,13 @@ class Projector:
         last, marks = self.store.last_seq(), checkpoints(self.conn)
         return {p.name: max(0, last - marks.get(p.name, 0)) for p in self.projections}
 
-    def catch_up(self, *, batch: int = BATCH, max_events: int | None = None) -> int:
+    def catch_up(self, *, batch: int = BATCH, max_events: int | None = None, settle: bool = True) -> int:
         """Apply every event after each projection's checkpoint; returns how many were read.
 
         Work is committed every ``batch`` events; ``max_events`` bounds one call (the
-        daemon uses it to stay responsive).
+        daemon uses it to stay responsive). With ``settle`` (the default) the projections
+        then write what they left for later (:meth:`settle`), so the rows are a rebuild's;
+        the daemon's writer passes False while events stream in and settles once idle.
         """
         started, total = time.monotonic(), 0
         while max_events is None or total < max_events:
@@ -99,9 +102,20 @@ class Projector:
             if not applied:
                 break
             total += applied
+        if settle:
+            self.settle()
         if total:
             log.debug("projection.caught_up", events=total, seconds=round(time.monotonic() - started, 3))
         return total
+
+    def settle(self) -> None:
+        """Let each :class:`~tapestryd.projections.protocol.SettlingProjection` write what it left for
+        later (the messages projection's grown blocks), in one transaction."""
+        settling = [p for p in self.projections if isinstance(p, SettlingProjection)]
+        if settling:
+            with transaction(self.conn):
+                for projection in settling:
+                    projection.settle(self.conn)
 
     def alongside(self, work: Callable[[], T], *, delay: float | None = None) -> T:
         """Run ``work`` (which appends to the log) while a child process applies what it appends,
@@ -221,7 +235,7 @@ def follow(events_db: Path, projections_db: Path, projections: list[Projection],
     try:
         while parent is None or parent.is_alive():
             last = stop.is_set()  # read before the pass: that pass then sees every event appended
-            applied = projector.catch_up(max_events=BATCH)
+            applied = projector.catch_up(max_events=BATCH, settle=False)  # the parent's last catch-up settles
             if last and not applied:
                 return
             if not applied:

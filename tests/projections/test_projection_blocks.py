@@ -124,3 +124,55 @@ def test_the_block_score_lifts_the_turn_whose_conversation_holds_the_other_words
     for ranker, before, after in ((plain, other, hit), (replace(plain, block=1.0), hit, other)):
         ranked = [i for i, _ in ranker.rank(conn, terms, filters, 4)[0]]
         assert ranked.index(before) < ranked.index(after)
+
+
+def _document(conn: sqlite3.Connection) -> str:
+    rows = conn.execute("SELECT text FROM blocks_fts ORDER BY rowid").fetchall()
+    assert len(rows) == 1
+    return str(rows[0][0])
+
+
+def test_a_block_that_only_grew_waits_for_settle_a_changed_one_does_not(tmp_path: Path,
+                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    """Tailed line by line without settling, a block is written when it reaches a power of two or fills;
+    a forgotten message's text leaves at once; settled, the blocks are a rebuild's."""
+    monkeypatch.setattr(blocks, "BLOCK_SIZE", 6)
+    store = EventStore(tmp_path / "events.db")
+    projector = Projector(store, tmp_path / "projections.db", [MessagesProjection()])
+    conn = projector.conn
+    seen = []
+    for i in range(6):
+        store.append([_message(i, f"m{i}", f"line{i}")])
+        projector.catch_up(settle=False)
+        seen.append(_document(conn).split("\n"))
+    assert [len(lines) for lines in seen] == [1, 2, 2, 4, 4, 6]  # sizes 1, 2, 4 and the full block written
+    store.append([_message(6, "m6", "line6"), _message(7, "m7", "line7")])
+    projector.catch_up(settle=False)
+    assert len(_blocks_matching(conn, "line7")) == 1  # the second block's size 2 is written
+    store.append([_message(8, "m8", "line8"), _forget(match="line1$")])
+    projector.catch_up(settle=False)
+    assert _blocks_matching(conn, "line1") == [] and _blocks_matching(conn, "line8") == []  # size 3 waits
+    assert conn.execute("SELECT dirty FROM conversation_blocks ORDER BY id").fetchall() == [(0,), (2,)]
+    projector.settle()
+    assert len(_blocks_matching(conn, "line8")) == 1
+    settled = _state(conn)
+    projector.rebuild()
+    assert _state(conn) == settled
+
+
+def test_a_part_joined_at_the_end_waits_a_rewritten_text_does_not(tmp_path: Path) -> None:
+    """A streamed part that lengthens a message leaves its block waiting; a version that replaces the text
+    (an edited record) has the block written at once, so the old words are not found through it."""
+    store = EventStore(tmp_path / "events.db")
+    projector = Projector(store, tmp_path / "projections.db", [MessagesProjection()])
+    conn = projector.conn
+    store.append([_message(0, "q", "plan the trip"), _message(1, "a", "first draft", role="assistant")])
+    projector.catch_up(settle=False)
+    store.append([_message(2, "a", "with the kestrelpass route", role="assistant")])  # a later part of "a"
+    projector.catch_up(settle=False)
+    assert _blocks_matching(conn, "kestrelpass") == [] and len(_blocks_matching(conn, "draft")) == 1
+    edited = replace(_message(3, "a", "a wholly new answer", role="assistant"), event_id="edited")
+    edited = replace(edited, event=replace(edited.event, meta={"replaces": True}))
+    store.append([edited])
+    projector.catch_up(settle=False)
+    assert _blocks_matching(conn, "draft") == [] and len(_blocks_matching(conn, "wholly")) == 1
