@@ -147,14 +147,15 @@ def search(reader: Reader, query: str, filters: SearchFilters = SearchFilters(),
     follow; with ``widen`` (and ``sort=relevance``) strong matches from other times rank
     among those inside (:func:`soft_narrow`; with ``sort=time`` they follow them). Each
     is marked ``extra.outside_range`` and counted in ``outside`` (a phrase may name when
-    something happened rather than when it was discussed). Raises TapestryError for a blank query,
-    an unknown sort or level, an invalid regular expression, or a conversation filter
-    :func:`with_conversation_key` refuses. ``ranker`` ranks messages for
+    something happened rather than when it was discussed). Raises TapestryError for a blank query
+    (or one of only quotes and punctuation), an unknown sort or level, an invalid regular expression,
+    or a conversation filter :func:`with_conversation_key` refuses. ``ranker`` ranks messages for
     ``sort=relevance`` (:mod:`tapestryd.queries.rerank`), fused with ``dense`` when given
     (:mod:`tapestryd.queries.dense`).
     """
-    if not query.strip():
-        raise TapestryError("search needs something to find: words, a time phrase, or a pattern with --regex")
+    if not query.strip() or not (regex or _TERM.search(query) or unsplit_terms(query)):
+        raise TapestryError("search needs something to find: words, a time phrase, or a pattern with --regex"
+                            + (f" (got only {query.strip()!r})" if query.strip() else ""))
     filters = with_conversation_key(reader, filters)
     if sort not in SORTS:
         raise TapestryError(f"unknown sort {sort!r}; expected one of {', '.join(SORTS)}")

@@ -52,6 +52,13 @@ def test_a_blank_query_is_an_error(reader: Reader, history: History) -> None:
     assert "Traceback" not in done.stderr
 
 
+def test_a_query_of_only_quotes_or_punctuation_is_an_error_not_no_matches(reader: Reader) -> None:
+    for empty in ('""', '" "', "?!", "'' --"):
+        with pytest.raises(TapestryError, match="search needs something to find.*got only"):
+            search(reader, empty, now=NOW)
+    assert matched(search(reader, '"sourdough"?', MESSAGES, now=NOW)) == ["m3"]
+
+
 def test_hits_carry_the_sources_own_ids(reader: Reader) -> None:
     hit = search(reader, "sourdough", MESSAGES, now=NOW)["hits"][0]
     assert (hit["message_uuid"], hit["conversation_uuid"]) == ("m3", "9f8e")
