@@ -234,6 +234,10 @@ def render_status(data: dict[str, Any]) -> str:
         lines.append("machines: " + ", ".join(f"{name} {count} messages" for name, count in machines.items()))
     lag = proj.get("lag", {})
     lines.append("projections: " + (", ".join(f"{k} {v} behind" for k, v in lag.items()) or "none yet"))
+    upgrading = proj.get("upgrading") or {}
+    if upgrading:
+        parts = ", ".join(f"{part} {n['done']:,} of {n['total']:,}" for part, n in upgrading.items())
+        lines.append(f"upgrading: {parts} messages (written in the background by the daemon)")
     for name, value in data.items():
         if name not in ("daemon", "store", "projections"):
             lines.extend(_section(name, value))

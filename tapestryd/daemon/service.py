@@ -8,7 +8,9 @@ background and registered for the ``similar`` query), the
 (:class:`~tapestryd.daemon.feeds.Feeds`: tailer over the watched roots and the inbox),
 whose first sweep catches up with every session file that changed while the daemon was
 down, the socket server (a client that gets an answer talks to a daemon that is fully up;
-until then the CLI answers read-only from the database), and last the calendar web page
+until then the CLI answers read-only from the database), the upgrade of a home made by an older version
+(its missing windows, blocks and speaker names written in the background, a writer task per chunk, while
+the socket answers), and last the calendar web page
 when ``[web] enabled`` (a taken port is logged and recorded as ``calendar: port N is in use
 on HOST``, the daemon goes on).
 
@@ -134,6 +136,7 @@ class Service:
             self._serve_web()  # before the socket: once a client can ask, status already says how the calendar went
             self.server = SocketServer(self.paths.socket, self.dispatch)
             self.server.start()
+            self._upgrade_in_background()
             _warm_in_background("time_phrases", self._load_time_phrases)
             _warm_in_background("dense", self._load_dense)
         except BaseException:
@@ -142,6 +145,29 @@ class Service:
         log.info("daemon.started", pid=self.state.pid, version=__version__, socket=str(self.paths.socket),
                  data_dir=str(self.paths.data_dir), roots=[str(r) for r in self.settings.sources.watched_roots],
                  inbox=str(self.settings.sources.inbox), watch_mode=self.feeds.mode)
+
+    def _upgrade_in_background(self) -> None:
+        """Fill what a home made by an older version lacks (windows, blocks, speaker names:
+        :mod:`tapestryd.projections.backfill`) on a thread that queues one writer task per chunk, so the
+        socket answers meanwhile and capture goes between chunks. Logs ``projection.upgraded`` when done;
+        stopping (or a failure, recorded) leaves the rest to the next start, which resumes there."""
+        writer = self.writer
+        assert writer is not None
+
+        def run() -> None:
+            started, steps = time.monotonic(), 0
+            try:
+                while not self._stopping.is_set() and writer.run(lambda rt: rt.projector.upgrade_step(),
+                                                                 name="upgrade"):
+                    steps += 1
+            except Exception as exc:  # shutting down, or a failed chunk (the writer recorded it)
+                if not self._stopping.is_set():
+                    log.warning("projection.upgrade_stopped", error=str(exc))
+                return
+            if steps:
+                log.info("projection.upgraded", steps=steps, seconds=round(time.monotonic() - started, 3))
+
+        threading.Thread(target=run, name="upgrade", daemon=True).start()
 
     def _load_time_phrases(self) -> dict[str, Any]:
         """Load the time-phrase reader (dateparser) now, not on the first query that holds a phrase."""

@@ -27,11 +27,14 @@ class StoreCounts(Record):
 
 @dataclass(frozen=True)
 class ProjectionState(Record):
-    """The log's ``last_seq``, each projection's ``checkpoints`` (seq), and the seqs each is behind (``lag``)."""
+    """The log's ``last_seq``, each projection's ``checkpoints`` (seq), the seqs each is behind (``lag``), and
+    what a home made by an older version still writes in the background (``upgrading``: part →
+    ``{"done": messages, "total": messages}``; absent when nothing is left)."""
 
     last_seq: int = 0
     checkpoints: Mapping[str, int] = field(default_factory=dict)
     lag: Mapping[str, int] = field(default_factory=dict)
+    upgrading: Mapping[str, Mapping[str, int]] | None = absent()
 
 
 @dataclass(frozen=True)

@@ -105,12 +105,13 @@ def clear(conn: sqlite3.Connection) -> None:
     create_tables(conn)
 
 
-def backfill(conn: sqlite3.Connection) -> int:
-    """File every stored message into blocks, in id order, and index them (a file made before blocks).
-
-    Returns how many messages were filed.
+def backfill(conn: sqlite3.Connection, after: int, last: int) -> int:
+    """File the stored messages of id ``(after, last]`` into blocks, in id order, and index the blocks made dirty
+    (a file made before blocks, :mod:`tapestryd.projections.backfill`: every message before them is filed, none
+    after them is). Returns how many messages were filed.
     """
-    count = file_messages(conn, conn.execute("SELECT id, conversation FROM messages ORDER BY id").fetchall())
+    count = file_messages(conn, conn.execute("SELECT id, conversation FROM messages WHERE id > ? AND id <= ?"
+                                             " ORDER BY id", (after, last)).fetchall())
     index_dirty(conn)
     return count
 

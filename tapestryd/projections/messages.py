@@ -35,15 +35,18 @@ Tables it owns (in ``projections.db``):
 * ``message_vocatives``: the names each message calls the other side ("Hey Mel!"), so
   search can tell whose turn a question names (:mod:`tapestryd.projections.speaker_names`),
   recorded at the same flush, again when a text changes, kept in step by a delete trigger;
-  a file made before it gets it filled by one scan when the projector opens it.
+  a file made before it gets it filled in the background (see ``messages_backfill``).
 * ``windows_fts``, ``windows_indexed``, ``windows_stale``: each message indexed with the turns
   before and after it (:mod:`tapestryd.projections.windows`), written at the same flush with
-  its neighbours', and again when a neighbour changes or goes; filled once for an older file.
+  its neighbours', and again when a neighbour changes or goes; filled in the background for an older file.
 * ``conversation_blocks``, ``block_members``, ``blocks_fts``: runs of up to 64 of a
   conversation's messages indexed as one document (:mod:`tapestryd.projections.blocks`),
   filed and indexed at the same flush, a block written again when a message of it changes
   or goes; a block that only grew may wait until the projector settles (:meth:`MessagesProjection.settle`);
-  a file made before them gets them filled when the projector opens it.
+  a file made before them gets them filled in the background.
+* ``messages_backfill``: what a file made by an older version still lacks of the three above, written
+  :data:`~tapestryd.projections.backfill.CHUNK` messages at a time by :meth:`MessagesProjection.upgrade_step`
+  (:mod:`tapestryd.projections.backfill`); search ranks with what is written so far.
 
 Timestamps (``ts``, ``first_ts``, ``last_ts``) are ISO 8601 UTC text of fixed width, so
 text order is time order.
@@ -64,7 +67,7 @@ from typing import Mapping, Sequence, cast
 from tapestryd.events.store import EventStore
 from tapestryd.events.types import TITLE_KINDS, ConversationTitled, Forgotten, MessageRecorded, StoredEvent
 from tapestryd.privacy import outbound
-from tapestryd.projections import blocks, forgetting, fts_options, speaker_names, unsplit, windows
+from tapestryd.projections import backfill, blocks, forgetting, fts_options, speaker_names, unsplit, windows
 from tapestryd.projections.message_parts import join_parts
 
 __all__ = ["MessagesProjection"]
@@ -146,15 +149,21 @@ class MessagesProjection:
             self._fill_origins(conn)
         conn.execute("CREATE INDEX IF NOT EXISTS messages_origin ON messages(origin)")  # status counts per machine
         forgetting.create_rules(conn)
-        if unsplit.create_table(conn):
+        if unsplit.create_table(conn):  # one scan: it decides what unsplit text matches, so it is not left half done
             unsplit.backfill(conn)
-        if speaker_names.create_table(conn):  # a file made before speaker names: every message is read once
-            speaker_names.backfill(conn)
-        if blocks.create_tables(conn):  # a file made before blocks: its messages are filed once
-            blocks.backfill(conn)
-        if windows.create_tables(conn):  # a file made before windows: every message's is written once
-            windows.backfill(conn)
+        backfill.create_table(conn)
+        # A file made before one of these tables (or with windows of another cut) gets it written a chunk at a
+        # time by upgrade_step, not here: the daemon's socket opens at once (see projections.backfill).
+        made = {"speaker names": speaker_names.create_table(conn), "blocks": blocks.create_tables(conn),
+                "windows": windows.create_tables(conn)}
+        for part in (part for part, new in made.items() if new):
+            backfill.plan(conn, part)
         fts_options.configure(conn, "messages_fts", _FTS_OPTIONS)
+
+    def upgrade_step(self, conn: sqlite3.Connection) -> bool:
+        """Write one chunk of what a file made by an older version lacks (:func:`backfill.step`), in the
+        caller's transaction; returns whether more is left."""
+        return backfill.step(conn)
 
     def _fill_origins(self, conn: sqlite3.Connection) -> None:
         """Give the rows of a file made before origins the origin of their first part's event, as a rebuild
@@ -177,6 +186,7 @@ class MessagesProjection:
         self.discard()
         blocks.clear(conn)  # first: the delete triggers then find no member and no window to take out
         windows.clear(conn)
+        backfill.clear(conn)
         conn.execute("DELETE FROM messages")
         conn.execute("INSERT INTO messages_fts(messages_fts) VALUES ('delete-all')")
         conn.execute("DELETE FROM messages_unsplit")
@@ -242,7 +252,8 @@ class MessagesProjection:
         conn.executemany("INSERT INTO messages_fts(rowid, text) VALUES (?, ?)", sorted(self._unindexed.items()))
         unsplit.record(conn, self._unindexed.items())
         speaker_names.record(conn, self._unindexed)
-        blocks.file_messages(conn, sorted(self._unfiled.items()))
+        if not backfill.pending(conn, "blocks"):  # else the backfill files them after the older ones, in id order
+            blocks.file_messages(conn, sorted(self._unfiled.items()))
         blocks.index_dirty(conn, grown=False)  # a block that only grew may wait for settle
         windows.refresh(conn, self._unindexed)
         self.discard()

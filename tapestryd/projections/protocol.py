@@ -15,7 +15,8 @@ from typing import Protocol, Sequence, runtime_checkable
 from tapestryd.events.store import EventStore
 from tapestryd.events.types import StoredEvent
 
-__all__ = ["BatchProjection", "BufferedProjection", "LogReadingProjection", "Projection", "SettlingProjection"]
+__all__ = ["BatchProjection", "BufferedProjection", "LogReadingProjection", "Projection", "SettlingProjection",
+           "UpgradingProjection"]
 
 
 class Projection(Protocol):
@@ -78,3 +79,12 @@ class LogReadingProjection(Projection, Protocol):
 
     def attach_log(self, store: EventStore) -> None:
         """Keep ``store`` to read from; the projector calls it once, before any event is applied."""
+
+
+@runtime_checkable
+class UpgradingProjection(Projection, Protocol):
+    """A projection that fills what a file made by an older version lacks after ``create``, a chunk at a time
+    (the messages projection's windows, blocks and speaker names: :mod:`tapestryd.projections.backfill`)."""
+
+    def upgrade_step(self, conn: sqlite3.Connection) -> bool:
+        """Write one bounded chunk, in the caller's transaction; return whether more is left."""

@@ -33,7 +33,7 @@ from tapestryd.lazylog import get_logger, warnings_to_stderr
 from tapestryd.projections.checkpoint_read import checkpoints
 from tapestryd.projections.follower import POLL, STORE_FAILED, Follower, StopFlag
 from tapestryd.projections.protocol import (BatchProjection, BufferedProjection, LogReadingProjection, Projection,
-                                            SettlingProjection)
+                                            SettlingProjection, UpgradingProjection)
 
 __all__ = ["Projector", "checkpoints", "follow"]
 
@@ -204,6 +204,23 @@ class Projector:
         """The projections as batch projections, or None when one of them is not."""
         batched = [p for p in self.projections if isinstance(p, BatchProjection)]
         return batched if len(batched) == len(self.projections) else None
+
+    def upgrade_step(self) -> bool:
+        """Write one chunk of what an upgraded file lacks (the first :class:`UpgradingProjection` with work left)
+        in one transaction; returns whether more is left (False: every projection is up to date).
+
+        The daemon's writer runs it one chunk per task until False, so what it captures meanwhile is applied
+        between chunks; a restart resumes where the last committed chunk left off.
+        """
+        with transaction(self.conn):
+            return any(p.upgrade_step(self.conn) for p in self.projections if isinstance(p, UpgradingProjection))
+
+    def upgrade(self) -> int:
+        """Run :meth:`upgrade_step` until nothing is left (the CLI and tests); returns how many steps had more left."""
+        steps = 0
+        while self.upgrade_step():
+            steps += 1
+        return steps
 
     def rebuild(self) -> int:
         """Clear every projection, reset checkpoints to 0 and replay the whole log."""

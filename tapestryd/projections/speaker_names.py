@@ -58,9 +58,11 @@ def clear(conn: sqlite3.Connection) -> None:
     conn.execute("DELETE FROM message_vocatives")
 
 
-def backfill(conn: sqlite3.Connection) -> int:
-    """Record the names every stored message calls the other side (a file made before them); returns how many."""
-    return record(conn, conn.execute("SELECT id, text FROM messages ORDER BY id"))
+def backfill(conn: sqlite3.Connection, after: int, last: int) -> int:
+    """Record the names the stored messages of id ``(after, last]`` call the other side, replacing any recorded
+    (a file made before them, :mod:`tapestryd.projections.backfill`); returns how many."""
+    return record(conn, conn.execute("SELECT id, text FROM messages WHERE id > ? AND id <= ? ORDER BY id",
+                                     (after, last)).fetchall())
 
 
 def record(conn: sqlite3.Connection, texts: Mapping[int, str] | Iterable[tuple[int, str]]) -> int:

@@ -146,11 +146,14 @@ def clear(conn: sqlite3.Connection) -> None:
     create_tables(conn)
 
 
-def backfill(conn: sqlite3.Connection) -> int:
-    """Write the window of every stored message (none is indexed yet); returns how many."""
-    ids = [int(i) for (i,) in conn.execute("SELECT id FROM messages ORDER BY id")]
-    _write(conn, ids)
-    return len(ids)
+def backfill(conn: sqlite3.Connection, after: int, last: int) -> int:
+    """Write the window of each stored message of id ``(after, last]`` not indexed yet (a file made before
+    windows or with another cut, :mod:`tapestryd.projections.backfill`; a flush meanwhile wrote those of new
+    messages and their neighbours); returns how many were written."""
+    ids = [int(i) for (i,) in conn.execute("SELECT id FROM messages m WHERE id > ? AND id <= ? AND NOT EXISTS"
+                                           " (SELECT 1 FROM windows_indexed w WHERE w.id = m.id) ORDER BY id",
+                                           (after, last))]
+    return _write(conn, ids)
 
 
 def unindex(conn: sqlite3.Connection, message_ids: Iterable[int]) -> None:

@@ -3,7 +3,8 @@
 :func:`build_status` returns one JSON-ready dict of sections::
 
     {"store": {"conversations": 12, "messages": 3400, "machines": {"laptop": 3000, "desk": 400}},
-     "projections": {"last_seq": 3600, "lag": {"messages": 0, ...}, "checkpoints": {...}},
+     "projections": {"last_seq": 3600, "lag": {"messages": 0, ...}, "checkpoints": {...},
+                     "upgrading": {"windows": {"done": 120000, "total": 1000000}}},
      "daemon": {"running": true, "pid": ..., "uptime_s": ..., ...},
      ...one key per registered section}
 
@@ -22,7 +23,7 @@ import sqlite3
 from tapestryd.db import connect, translate_errors
 from tapestryd.errors import StoreError
 from tapestryd.paths import Paths
-from tapestryd.projections import SHIPPED, checkpoints
+from tapestryd.projections import SHIPPED, backfill, checkpoints
 from tapestryd.projections.messages_read import machine_counts, message_counts
 from tapestryd.queries.reader import Reader
 
@@ -78,12 +79,18 @@ def _last_seq(events_db: Path) -> int:
 
 
 def projection_lag(reader: Reader) -> dict[str, Any]:
-    """The log's last seq, each projection's checkpoint, and how many seqs each lags behind."""
+    """The log's last seq, each projection's checkpoint, how many seqs each lags behind, and what an upgraded
+    file still writes in the background (``upgrading``: ``{part: {"done": n, "total": n}}``, absent when
+    nothing is left)."""
     last = log_last_seq(reader)
     marks = checkpoints(reader.conn)
     names = [*SHIPPED, *(name for name in marks if name not in SHIPPED)]
-    return {"last_seq": last, "checkpoints": {n: marks.get(n, 0) for n in names},
-            "lag": {n: max(0, last - marks.get(n, 0)) for n in names}}
+    found = {"last_seq": last, "checkpoints": {n: marks.get(n, 0) for n in names},
+             "lag": {n: max(0, last - marks.get(n, 0)) for n in names}}
+    upgrading = backfill.progress(reader.conn)
+    if upgrading:
+        found["upgrading"] = {part: {"done": done, "total": total} for part, (done, total) in upgrading.items()}
+    return found
 
 
 def events_behind(paths: Paths) -> int:

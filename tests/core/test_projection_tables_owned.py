@@ -19,7 +19,7 @@ PACKAGE = ROOT / "tapestryd"
 
 OWNERS: dict[str, tuple[str, ...]] = {
     "messages": ("messages", "messages_read", "messages_search", "forgetting", "unsplit", "blocks", "windows",
-                 "speaker_names"),
+                 "speaker_names", "backfill"),
     "hierarchy": ("hierarchy", "hierarchy_read", "hierarchy_views", "hierarchy_calendar", "hierarchy_checks",
                   "hierarchy_forget", "hierarchy_schema", "hierarchy_state"),
     "similarity": ("similarity",),
@@ -31,7 +31,7 @@ OWNERS: dict[str, tuple[str, ...]] = {
 TABLES: dict[str, str] = {
     **dict.fromkeys(("conversations", "messages", "messages_fts", "messages_unsplit", "forget_rules",
                      "conversation_blocks", "block_members", "blocks_fts", "windows_fts", "windows_indexed",
-                     "windows_stale", "windows_format", "message_vocatives"), "messages"),
+                     "windows_stale", "windows_format", "message_vocatives", "messages_backfill"), "messages"),
     **dict.fromkeys(("nodes", "node_sources", "nodes_fts", "closed_days", "summarizer_usage"), "hierarchy"),
     "similarity_feed": "similarity",
     **dict.fromkeys(("message_vectors", "vectors_dropped"), "vectors"),

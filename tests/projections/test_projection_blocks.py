@@ -99,14 +99,16 @@ def test_rebuild_gives_the_rows_of_the_incremental_path(tmp_path: Path, monkeypa
     assert _state(projector.conn) == incremental
 
 
-def test_a_file_made_before_blocks_is_filled_when_opened(tmp_path: Path) -> None:
-    """The blocks of an older projections file are filed from its messages, as a rebuild would."""
+def test_a_file_made_before_blocks_is_filled_by_the_upgrade(tmp_path: Path) -> None:
+    """The blocks of an older projections file are filed from its messages by the upgrade, as a rebuild would."""
     projector = _project(tmp_path, [_message(i, f"m{i}", f"turn {i}") for i in range(5)])
     expected = _state(projector.conn)
     for table in ("conversation_blocks", "block_members", "blocks_fts"):
         projector.conn.execute(f"DROP TABLE {table}")
     projector.close()
     again = Projector(projector.store, tmp_path / "projections.db", [MessagesProjection()])
+    assert _state(again.conn) == ([], [], [])  # opening writes nothing: the upgrade does, a chunk at a time
+    again.upgrade()
     assert _state(again.conn) == expected
 
 

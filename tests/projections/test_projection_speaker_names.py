@@ -79,4 +79,6 @@ def test_rebuild_and_an_older_file_give_the_rows_of_the_incremental_path(tmp_pat
     assert speaker_names.named_turns(projector.conn, ["nadia"], [1, 2]) == {}  # a reader of an older file
     projector.close()
     again = Projector(projector.store, tmp_path / "projections.db", [MessagesProjection()])
+    assert _rows(again.conn) == []  # opening writes nothing: the upgrade does
+    again.upgrade()
     assert _rows(again.conn) == incremental

@@ -109,6 +109,7 @@ def test_rebuild_and_an_older_file_give_the_index_of_the_incremental_path(tmp_pa
     projector.conn.execute("INSERT INTO windows_fts (rowid, text) VALUES (1, 'stale words')")
     projector.close()
     again = Projector(projector.store, tmp_path / "projections.db", [MessagesProjection()])
+    again.upgrade()
     assert _windows(again.conn) == incremental
     assert "content=''" in again.conn.execute("SELECT sql FROM sqlite_master WHERE name = 'windows_fts'").fetchone()[0]
 
@@ -158,7 +159,7 @@ def test_long_turns_are_taken_out_of_their_neighbours_windows_as_they_were_cut(t
     assert set(windows.window_scores(conn, '"end2"', 10)) == {_id(conn, "m2")}  # the joined part pushed it past
 
 
-def test_windows_made_with_another_cut_are_written_again_when_the_file_is_opened(tmp_path: Path) -> None:
+def test_windows_made_with_another_cut_are_written_again_by_the_upgrade(tmp_path: Path) -> None:
     """A file whose windows hold whole neighbours (made before windows_format) or another cut gets them dropped
     and written once with NEIGHBOUR_CHARS; the delete trigger is made again with the cut too."""
     projector = _project(tmp_path, [_message(i, f"m{i}", _long(i, f"start{i}", f"end{i}")) for i in range(4)])
@@ -170,6 +171,8 @@ def test_windows_made_with_another_cut_are_written_again_when_the_file_is_opened
         projector.conn.execute(older)
         projector.close()
         projector = Projector(projector.store, tmp_path / "projections.db", [MessagesProjection()])
+        assert _windows(projector.conn) == []  # dropped; written again by the upgrade
+        projector.upgrade()
         assert _windows(projector.conn) == incremental
         made = projector.conn.execute("SELECT neighbour_chars FROM windows_format").fetchall()
         assert made == [(windows.NEIGHBOUR_CHARS,)]

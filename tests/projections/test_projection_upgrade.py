@@ -1,0 +1,123 @@
+"""The upgrade of a projections file made by an older version (projections/backfill.py): opening it
+writes nothing for minutes, the missing windows, blocks and speaker names are written a chunk per
+transaction, capture goes between chunks, a kill resumes where the last chunk ended, and the end is
+the index a rebuild gives."""
+
+from __future__ import annotations
+
+import signal
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from test_projection_blocks import _forget, _message, _project, _state
+from test_projection_windows import _windows
+
+from tapestryd.cli.fast import render_status
+from tapestryd.projections import MessagesProjection, Projector, backfill
+
+ROOT = Path(__file__).resolve().parents[2]
+PARTS = ["speaker names", "blocks", "windows"]
+
+
+def _chat() -> list:
+    """30 turns over three conversations, the two sides calling each other by name."""
+    return [_message(i, f"m{i}", f"turn {i} hey Nadia, words{i % 5}" if i % 2 else f"turn {i} thanks, Tomas!",
+                     f"claude-ai:c{i % 3}", role="assistant" if i % 2 else "user") for i in range(30)]
+
+
+def _index(conn: sqlite3.Connection) -> tuple[object, ...]:
+    """Everything the upgrade writes: windows (terms, and the turns each was made of), blocks, speaker names."""
+    return (_windows(conn), conn.execute("SELECT * FROM windows_indexed ORDER BY id").fetchall(), _state(conn),
+            conn.execute("SELECT * FROM message_vocatives ORDER BY id, nth").fetchall())
+
+
+def _rebuilt(projector: Projector, tmp_path: Path) -> tuple[object, ...]:
+    """The index a fresh file projected from the same log holds."""
+    fresh = Projector(projector.store, tmp_path / "rebuilt.db", [MessagesProjection()])
+    fresh.catch_up()
+    try:
+        return _index(fresh.conn)
+    finally:
+        fresh.close()
+
+
+def _make_older(projector: Projector) -> Path:
+    """Turn the projector's file into one of an older version (no speaker names nor blocks; windows of another
+    cut) and close it; returns its path."""
+    conn = projector.conn
+    conn.execute("DROP TABLE message_vocatives")
+    for table in ("conversation_blocks", "block_members", "blocks_fts"):
+        conn.execute(f"DROP TABLE {table}")
+    conn.execute("UPDATE windows_format SET neighbour_chars = 0")
+    projector.close()
+    return projector.db_path
+
+
+def test_opening_an_older_file_writes_nothing_and_the_upgrade_ends_with_the_index_of_a_rebuild(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Chunks of 4 messages, with capture between them: a new turn, a later part of a turn not upgraded yet, a
+    forget; the parts run in order, status shows how far each is, and the end equals a rebuilt file."""
+    monkeypatch.setattr(backfill, "CHUNK", 4)
+    older = _project(tmp_path, _chat())
+    projector = Projector(older.store, _make_older(older), [MessagesProjection()])
+    assert backfill.progress(projector.conn) == {part: (0, 30) for part in PARTS}
+    assert _windows(projector.conn) == [] and _state(projector.conn) == ([], [], [])
+    live = [[_message(40, "n40", "turn 40 hey Nadia", "claude-ai:c1", role="assistant")],
+            [_message(41, "m28", " and the lake, Tomas")],  # joined to a turn the upgrade reaches last
+            [_forget(match="turn 7 ")], [_message(42, "n42", "turn 42 words1", "claude-ai:c2")]]
+    seen = []
+    while projector.upgrade_step():
+        seen.append(backfill.progress(projector.conn))
+        if live:
+            projector.store.append(live.pop(0))
+            projector.catch_up()
+    assert not live and len(seen) > 3 * 30 // 4
+    assert list(seen[0]) == PARTS and list(seen[-1]) == ["windows"]
+    assert seen[len(seen) // 2]["blocks"][0] < 30 and "speaker names" not in seen[len(seen) // 2]
+    assert backfill.progress(projector.conn) == {}
+    assert _index(projector.conn) == _rebuilt(projector, tmp_path)
+    assert "upgrading: windows 8 of 31 messages" in render_status(
+        {"projections": {"upgrading": {"windows": {"done": 8, "total": 31}}}})
+
+
+def test_a_new_file_and_a_rebuild_leave_nothing_to_upgrade(tmp_path: Path) -> None:
+    """A fresh file plans nothing (no message to write); a rebuild of a file half upgraded writes it all itself."""
+    projector = _project(tmp_path, _chat())
+    assert backfill.progress(projector.conn) == {} and not projector.upgrade_step()
+    projector = Projector(projector.store, _make_older(projector), [MessagesProjection()])
+    assert projector.upgrade_step() and backfill.progress(projector.conn)
+    projector.rebuild()
+    assert backfill.progress(projector.conn) == {} and not projector.upgrade_step()
+    assert _index(projector.conn) == _rebuilt(projector, tmp_path)
+
+
+_KILLED_MID_UPGRADE = """
+import os, signal, sys
+from pathlib import Path
+from tapestryd.events import EventStore
+from tapestryd.projections import MessagesProjection, Projector, backfill
+backfill.CHUNK = 2
+folder = Path(sys.argv[1])
+projector = Projector(EventStore(folder / "events.db"), folder / "projections.db", [MessagesProjection()])
+for _ in range(int(sys.argv[2])):
+    projector.upgrade_step()
+os.kill(os.getpid(), signal.SIGKILL)
+"""
+
+
+def test_an_upgrade_killed_mid_way_resumes_after_its_last_chunk(tmp_path: Path) -> None:
+    """A process killed (SIGKILL) after 20 chunks of 2: the next open resumes in the blocks where it stopped
+    (speaker names done, nothing written twice) and ends with the index of a rebuild."""
+    older = _project(tmp_path, _chat())
+    older.store.close()
+    _make_older(older)
+    killed = subprocess.run([sys.executable, "-c", _KILLED_MID_UPGRADE, str(tmp_path), "20"], cwd=ROOT,
+                            capture_output=True, text=True)
+    assert killed.returncode == -signal.SIGKILL, killed.stderr
+    projector = _project(tmp_path, [])
+    assert backfill.progress(projector.conn) == {"blocks": (2 * (20 - 16), 30), "windows": (0, 30)}
+    projector.upgrade()
+    assert _index(projector.conn) == _rebuilt(projector, tmp_path)
