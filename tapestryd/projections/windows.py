@@ -19,8 +19,10 @@ Tables it owns (in ``projections.db``, kept by
   message, the turns before and after it then; NULL at a conversation's end).
 * ``windows_stale(id)``: messages whose window was taken out and must be written again.
 * ``windows_format(neighbour_chars)``: one row, the :data:`NEIGHBOUR_CHARS` the windows were
-  made with; a file without it, or made with another, has its windows dropped and written
-  again when the projector opens it (a window is taken out with the document it was made of).
+  made with; a file without it, or made with another, has its windows dropped when the projector opens it
+  (``windows_fts`` renamed ``windows_retired``, dropped by the backfill's first chunk) and written again
+  in the background (:mod:`tapestryd.projections.backfill`; a window is taken out with the document it was
+  made of).
 
 A contentless table forgets a document only when given its text back (SQLite 3.40 has no
 ``contentless_delete``), so a window is taken out while the texts it was made of are still
@@ -80,6 +82,9 @@ def _joined(before: str, text: str, after: str) -> str:
             f" || {text} || CASE WHEN {text} != '' AND {after} != '' THEN char(10) ELSE '' END || {after}")
 
 
+_RETIRED = "windows_retired"
+"""The ``windows_fts`` of a file whose windows were made with another cut, until the backfill drops it."""
+
 _HOLDS_OLD = "w.id = old.id OR w.prev = old.id OR w.next = old.id"
 _SCHEMA = [
     """CREATE VIRTUAL TABLE IF NOT EXISTS windows_fts USING fts5(
@@ -125,10 +130,12 @@ def create_tables(conn: sqlite3.Connection) -> bool:
     made = (conn.execute("SELECT neighbour_chars FROM windows_format").fetchall()
             if _exists(conn, "windows_format") else [])
     if made != [(NEIGHBOUR_CHARS,)] or not _exists(conn, "windows_indexed"):
-        for table in ("windows_fts", "windows_indexed", "windows_stale", "windows_gone", "windows_format"):
-            conn.execute(f"DROP TABLE IF EXISTS {table}")
         conn.execute("DROP TRIGGER IF EXISTS windows_ad")
         conn.execute("DROP TRIGGER IF EXISTS windows_message_deleted")
+        if _exists(conn, "windows_fts") and not _exists(conn, _RETIRED):  # renamed now, dropped by the backfill:
+            conn.execute(f"ALTER TABLE windows_fts RENAME TO {_RETIRED}")  # a DROP frees every page (1 s at 100k)
+        for table in ("windows_fts", "windows_indexed", "windows_stale", "windows_gone", "windows_format"):
+            conn.execute(f"DROP TABLE IF EXISTS {table}")
     new = fts_options.create(conn, _SCHEMA, "windows_indexed", "windows_fts")
     if new:
         conn.execute("INSERT INTO windows_format (neighbour_chars) VALUES (?)", (NEIGHBOUR_CHARS,))
@@ -141,6 +148,7 @@ def clear(conn: sqlite3.Connection) -> None:
     ``windows_fts`` is dropped and made again: taking each window out would need its text.
     """
     conn.execute("DROP TABLE windows_fts")
+    conn.execute(f"DROP TABLE IF EXISTS {_RETIRED}")
     conn.execute("DELETE FROM windows_indexed")
     conn.execute("DELETE FROM windows_stale")
     create_tables(conn)
@@ -149,7 +157,9 @@ def clear(conn: sqlite3.Connection) -> None:
 def backfill(conn: sqlite3.Connection, after: int, last: int) -> int:
     """Write the window of each stored message of id ``(after, last]`` not indexed yet (a file made before
     windows or with another cut, :mod:`tapestryd.projections.backfill`; a flush meanwhile wrote those of new
-    messages and their neighbours); returns how many were written."""
+    messages and their neighbours); returns how many were written. The first chunk drops the windows of the
+    older cut (:func:`create_tables` set them aside)."""
+    conn.execute(f"DROP TABLE IF EXISTS {_RETIRED}")
     ids = [int(i) for (i,) in conn.execute("SELECT id FROM messages m WHERE id > ? AND id <= ? AND NOT EXISTS"
                                            " (SELECT 1 FROM windows_indexed w WHERE w.id = m.id) ORDER BY id",
                                            (after, last))]

@@ -34,6 +34,10 @@ def _index(conn: sqlite3.Connection) -> tuple[object, ...]:
             conn.execute("SELECT * FROM message_vocatives ORDER BY id, nth").fetchall())
 
 
+def _tables(conn: sqlite3.Connection, prefix: str) -> list[str]:
+    return [name for (name,) in conn.execute("SELECT name FROM sqlite_master WHERE name LIKE ?", (f"{prefix}%",))]
+
+
 def _rebuilt(projector: Projector, tmp_path: Path) -> tuple[object, ...]:
     """The index a fresh file projected from the same log holds."""
     fresh = Projector(projector.store, tmp_path / "rebuilt.db", [MessagesProjection()])
@@ -65,6 +69,7 @@ def test_opening_an_older_file_writes_nothing_and_the_upgrade_ends_with_the_inde
     projector = Projector(older.store, _make_older(older), [MessagesProjection()])
     assert backfill.progress(projector.conn) == {part: (0, 30) for part in PARTS}
     assert _windows(projector.conn) == [] and _state(projector.conn) == ([], [], [])
+    assert _tables(projector.conn, "windows_retired")  # set aside at open: a DROP frees every page
     live = [[_message(40, "n40", "turn 40 hey Nadia", "claude-ai:c1", role="assistant")],
             [_message(41, "m28", " and the lake, Tomas")],  # joined to a turn the upgrade reaches last
             [_forget(match="turn 7 ")], [_message(42, "n42", "turn 42 words1", "claude-ai:c2")]]
@@ -77,7 +82,7 @@ def test_opening_an_older_file_writes_nothing_and_the_upgrade_ends_with_the_inde
     assert not live and len(seen) > 3 * 30 // 4
     assert list(seen[0]) == PARTS and list(seen[-1]) == ["windows"]
     assert seen[len(seen) // 2]["blocks"][0] < 30 and "speaker names" not in seen[len(seen) // 2]
-    assert backfill.progress(projector.conn) == {}
+    assert backfill.progress(projector.conn) == {} and not _tables(projector.conn, "windows_retired")
     assert _index(projector.conn) == _rebuilt(projector, tmp_path)
     assert "upgrading: windows 8 of 31 messages" in render_status(
         {"projections": {"upgrading": {"windows": {"done": 8, "total": 31}}}})
