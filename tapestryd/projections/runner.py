@@ -241,7 +241,8 @@ def _wanted(projection: Projection, marks: dict[str, int], events: list[StoredEv
 def follow(events_db: Path, projections_db: Path, projections: list[Projection], stop: StopFlag) -> None:
     """A :class:`~tapestryd.projections.follower.Follower` child's loop: catch up a batch at a
     time, wait ``POLL`` seconds when nothing was new; once ``stop`` is set, finish what the log
-    holds and return. Returns at once when the parent died."""
+    holds, settle (the grown blocks are written here, alongside the parent, not by its last
+    catch-up) and return. Returns at once when the parent died."""
     warnings_to_stderr()
     parent = multiprocessing.parent_process()
     try:
@@ -252,8 +253,9 @@ def follow(events_db: Path, projections_db: Path, projections: list[Projection],
     try:
         while parent is None or parent.is_alive():
             last = stop.is_set()  # read before the pass: that pass then sees every event appended
-            applied = projector.catch_up(max_events=BATCH, settle=False)  # the parent's last catch-up settles
+            applied = projector.catch_up(max_events=BATCH, settle=False)
             if last and not applied:
+                projector.settle()
                 return
             if not applied:
                 stop.wait(POLL)
