@@ -67,9 +67,12 @@ def _compact(method: Any, text_of: Callable[[dict[str, Any]], str]) -> Any:
 def serve(settings: Settings) -> None:
     """Serve the tools over stdin/stdout until the client closes them."""
     from tapestryd.operations.dispatch import call
+    from tapestryd.queries.dense import DenseKeeper
 
     warnings_to_stderr()
-    build_server(lambda request: call(settings, request, timeout=TIMEOUT, on_local=_say_local)).run("stdio")
+    dense = DenseKeeper()  # with the daemon down, searches share one dense index (weights and vectors load once)
+    build_server(lambda request: call(settings, request, timeout=TIMEOUT, on_local=_say_local,
+                                      dense=dense)).run("stdio")
 
 
 def _say_local(op: str) -> None:

@@ -30,17 +30,19 @@ from tapestryd.operations.registry import operation_for
 from tapestryd.paths import paths_for
 
 if TYPE_CHECKING:
+    from tapestryd.queries.dense import DenseKeeper
     from tapestryd.summarize import Summarizer
 
 __all__ = ["call", "call_json", "call_with", "in_process_summarizer", "run_here"]
 
 
 def call(settings: Settings, request: Any, *, timeout: float = 30.0, progress: Progress | None = None,
-         on_local: Callable[[str], None] | None = None) -> Any:
+         on_local: Callable[[str], None] | None = None, dense: DenseKeeper | None = None) -> Any:
     """The result of ``request``: from the daemon when it listens, else from :func:`run_here`.
 
-    Only when the op runs here is ``progress`` used and ``on_local(op)`` called first; a local
-    op always runs here. ``timeout`` (seconds) bounds the socket round trip. Raises
+    Only when the op runs here are ``progress`` and ``dense`` (a long-lived caller's dense index:
+    the MCP server's, the calendar's) used and ``on_local(op)`` called first; a local op always
+    runs here. ``timeout`` (seconds) bounds the socket round trip. Raises
     TapestryError (DaemonError, StoreLockedError, ParseError, ...) with a readable message.
     """
     from tapestryd.wire.client import request as ask
@@ -54,7 +56,7 @@ def call(settings: Settings, request: Any, *, timeout: float = 30.0, progress: P
             pass
     if on_local is not None:
         on_local(operation.name)
-    return run_here(settings, request, progress=progress)
+    return run_here(settings, request, progress=progress, dense=dense)
 
 
 def call_with(settings: Settings, request_type: type[Any], args: Mapping[str, Any], **options: Any) -> Any:
@@ -68,8 +70,12 @@ def call_json(settings: Settings, request_type: type[Any], args: Mapping[str, An
     return call_with(settings, request_type, args, **options).to_json()
 
 
-def run_here(settings: Settings, request: Any, *, clock: Clock | None = None, progress: Progress | None = None) -> Any:
-    """Run ``request`` in this process (see the module docstring); returns its typed result."""
+def run_here(settings: Settings, request: Any, *, clock: Clock | None = None, progress: Progress | None = None,
+             dense: DenseKeeper | None = None) -> Any:
+    """Run ``request`` in this process (see the module docstring); returns its typed result.
+
+    ``dense`` keeps a search's dense index for the caller's next ones (None: a search that uses
+    embeddings loads one for itself)."""
     operation = operation_for(request)
     clock = clock or SystemClock()
     if operation.kind == LOCAL:
@@ -78,7 +84,7 @@ def run_here(settings: Settings, request: Any, *, clock: Clock | None = None, pr
         from tapestryd.queries.reader import Reader
 
         with Reader.open(settings) as reader:
-            return operation.run(request, ReadDeps(reader, clock))
+            return operation.run(request, ReadDeps(reader, clock, dense=dense))
     return _write_here(settings, request, clock, progress)
 
 

@@ -6,7 +6,7 @@ Blueprints (:mod:`tapestryd.web.views`, :mod:`tapestryd.web.api`) read these; th
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import date
 
 from flask import current_app, g
@@ -15,6 +15,7 @@ from tapestryd.clock import Clock
 from tapestryd.config import Settings
 from tapestryd.errors import StoreError
 from tapestryd.queries.calendar import agents_with_data
+from tapestryd.queries.dense import DenseKeeper
 from tapestryd.queries.reader import Reader
 from tapestryd.web.uploads import UploadJobs
 
@@ -23,13 +24,15 @@ __all__ = ["WebState", "close_reader", "data_agents", "reader", "state"]
 
 @dataclass
 class WebState:
-    """What every view needs: settings, the CSRF token, upload jobs, the bound host, a clock."""
+    """What every view needs: settings, the CSRF token, upload jobs, the bound host, a clock, and the dense
+    index searches run in this process share (the daemon down)."""
 
     settings: Settings
     csrf_token: str
     jobs: UploadJobs
     host: str
     clock: Clock
+    dense: DenseKeeper = field(default_factory=DenseKeeper)
 
     def today(self) -> date:
         """Today's local date in the configured timezone."""

@@ -224,7 +224,8 @@ def search() -> str:
     if query:
         try:
             result = call_result(state().settings, SearchRequest, {"query": query, "agent": agent, "limit": 50,
-                                                                  "now": state().clock.now().isoformat()})
+                                                                  "now": state().clock.now().isoformat()},
+                                 dense=state().dense)
         except TapestryError as exc:
             error = exc.message
     return render_template("search.html", query=query, agent=agent, result=result, error=error)

@@ -93,6 +93,22 @@ def test_a_home_with_a_model_folder_encodes_at_ingest_and_keeps_one_dense_index(
     assert answer["hits"][0]["snippet"].startswith("the [cat]")
 
 
+def test_an_in_process_caller_keeps_its_dense_index_across_searches(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The MCP server or the calendar with the daemon down hands run_here its keeper: the first search reads
+    the vectors into it, the next ones use the same index."""
+    home = make_home(tmp_path / "home", str(tiny_bert(tmp_path)), monkeypatch)
+    settings, keeper = load_settings(home), DenseKeeper()
+    first = run_here(settings, SearchRequest(query="cat on the mat"), dense=keeper).to_json()
+    with Reader.open(settings) as reader:
+        index = keeper.get(reader)
+    assert index is not None and index.seq > 0 and len(index.ids) > 0
+    again = run_here(settings, SearchRequest(query="cat on the mat"), dense=keeper).to_json()
+    with Reader.open(settings) as reader:
+        assert keeper.get(reader) is index
+    assert again["hits"] == first["hits"]
+
+
 def test_a_home_with_embeddings_off_has_no_dense_index(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """'off' writes no vector and search ranks by keywords alone."""
     home = make_home(tmp_path / "home", "off", monkeypatch)
