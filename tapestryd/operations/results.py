@@ -16,7 +16,7 @@ The types live in one module per family of operations (``results_query``, ``resu
 ``results_sync``), each with the parts its results are made of; this module (and
 :mod:`~tapestryd.operations.result_parts` for the parts) names them all and imports a family
 on first use of one of its names (PEP 562): a frozen dataclass costs about half a millisecond
-to build, so ``tapestryctl status`` builds the few its answer needs, not all ninety.
+to build, so ``tapestryctl status`` builds the 6 its answer needs, not all 74.
 """
 
 from __future__ import annotations
