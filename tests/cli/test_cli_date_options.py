@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from datetime import datetime, timezone
 from pathlib import Path
 
 import pytest
+from cli_runner import tapestryctl
 
 from tapestryd.config import load_settings
 from tapestryd.events import MessageRecorded, NewEvent, event_id, format_utc
@@ -19,10 +19,9 @@ MORNING_UTC = datetime(2024, 12, 5, 5, 0, tzinfo=timezone.utc)   # 2024-12-05 19
 
 
 def ctl(*args: str, home: Path) -> subprocess.CompletedProcess[str]:
-    """Run tapestryctl (the full CLI, no daemon) in its own process against ``home``."""
+    """Run tapestryctl (the full CLI, no daemon) in this process (tests/cli_runner.py) against ``home``."""
     env = {"TAPESTRY_HOME": str(home), "PATH": "/usr/bin:/bin", "HOME": str(home), "TAPESTRY_FAST": "0"}
-    return subprocess.run([sys.executable, "-m", "tapestryd.cli", *args], capture_output=True, text=True,
-                          env=env, timeout=60, check=False)
+    return tapestryctl(*args, env=env)
 
 
 def home_in(tmp_path: Path, zone: str) -> Path:

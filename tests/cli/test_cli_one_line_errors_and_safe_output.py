@@ -6,12 +6,12 @@ from __future__ import annotations
 
 import sqlite3
 import subprocess
-import sys
 from datetime import datetime, timezone
 from pathlib import Path
 from zoneinfo import ZoneInfo
 
 import pytest
+from cli_runner import tapestryctl
 from test_cli_core import seed
 
 from tapestryd.operations.backup import list_backups, rotate
@@ -20,10 +20,9 @@ CORPUS = Path(__file__).resolve().parents[2] / ".." / "shared" / "corpus"
 
 
 def ctl(*args: str, home: Path) -> subprocess.CompletedProcess[str]:
-    """Run tapestryctl in its own process against ``home``."""
+    """Run tapestryctl in this process (tests/cli_runner.py) against ``home``."""
     env = {"TAPESTRY_HOME": str(home), "PATH": "/usr/bin:/bin", "HOME": str(home), "TAPESTRY_FAST": "0"}
-    return subprocess.run([sys.executable, "-m", "tapestryd.cli", *args], capture_output=True, text=True,
-                          env=env, timeout=60, check=False)
+    return tapestryctl(*args, env=env)
 
 
 def test_folder_receipt_names_the_files_it_passed_over(tmp_path: Path) -> None:

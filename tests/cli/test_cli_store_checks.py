@@ -4,19 +4,18 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from cli_runner import tapestryctl
 
 from test_cli_core import seed
 
 
 def ctl(*args: str, home: Path) -> subprocess.CompletedProcess[str]:
-    """Run tapestryctl in its own process against ``home`` (no daemon runs there)."""
+    """Run tapestryctl in this process (tests/cli_runner.py) against ``home`` (no daemon runs there)."""
     env = {"TAPESTRY_HOME": str(home), "PATH": "/usr/bin:/bin", "HOME": str(home), "TAPESTRY_FAST": "0"}
-    return subprocess.run([sys.executable, "-m", "tapestryd.cli", *args], capture_output=True, text=True,
-                          env=env, timeout=60, check=False)
+    return tapestryctl(*args, env=env)
 
 
 def matching_keys(hits: list[dict[str, object]]) -> list[object]:
