@@ -9,6 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+from cli_runner import tapestryctl
 from test_cli_core import seed
 from waiting import PATIENCE, ReadySignal
 
@@ -25,10 +26,9 @@ def _home(tmp_path: Path) -> Path:
 
 
 def ctl(*args: str, home: Path, fast: str = "0") -> subprocess.CompletedProcess[str]:
-    """tapestryctl in its own process against ``home``."""
+    """tapestryctl in this process (tests/cli_runner.py) against ``home``."""
     env = {**os.environ, "TAPESTRY_HOME": str(home), "TAPESTRY_FAST": fast}
-    return subprocess.run([sys.executable, "-m", "tapestryd.cli", *args], capture_output=True, text=True,
-                          env=env, timeout=60, check=False)
+    return tapestryctl(*args, env=env)
 
 
 def test_commands_warn_once_and_still_answer(tmp_path: Path) -> None:

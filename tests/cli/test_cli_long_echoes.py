@@ -9,6 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+from cli_runner import tapestryctl
 from test_cli_core import seed
 from waiting import PATIENCE, ReadySignal
 
@@ -18,9 +19,9 @@ CASES = [("search", "rope", "--since", PASTED), ("search", "rope", "--agent", PA
 
 
 def ctl(home: Path, *args: str, fast: str) -> subprocess.CompletedProcess[str]:
+    """tapestryctl in this process (tests/cli_runner.py), the fast path on or off."""
     env = {"TAPESTRY_HOME": str(home), "PATH": "/usr/bin:/bin", "HOME": str(home), "TAPESTRY_FAST": fast}
-    return subprocess.run([sys.executable, "-m", "tapestryd.cli", *args], capture_output=True, text=True, env=env,
-                          timeout=60, check=False)
+    return tapestryctl(*args, env=env)
 
 
 def check_cut(home: Path, fast: str) -> None:

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Iterator
 
 import pytest
+from cli_runner import tapestryctl
 from daemon_helpers import Daemon, session_line, wait_for, write_config
 
 from tapestryd.cli.fast import parse
@@ -24,8 +25,11 @@ HEAVY = ("typer", "click", "rich", "sqlite3", "structlog", "sklearn", "watchdog"
 
 def ctl(*args: str, home: Path, env: dict[str, str] | None = None,
         python: tuple[str, ...] = ()) -> subprocess.CompletedProcess[str]:
-    """tapestryctl in its own process, as a user runs it."""
+    """tapestryctl as a user runs it: in its own process when ``python`` has interpreter options for it
+    (what it imports), else in this one (tests/cli_runner.py)."""
     full = {**os.environ, "TAPESTRY_HOME": str(home), **(env or {})}
+    if not python:
+        return tapestryctl(*args, env=full)
     return subprocess.run([sys.executable, *python, "-m", "tapestryd.cli", *args], capture_output=True, text=True,
                           env=full, timeout=60)
 

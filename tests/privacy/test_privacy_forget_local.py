@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from datetime import datetime, timezone
 from pathlib import Path
 
 import pytest
+from cli_runner import tapestryctl
 
 from tapestryd.config import load_settings
 from tapestryd.errors import TapestryError
@@ -30,10 +30,9 @@ T0 = datetime(2025, 1, 10, 12, tzinfo=timezone.utc)
 
 
 def ctl(*args: str, home: Path) -> subprocess.CompletedProcess[str]:
-    """Run tapestryctl in its own process against ``home`` (no daemon runs there)."""
+    """Run tapestryctl in this process (tests/cli_runner.py) against ``home`` (no daemon runs there)."""
     env = {"TAPESTRY_HOME": str(home), "PATH": "/usr/bin:/bin", "HOME": str(home), "TAPESTRY_FAST": "0"}
-    return subprocess.run([sys.executable, "-m", "tapestryd.cli", *args], capture_output=True, text=True,
-                          env=env, timeout=60, check=False)
+    return tapestryctl(*args, env=env)
 
 
 def _msg(n: int, text: str) -> NewEvent:

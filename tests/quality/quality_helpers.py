@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import subprocess
-import sys
 from pathlib import Path
+
+from cli_runner import tapestryctl
 
 ALICE = "Alice moved to Paris in 2019."
 BOB = "Then Bob bought a red bicycle."
@@ -12,7 +13,6 @@ CAROL = "Carol adopted a grey kitten named Miso."
 
 
 def ctl(*args: str, home: Path) -> subprocess.CompletedProcess[str]:
-    """Run tapestryctl in its own process against ``home``."""
+    """Run tapestryctl against ``home`` with a user's bare environment, in this process (tests/cli_runner.py)."""
     env = {"TAPESTRY_HOME": str(home), "PATH": "/usr/bin:/bin", "HOME": str(home)}
-    return subprocess.run([sys.executable, "-m", "tapestryd.cli", *args], capture_output=True, text=True, env=env,
-                          timeout=120)
+    return tapestryctl(*args, env=env)

@@ -1,4 +1,5 @@
-"""``tapestryctl eval`` and ``tapestryctl drift`` as a user runs them: a real process and home."""
+"""``tapestryctl eval`` and ``tapestryctl drift`` as a user runs them: the command line, a bare environment and
+a real home (run in this process by tests/cli_runner.py)."""
 
 from __future__ import annotations
 

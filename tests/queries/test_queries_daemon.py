@@ -13,6 +13,7 @@ from typing import Iterator
 from zoneinfo import ZoneInfo
 
 import pytest
+from cli_runner import tapestryctl
 from query_helpers import History, check_documented_shape, hook_json
 from waiting import PATIENCE, ReadySignal, wait_for
 
@@ -73,8 +74,7 @@ def daemon(history: History) -> Iterator[Daemon]:
 
 def ctl(home: Path, *args: str, stdin: str = "", env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
     env = {"TAPESTRY_HOME": str(home), "PATH": "/usr/bin:/bin", "HOME": str(home), **(env or {})}
-    return subprocess.run([sys.executable, "-m", "tapestryd.cli", *args], input=stdin, capture_output=True,
-                          text=True, env=env, timeout=60)
+    return tapestryctl(*args, env=env, stdin=stdin)
 
 
 def test_context_and_similar_through_the_socket(daemon: Daemon) -> None:

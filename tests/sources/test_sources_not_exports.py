@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import os
 import subprocess
-import sys
 import zipfile
 from pathlib import Path
 
+from cli_runner import tapestryctl
 from sources_helpers import CHATGPT, SESSION, ingest
 from waiting import wait_for
 
@@ -25,10 +25,9 @@ def make_zip(path: Path, members: dict[str, bytes]) -> Path:
 
 
 def ctl(home: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    """Run tapestryctl in its own process against ``home``."""
+    """Run tapestryctl in this process (tests/cli_runner.py) against ``home``."""
     env = {"TAPESTRY_HOME": str(home), "PATH": "/usr/bin:/bin", "HOME": str(home)}
-    return subprocess.run([sys.executable, "-m", "tapestryd.cli", *args], capture_output=True, text=True,
-                          env=env, timeout=60, check=False)
+    return tapestryctl(*args, env=env)
 
 
 def test_export_names_are_told_from_side_files() -> None:
