@@ -55,3 +55,18 @@ def test_the_writer_settles_the_open_block_once_idle(home: Path) -> None:
         writer.stop()
         runtime.close()
     assert blocks.BLOCK_SIZE > 3
+
+
+def test_the_writer_settles_before_it_stops(home: Path) -> None:
+    """A grown block still waiting when the daemon stops is written before the writer ends."""
+    runtime = Runtime.open(load_settings(home))
+    writer = Writer(runtime, settle_after=3600)
+    writer.start()
+    try:
+        writer.run(lambda rt: rt.store.append([_line(0), _line(1)]), name="append")
+        writer.run(lambda rt: rt.store.append([_line(2)]), name="append")
+        assert writer.run(lambda rt: _indexed(rt, "turn2"), name="look") is False
+    finally:
+        assert writer.stop(timeout=30)
+    assert _indexed(runtime, "turn2")
+    runtime.close()
