@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import os
 import subprocess
-import sys
 from pathlib import Path
 
+from cli_runner import tapestryctl
 from test_cli_core import seed
 
 from tapestryd.config import load_settings
@@ -15,10 +15,9 @@ from tapestryd.paths import paths_for
 
 
 def ctl(*args: str) -> subprocess.CompletedProcess[str]:
-    """tapestryctl in its own process (the home comes from --home in ``args``)."""
+    """tapestryctl in this process (tests/cli_runner.py); the home comes from --home in ``args``."""
     env = {k: v for k, v in os.environ.items() if k != "TAPESTRY_HOME"}
-    return subprocess.run([sys.executable, "-m", "tapestryd.cli", *args], capture_output=True, text=True,
-                          env={**env, "TAPESTRY_FAST": "0"}, timeout=60, check=False)
+    return tapestryctl(*args, env={**env, "TAPESTRY_FAST": "0"})
 
 
 def _backup(tmp_path: Path) -> Path:

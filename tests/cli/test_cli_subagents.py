@@ -3,18 +3,19 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
+
+from cli_runner import tapestryctl as run_cli
 
 FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "agents" / "claude-subagents"
 SUBAGENT = {"s-u1", "msg_s1"}  # the subagent file's messages that mention "integral"
 
 
 def tapestryctl(home: Path, *args: str) -> str:
-    """Run the real CLI (its fast path included) with the test home; its stdout."""
-    done = subprocess.run([sys.executable, "-m", "tapestryd.cli", *args], capture_output=True, text=True,
-                          env={"TAPESTRY_HOME": str(home), "PATH": "/usr/bin:/bin"}, check=True)
+    """Run the real CLI (its fast path included) with the test home, in this process (tests/cli_runner.py);
+    its stdout, after checking it exited 0."""
+    done = run_cli(*args, env={"TAPESTRY_HOME": str(home), "PATH": "/usr/bin:/bin"})
+    done.check_returncode()
     return done.stdout
 
 

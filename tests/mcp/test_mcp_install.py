@@ -11,6 +11,8 @@ import sys
 import tomllib
 from pathlib import Path
 
+from cli_runner import tapestryctl
+
 from tapestryd.mcp.install import codex_snippet, gemini_snippet, server_command
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -25,8 +27,7 @@ def beside_or_none() -> str:
 
 def ctl(home: Path, *args: str, path: str = "/usr/bin:/bin") -> subprocess.CompletedProcess[str]:
     env = {"TAPESTRY_HOME": str(home), "HOME": str(home), "PATH": path}
-    return subprocess.run([sys.executable, "-m", "tapestryd.cli", *args], capture_output=True, text=True, env=env,
-                          cwd=ROOT, timeout=60)
+    return tapestryctl(*args, env=env, cwd=ROOT)
 
 
 def test_without_the_claude_cli_the_server_is_merged_into_claude_json(home: Path) -> None:

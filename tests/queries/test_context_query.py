@@ -5,6 +5,7 @@ from __future__ import annotations
 from datetime import date, datetime
 
 import pytest
+from cli_runner import tapestryctl
 from query_helpers import NOW, PARIS, History
 
 from tapestryd.config import load_settings
@@ -185,14 +186,12 @@ def test_the_cli_prints_the_context_and_its_json(reader: Reader) -> None:
     """tapestryctl context without a daemon answers read-only, in markdown or JSON."""
     import json
     import subprocess
-    import sys
 
     home = reader.settings.home
     env = {"TAPESTRY_HOME": str(home), "PATH": "/usr/bin:/bin", "HOME": str(home)}
 
     def ctl(*args: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run([sys.executable, "-m", "tapestryd.cli", "context", *args], capture_output=True,
-                              text=True, env=env, timeout=60)
+        return tapestryctl("context", *args, env=env)
 
     markdown = ctl("--date", "2026-03-04", "--max-tokens", "300", "-f", "markdown")
     assert markdown.returncode == 0, markdown.stderr

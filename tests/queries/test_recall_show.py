@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from datetime import date, datetime
 from pathlib import Path
 
 import pytest
+from cli_runner import tapestryctl
 from query_helpers import NOW, PARIS, History
 
 from tapestryd.config import load_settings
@@ -95,8 +95,7 @@ def test_unknown_node_and_unreadable_dates_are_clear_errors(reader: Reader) -> N
 
 def ctl(home: Path, *args: str) -> subprocess.CompletedProcess[str]:
     env = {"TAPESTRY_HOME": str(home), "PATH": "/usr/bin:/bin", "HOME": str(home)}
-    return subprocess.run([sys.executable, "-m", "tapestryd.cli", *args], capture_output=True, text=True, env=env,
-                          timeout=60)
+    return tapestryctl(*args, env=env)
 
 
 def test_the_cli_recalls_and_shows_nodes_and_conversations(reader: Reader) -> None:

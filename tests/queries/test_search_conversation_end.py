@@ -4,11 +4,10 @@ for 6+ characters); an ambiguous, blank or unknown end is one clear error."""
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from datetime import datetime
 
 import pytest
+from cli_runner import tapestryctl
 from query_helpers import PARIS, History
 
 from tapestryd.config import load_settings
@@ -70,17 +69,13 @@ def test_a_blank_or_unknown_end_is_refused(reader: Reader) -> None:
 
 
 def test_the_cli_searches_one_conversation_by_its_end(reader: Reader) -> None:
-    done = subprocess.run([sys.executable, "-m", "tapestryd.cli", "search", "python", "--conversation",
-                           "tool-conv-002", "-f", "jsonl"], capture_output=True, text=True, timeout=60)
+    done = tapestryctl("search", "python", "--conversation", "tool-conv-002", "-f", "jsonl")
     hits = [json.loads(line) for line in done.stdout.splitlines()]
     assert done.returncode == 0 and {h["conversation"] for h in hits} == {"claude-ai:tool-conv-002"}
     assert len([h for h in hits if not h["extra"].get("next_to_match")]) == 2
-    text = subprocess.run([sys.executable, "-m", "tapestryd.cli", "search", "python", "--conversation",
-                           "tool-conv-002"], capture_output=True, text=True, timeout=60)
+    text = tapestryctl("search", "python", "--conversation", "tool-conv-002")
     assert text.returncode == 0 and text.stdout.splitlines()[0] == "in conversation claude-ai:tool-conv-002"
-    bad = subprocess.run([sys.executable, "-m", "tapestryd.cli", "search", "python", "--conversation", "conv-102"],
-                         capture_output=True, text=True, timeout=60)
+    bad = tapestryctl("search", "python", "--conversation", "conv-102")
     assert bad.returncode == 1 and "ambiguous" in bad.stderr and "Traceback" not in bad.stderr
-    empty = subprocess.run([sys.executable, "-m", "tapestryd.cli", "search", "python", "--conversation", ""],
-                           capture_output=True, text=True, timeout=60)
+    empty = tapestryctl("search", "python", "--conversation", "")
     assert empty.returncode == 1 and "--conversation is empty" in empty.stderr

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from datetime import datetime
 from pathlib import Path
 
 import pytest
+from cli_runner import tapestryctl
 from query_helpers import NOW, PARIS, History
 
 from tapestryd.config import load_settings
@@ -134,8 +134,7 @@ def test_unknown_sort_or_level_is_a_clear_error(reader: Reader) -> None:
 
 def ctl(home: Path, *args: str) -> subprocess.CompletedProcess[str]:
     env = {"TAPESTRY_HOME": str(home), "PATH": "/usr/bin:/bin", "HOME": str(home)}
-    return subprocess.run([sys.executable, "-m", "tapestryd.cli", *args], capture_output=True, text=True, env=env,
-                          timeout=60)
+    return tapestryctl(*args, env=env)
 
 
 def test_the_cli_prints_text_json_and_jsonl(reader: Reader) -> None:

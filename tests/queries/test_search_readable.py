@@ -5,11 +5,10 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
 from datetime import datetime
 
 import pytest
+from cli_runner import tapestryctl
 from query_helpers import NOW, PARIS, History
 
 from tapestryd.cli.render import ECHO_CHARS, render_hits
@@ -46,8 +45,7 @@ def test_a_blank_query_is_an_error(reader: Reader, history: History) -> None:
         with pytest.raises(TapestryError, match="search needs something to find"):
             search(reader, blank, now=NOW)
     env = {**os.environ, "TAPESTRY_HOME": str(history.settings.home)}
-    done = subprocess.run([sys.executable, "-m", "tapestryd.cli", "search", ""], capture_output=True, text=True,
-                          env=env, timeout=60)
+    done = tapestryctl("search", "", env=env)
     assert done.returncode != 0 and "search needs something to find" in done.stderr
     assert "Traceback" not in done.stderr
 
@@ -76,9 +74,7 @@ def test_a_phrase_that_filters_everything_out_still_answers_marked(reader: Reade
 
 def test_now_anchors_relative_phrases_on_the_command_line(reader: Reader, history: History) -> None:
     env = {**os.environ, "TAPESTRY_HOME": str(history.settings.home)}
-    done = subprocess.run([sys.executable, "-m", "tapestryd.cli", "search", "binary", "yesterday", "--now",
-                           "2026-03-03T12:00:00+01:00", "-f", "json"], capture_output=True, text=True, env=env,
-                          timeout=60)
+    done = tapestryctl("search", "binary", "yesterday", "--now", "2026-03-03T12:00:00+01:00", "-f", "json", env=env)
     assert done.returncode == 0, done.stderr
     assert "2026-03-02 00:00 → 2026-03-03 00:00" in done.stderr
     assert {h["message_key"] for h in json.loads(done.stdout)} == {"m1", "m2"}
@@ -86,8 +82,7 @@ def test_now_anchors_relative_phrases_on_the_command_line(reader: Reader, histor
 
 def test_a_bare_date_as_now_is_the_end_of_that_local_day(reader: Reader, history: History) -> None:
     env = {**os.environ, "TAPESTRY_HOME": str(history.settings.home)}
-    done = subprocess.run([sys.executable, "-m", "tapestryd.cli", "search", "binary", "yesterday", "--now",
-                           "2026-03-03", "-f", "json"], capture_output=True, text=True, env=env, timeout=60)
+    done = tapestryctl("search", "binary", "yesterday", "--now", "2026-03-03", "-f", "json", env=env)
     assert done.returncode == 0, done.stderr
     assert "2026-03-02 00:00 → 2026-03-03 00:00" in done.stderr
     assert {h["message_key"] for h in json.loads(done.stdout)} == {"m1", "m2"}
@@ -95,8 +90,7 @@ def test_a_bare_date_as_now_is_the_end_of_that_local_day(reader: Reader, history
 
 def test_a_now_that_is_no_date_names_what_was_wrong(reader: Reader, history: History) -> None:
     env = {**os.environ, "TAPESTRY_HOME": str(history.settings.home)}
-    done = subprocess.run([sys.executable, "-m", "tapestryd.cli", "search", "binary", "--now", "2026-13-40"],
-                          capture_output=True, text=True, env=env, timeout=60)
+    done = tapestryctl("search", "binary", "--now", "2026-13-40", env=env)
     assert done.returncode != 0 and "now must be an ISO 8601 time or date, got '2026-13-40'" in done.stderr
     assert "Traceback" not in done.stderr
 
