@@ -55,7 +55,7 @@ from tapestryd.db import in_chunks
 from tapestryd.projections import fts_options
 
 __all__ = ["BLOCK_SIZE", "BLOCK_WINDOW", "backfill", "block_scores", "blocks_of", "clear", "create_tables",
-           "file_messages", "index_dirty", "mark_dirty"]
+           "file_messages", "index_dirty", "mark_dirty", "waiting"]
 
 _URGENT, _GROWN = 1, 2
 """``conversation_blocks.dirty``: indexed at the next flush; grown, indexed when the projector settles."""
@@ -162,6 +162,11 @@ def mark_dirty(conn: sqlite3.Connection, message_ids: Iterable[int], *, grown: b
                      [(i,) for i in message_ids])
 
 
+def waiting(conn: sqlite3.Connection) -> bool:
+    """Whether a block is marked to index (one look in the partial index of those)."""
+    return conn.execute("SELECT 1 FROM conversation_blocks WHERE dirty > 0 LIMIT 1").fetchone() is not None
+
+
 def index_dirty(conn: sqlite3.Connection, *, grown: bool = True) -> int:
     """Index the blocks marked to index again from their messages' stored texts (dropping an emptied
     block); returns how many. ``grown`` False leaves the blocks that only grew (see the module doc).
@@ -169,8 +174,8 @@ def index_dirty(conn: sqlite3.Connection, *, grown: bool = True) -> int:
     Old documents are deleted first and the new ones inserted after, in block id order.
     """
     wanted = "" if grown else f" AND dirty = {_URGENT}"
-    dirty = [int(i) for (i,) in conn.execute(f"SELECT id FROM conversation_blocks WHERE dirty > 0{wanted}"
-                                             " ORDER BY id")]
+    # Sorted here: ORDER BY id made SQLite scan the table in id order instead of the partial index.
+    dirty = sorted(int(i) for (i,) in conn.execute(f"SELECT id FROM conversation_blocks WHERE dirty > 0{wanted}"))
     if not dirty:
         return 0
     conn.executemany("DELETE FROM blocks_fts WHERE rowid = ?", [(i,) for i in dirty])

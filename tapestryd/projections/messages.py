@@ -258,6 +258,10 @@ class MessagesProjection:
         windows.refresh(conn, self._unindexed)
         self.discard()
 
+    def unsettled(self, conn: sqlite3.Connection) -> bool:
+        """Whether a block waits to be indexed (see :meth:`settle`)."""
+        return blocks.waiting(conn)
+
     def settle(self, conn: sqlite3.Connection) -> None:
         """Index the blocks left waiting because they only grew (:mod:`tapestryd.projections.blocks`)."""
         blocks.index_dirty(conn)

@@ -55,6 +55,9 @@ class SettlingProjection(Projection, Protocol):
     """A projection that leaves some writes for later while events stream in (the messages
     projection's grown blocks), and writes them when the projector settles."""
 
+    def unsettled(self, conn: sqlite3.Connection) -> bool:
+        """Whether something was left for later (a read; the runner takes the write lock only then)."""
+
     def settle(self, conn: sqlite3.Connection) -> None:
         """Write what was left for later, inside the runner's transaction; afterwards its rows are
         those a rebuild gives."""

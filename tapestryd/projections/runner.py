@@ -111,7 +111,7 @@ class Projector:
     def settle(self) -> None:
         """Let each :class:`~tapestryd.projections.protocol.SettlingProjection` write what it left for
         later (the messages projection's grown blocks), in one transaction."""
-        settling = [p for p in self.projections if isinstance(p, SettlingProjection)]
+        settling = [p for p in self.projections if isinstance(p, SettlingProjection) and p.unsettled(self.conn)]
         if settling:
             with transaction(self.conn):
                 for projection in settling:

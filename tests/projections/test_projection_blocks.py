@@ -178,3 +178,16 @@ def test_a_part_joined_at_the_end_waits_a_rewritten_text_does_not(tmp_path: Path
     store.append([edited])
     projector.catch_up(settle=False)
     assert _blocks_matching(conn, "draft") == [] and len(_blocks_matching(conn, "wholly")) == 1
+
+
+def test_a_catch_up_with_nothing_waiting_takes_no_write_lock(tmp_path: Path) -> None:
+    """Settling looks before it writes: a caught-up projector's catch_up runs while another connection holds the
+    write lock (as before settling existed)."""
+    projector = _project(tmp_path, [_message(0, "q", "hello there")])
+    other = sqlite3.connect(tmp_path / "projections.db", timeout=0.1)
+    other.execute("BEGIN IMMEDIATE")
+    try:
+        assert projector.catch_up() == 0
+    finally:
+        other.rollback()
+        other.close()
