@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 
 from agent_sources import codex_message, codex_meta, configure, gemini_header, gemini_record
+from cli_runner import tapestryctl
 from daemon_helpers import Daemon, session_line, wait_for
 from tapestryd.config import load_settings
 from tapestryd.paths import paths_for
@@ -49,8 +50,7 @@ def test_live_appends_are_archived_and_extract_gives_the_exact_file(daemon: Daem
         wait_for(lambda: caught_up(home, session))
     out = tmp_path / "back.jsonl"
     env = {**os.environ, "TAPESTRY_HOME": str(home), "PYTHONPATH": str(REPO)}
-    done = subprocess.run([sys.executable, "-m", "tapestryd.cli", "archive", "extract", str(session), "--out",
-                           str(out)], env=env, capture_output=True, text=True, timeout=60, check=False)
+    done = tapestryctl("archive", "extract", str(session), "--out", str(out), env=env)
     assert done.returncode == 0, done.stderr
     assert hashlib.sha256(out.read_bytes()).hexdigest() == hashlib.sha256(session.read_bytes()).hexdigest()
     status = daemon.call("status")["archive"]

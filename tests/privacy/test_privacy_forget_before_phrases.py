@@ -4,11 +4,10 @@ names); the resolved instant is said first; an impossible day is named as search
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from cli_runner import tapestryctl
 from privacy_helpers import at, message, record, texts
 
 from tapestryd.errors import TapestryError
@@ -64,12 +63,10 @@ def test_an_impossible_day_is_named_as_search_names_it(runtime: Runtime) -> None
 def test_the_cli_prints_the_resolved_instant_first(home: Path, runtime: Runtime) -> None:
     _history(runtime)
     runtime.close()
-    done = subprocess.run([sys.executable, "-m", "tapestryd.cli", "forget", "--before", "2025-02", "--dry-run"],
-                          capture_output=True, text=True, timeout=60)
+    done = tapestryctl("forget", "--before", "2025-02", "--dry-run")
     assert done.returncode == 0, done.stderr
     assert done.stdout.splitlines()[:2] == [
         "reading --before '2025-02' as everything before 2025-02-01 00:00 (UTC), 2025-02-01T00:00:00Z",
         "would forget 2 messages in 1 conversations"]
-    help_text = subprocess.run([sys.executable, "-m", "tapestryd.cli", "forget", "--help"], capture_output=True,
-                               text=True, timeout=60, env={"COLUMNS": "200", "PATH": "/usr/bin:/bin"}).stdout
+    help_text = tapestryctl("forget", "--help", env={"COLUMNS": "200", "PATH": "/usr/bin:/bin"}).stdout
     assert "6 or more" in help_text and "last 3 months" in help_text

@@ -7,12 +7,11 @@ import json
 import os
 import sqlite3
 import stat
-import subprocess
-import sys
 from pathlib import Path
 from typing import Iterator
 
 import pytest
+from cli_runner import tapestryctl
 
 from tapestryd.config import Settings, load_settings
 from tapestryd.operations.dispatch import run_here
@@ -89,13 +88,11 @@ def test_several_appends_give_back_the_exact_bytes_through_the_cli(settings: Set
         assert archived(settings, session)[-1][2] == session.read_bytes()
     out = tmp_path / "copy.jsonl"
     env = {**os.environ, "TAPESTRY_HOME": str(home), "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
-    done = subprocess.run([sys.executable, "-m", "tapestryd.cli", "archive", "extract", "s1.jsonl", "--out", str(out)],
-                          env=env, capture_output=True, text=True, timeout=60)
+    done = tapestryctl("archive", "extract", "s1.jsonl", "--out", str(out), env=env)
     assert done.returncode == 0, done.stderr
     assert sha(out.read_bytes()) == sha(session.read_bytes())
     assert stat.S_IMODE(out.stat().st_mode) == 0o600
-    listed = subprocess.run([sys.executable, "-m", "tapestryd.cli", "archive", "list", "-f", "json"],
-                            env=env, capture_output=True, text=True, timeout=60)
+    listed = tapestryctl("archive", "list", "-f", "json", env=env)
     rows = json.loads(listed.stdout)
     assert [(r["path"], r["original_bytes"]) for r in rows] == [(str(session), session.stat().st_size)]
     assert 0 < rows[0]["stored_bytes"] < rows[0]["original_bytes"] / 3

@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
 from collections.abc import Iterator
 from datetime import datetime, timezone
 from pathlib import Path
 
 import pytest
+from cli_runner import tapestryctl
 
 from tapestryd.config import Settings
 from tapestryd.operations.runtime import Runtime
@@ -162,12 +161,10 @@ def test_the_forget_command_says_what_left_the_archive(settings: Settings, home:
         assert hook is not None
         hook.close()
     env = {**os.environ, "TAPESTRY_HOME": str(home), "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
-    dry = subprocess.run([sys.executable, "-m", "tapestryd.cli", "forget", "--match", "heron", "--dry-run"], env=env,
-                         capture_output=True, text=True, timeout=60, check=False)
+    dry = tapestryctl("forget", "--match", "heron", "--dry-run", env=env)
     assert "raw archive: would drop 0 file versions and remove 1 lines from 1" in dry.stdout, dry.stderr
     assert kept(settings, path) == path.read_bytes()
-    done = subprocess.run([sys.executable, "-m", "tapestryd.cli", "forget", "--match", "heron"], env=env,
-                          capture_output=True, text=True, timeout=60, check=False)
+    done = tapestryctl("forget", "--match", "heron", env=env)
     assert done.returncode == 0, done.stderr
     assert "raw archive: 0 file versions dropped, 1 lines removed from 1" in done.stdout
     assert kept(settings, path) == line("s1", 2, "an egret")

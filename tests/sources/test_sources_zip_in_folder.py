@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import shutil
 import subprocess
-import sys
 import zipfile
 from pathlib import Path
 
 import pytest
+from cli_runner import tapestryctl
 from sources_helpers import CHATGPT, CLAUDE_AI, ingest
 from structlog.testing import capture_logs
 
@@ -132,8 +132,7 @@ def test_cli_names_the_garbage_zip_of_a_folder(tmp_path: Path) -> None:
     (folder / "bad.zip").write_bytes(GARBAGE)
     (folder / "x.json").write_bytes(CHATGPT.read_bytes())
     env = {"TAPESTRY_HOME": str(tmp_path / "home"), "PATH": "/usr/bin:/bin", "HOME": str(tmp_path)}
-    out = subprocess.run([sys.executable, "-m", "tapestryd.cli", "ingest", str(folder)], capture_output=True,
-                         text=True, env=env, timeout=60, check=False)
+    out = tapestryctl("ingest", str(folder), env=env)
     assert out.returncode == 0, out.stderr
     assert f"error: {folder / 'bad.zip'}: not a ZIP archive (it starts with 'Salted__" in out.stdout
     assert "1 errors in 2 files" in out.stdout and "passed over" not in out.stdout

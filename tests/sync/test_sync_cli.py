@@ -3,17 +3,16 @@
 from __future__ import annotations
 
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from cli_runner import tapestryctl
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
 def _cli(home: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "tapestryd.cli", "--home", str(home), *args], cwd=ROOT,
-                          capture_output=True, text=True, timeout=120, env={"COLUMNS": "200", "PATH": "/usr/bin:/bin"})
+    return tapestryctl("--home", str(home), *args, cwd=ROOT, env={"COLUMNS": "200", "PATH": "/usr/bin:/bin"})
 
 
 def test_an_empty_key_is_refused_instead_of_making_a_new_one(tmp_path: Path) -> None:
