@@ -9,7 +9,9 @@ says "no traceback" can still fail.
 
 It is for the many tests about what a command prints, refuses or stores: a child pays an
 interpreter and the CLI's imports, about half a CPU-second, every run. Tests about the process
-itself (what it imports, a signal, the fast path's start-up, the installed script) start one.
+itself (what it imports, a signal, the fast path's start-up, the installed script) start one, and
+so do tests of a command whose own children write to the inherited stdout (``demo``): only the
+Python streams are captured here, not file descriptors 1 and 2.
 """
 
 from __future__ import annotations

@@ -6,9 +6,10 @@ import configparser
 import os
 import plistlib
 import subprocess
-import sys
 from importlib.resources import files
 from pathlib import Path
+
+from cli_runner import tapestryctl
 
 from tapestryd.daemon.install import LABEL, plan_service
 
@@ -60,8 +61,7 @@ def test_install_service_dry_run_writes_nothing_and_a_real_run_writes_the_unit(h
     env = {**os.environ, "TAPESTRY_HOME": str(home), "HOME": str(tmp_path), "XDG_CONFIG_HOME": str(tmp_path / "cfg")}
 
     def ctl(*args: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run([sys.executable, "-m", "tapestryd.cli", *args], capture_output=True, text=True,
-                              env=env, timeout=60)
+        return tapestryctl(*args, env=env)
 
     dry = ctl("install-service", "--dry-run", "--platform", "systemd")
     assert dry.returncode == 0 and "Type=notify" in dry.stdout and "systemctl --user enable --now" in dry.stdout
