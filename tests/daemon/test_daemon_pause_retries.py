@@ -15,7 +15,10 @@ from daemon_helpers import Daemon, wait_for, write_config
 from fake_llm import FakeLLM, Reply
 from test_daemon_pause_reload import _free_port, _serves, export
 from tapestryd.cli.fast import render_control
+from tapestryd.config import load_settings
 from tapestryd.errors import DaemonError
+from tapestryd.operations.dispatch import run_here
+from tapestryd.operations.requests import IngestRequest
 
 
 @pytest.fixture
@@ -27,13 +30,9 @@ def failing() -> Iterator[FakeLLM]:
 
 
 def with_backlog(tmp_path: Path, conversations: int) -> Daemon:
-    """A daemon that starts with closed days to summarize: a first one imports an export and stops."""
-    first = Daemon(tmp_path).start()
-    try:
-        first.call("ingest", {"paths": [str(export(tmp_path / "export.json", conversations))]}, timeout=60)
-        first.stop()
-    finally:
-        first.cleanup()
+    """A daemon that starts with closed days to summarize: an export of past days is imported first,
+    in this process (the daemon closes those days as it starts)."""
+    run_here(load_settings(tmp_path), IngestRequest(paths=(str(export(tmp_path / "export.json", conversations)),)))
     return Daemon(tmp_path).start()
 
 
