@@ -16,7 +16,7 @@ from test_projection_blocks import _forget, _message, _project, _state
 from test_projection_windows import _windows
 
 from tapestryd.cli.fast import render_status
-from tapestryd.projections import MessagesProjection, Projector, backfill
+from tapestryd.projections import MessagesProjection, Projector, backfill, windows
 
 ROOT = Path(__file__).resolve().parents[2]
 PARTS = ["speaker names", "blocks", "windows"]
@@ -63,8 +63,10 @@ def _make_older(projector: Projector) -> Path:
 def test_opening_an_older_file_writes_nothing_and_the_upgrade_ends_with_the_index_of_a_rebuild(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Chunks of 4 messages, with capture between them: a new turn, a later part of a turn not upgraded yet, a
-    forget; the parts run in order, status shows how far each is, and the end equals a rebuilt file."""
+    forget; the parts run in order, status shows how far each is, the older cut's index goes a part at a time,
+    and the end equals a rebuilt file."""
     monkeypatch.setattr(backfill, "CHUNK", 4)
+    monkeypatch.setattr(windows, "_RETIRE_ROWS", 1)  # the older cut's index goes a row a chunk
     older = _project(tmp_path, _chat())
     projector = Projector(older.store, _make_older(older), [MessagesProjection()])
     assert backfill.progress(projector.conn) == {part: (0, 30) for part in PARTS}
@@ -73,14 +75,17 @@ def test_opening_an_older_file_writes_nothing_and_the_upgrade_ends_with_the_inde
     live = [[_message(40, "n40", "turn 40 hey Nadia", "claude-ai:c1", role="assistant")],
             [_message(41, "m28", " and the lake, Tomas")],  # joined to a turn the upgrade reaches last
             [_forget(match="turn 7 ")], [_message(42, "n42", "turn 42 words1", "claude-ai:c2")]]
-    seen = []
+    seen, retiring = [], []
     while projector.upgrade_step():
         seen.append(backfill.progress(projector.conn))
+        retiring.append(bool(_tables(projector.conn, "windows_retired")))
         if live:
             projector.store.append(live.pop(0))
             projector.catch_up()
     assert not live and len(seen) > 3 * 30 // 4
     assert list(seen[0]) == PARTS and list(seen[-1]) == ["windows"]
+    windows_steps = [r for p, r in zip(seen, retiring) if list(p) == ["windows"]]
+    assert windows_steps[1] and not windows_steps[-1]  # still there after a windows chunk; gone at the end
     assert seen[len(seen) // 2]["blocks"][0] < 30 and "speaker names" not in seen[len(seen) // 2]
     assert backfill.progress(projector.conn) == {} and not _tables(projector.conn, "windows_retired")
     assert _index(projector.conn) == _rebuilt(projector, tmp_path)
@@ -103,7 +108,7 @@ _KILLED_MID_UPGRADE = """
 import os, signal, sys
 from pathlib import Path
 from tapestryd.events import EventStore
-from tapestryd.projections import MessagesProjection, Projector, backfill
+from tapestryd.projections import MessagesProjection, Projector, backfill, windows
 backfill.CHUNK = 2
 folder = Path(sys.argv[1])
 projector = Projector(EventStore(folder / "events.db"), folder / "projections.db", [MessagesProjection()])
