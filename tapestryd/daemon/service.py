@@ -150,21 +150,24 @@ class Service:
         """Fill what a home made by an older version lacks (windows, blocks, speaker names:
         :mod:`tapestryd.projections.backfill`) on a thread that queues one writer task per chunk, so the
         socket answers meanwhile and capture goes between chunks. Logs ``projection.upgraded`` when done;
-        stopping (or a failure, recorded) leaves the rest to the next start, which resumes there."""
+        stopping (logged as ``projection.upgrade_interrupted``) or a failure (recorded) leaves the rest to the
+        next start, which resumes there."""
         writer = self.writer
         assert writer is not None
 
         def run() -> None:
-            started, steps = time.monotonic(), 0
+            started, steps, more = time.monotonic(), 0, True
             try:
-                while not self._stopping.is_set() and writer.run(lambda rt: rt.projector.upgrade_step(),
-                                                                 name="upgrade"):
-                    steps += 1
+                while more and not self._stopping.is_set():
+                    more = writer.run(lambda rt: rt.projector.upgrade_step(), name="upgrade")
+                    steps += more
             except Exception as exc:  # shutting down, or a failed chunk (the writer recorded it)
                 if not self._stopping.is_set():
                     log.warning("projection.upgrade_stopped", error=str(exc))
                 return
-            if steps:
+            if more:
+                log.info("projection.upgrade_interrupted", steps=steps)  # the next start resumes there
+            elif steps:
                 log.info("projection.upgraded", steps=steps, seconds=round(time.monotonic() - started, 3))
 
         threading.Thread(target=run, name="upgrade", daemon=True).start()
