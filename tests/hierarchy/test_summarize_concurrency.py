@@ -36,10 +36,13 @@ def tree_of(runtime: Any) -> dict[str, tuple[str, str]]:
 
 
 def test_four_in_flight_make_the_same_calls_and_summaries_as_one_at_a_time(tmp_path: Path, open_runtime: Any) -> None:
-    """Independent nodes overlap (the server saw several at once), yet every prompt and summary is identical."""
+    """Independent nodes overlap (the server saw several at once), yet every prompt and summary is identical.
+
+    Answers take 0.05 s where calls may overlap, so that they do; one at a time, they come at once.
+    """
     trees, prompts = [], []
     for concurrency in (1, 4):
-        llm = FakeLLM(slow_from=1, slow_delay=0.05).start()
+        llm = (FakeLLM(slow_from=1, slow_delay=0.05) if concurrency > 1 else FakeLLM()).start()
         try:
             runtime, result = build_tree(tmp_path / f"c{concurrency}", llm, open_runtime, concurrency)
         finally:
