@@ -3,7 +3,9 @@
 :func:`call` is what the front ends use (the CLI, the calendar, MCP): a request in, its typed
 result out, whichever process answers. :func:`run_here` runs it in this process: a read op on
 a read-only Reader, a write op with the writer lock held through a Runtime for the length of
-the call (so the CLI and a daemon never write the same home at once), a local op as is.
+the call (so the CLI and a daemon never write the same home at once), after which the rest of an
+older projections file's upgrade is written too (no daemon is there to write it in the background:
+:mod:`tapestryd.projections.backfill`), a local op as is.
 """
 
 from __future__ import annotations
@@ -96,6 +98,7 @@ def _write_here(settings: Settings, request: Any, clock: Clock, progress: Progre
     with Runtime.open(settings, role="cli") as runtime:
         result = operation_for(request).run(request, WriteDeps(runtime, clock, in_process_summarizer,
                                                                progress=progress))
+        runtime.projector.upgrade()  # no daemon writes an older file's upgrade in the background: finish it here
     if isinstance(result, RebuildResult) and set_aside:
         return RebuildResult(replayed=result.replayed, last_seq=result.last_seq, set_aside=set_aside)
     return result

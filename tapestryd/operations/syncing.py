@@ -130,6 +130,7 @@ def sync(request: SyncRequest, deps: LocalDeps) -> SyncResult:
         report = run_round(settings, runtime.store, lambda fn: fn(runtime.store), from_start=request.from_start,
                            batch=request.batch)
         runtime.projector.catch_up()
+        runtime.projector.upgrade()  # as every write run in this process (operations.dispatch)
     return SyncResult.from_json(report)
 
 
