@@ -187,7 +187,7 @@ def _chance(tree: Tree, homed: Sequence[Homed], keys_per_fact: Sequence[list[str
     position = {key: i for i, key in enumerate(order)}
     others = [[order[(position[keys[0]] + 1) % len(order)]] if keys else [] for keys in keys_per_fact]
     scores = _scores(tree, homed, others, similarity)
-    counted = np.array([bool(k) for k in others])
+    counted = np.array([bool(k) for k in others], dtype=bool)
     return Retention(int(counted.sum()), int((contained(scores, similarity.threshold) & counted).sum()))
 
 

@@ -101,3 +101,10 @@ def test_a_fact_for_the_wrong_day_of_its_conversation_has_no_home(tree: Tree) ->
     """The day narrows the conversation's segments; none on that day means unmatched."""
     homed, unmatched = home_facts(tree, [Fact(ALICE, "c1", date(2026, 3, 9))])
     assert (homed, unmatched) == ([], 1)
+
+
+def test_facts_that_find_no_node_leave_every_level_with_none_counted(tree: Tree) -> None:
+    """A facts file whose facts all match nothing (or an empty one) is reported, not a crash: 0 facts a level."""
+    by_level = figures(tree, [Fact("Lost fact about Zed.", "c9")])
+    assert [(by_level[lv]["facts"], by_level[lv]["retained"]) for lv in (0, 1, 2)] == [(0, 0)] * 3
+    assert by_level[0]["chance_retention"] is None
