@@ -159,12 +159,14 @@ def context(request: ContextRequest, deps: ReadDeps) -> ContextResult:
 
 
 def similar(request: SimilarRequest, deps: ReadDeps) -> SimilarResult:
-    """Most similar messages and summaries by TF-IDF cosine; raises TapestryError for an empty query."""
+    """Most similar messages and summaries by TF-IDF cosine; raises TapestryError for a query without a word
+    (blank, or only quotes and punctuation, as search)."""
+    from tapestryd.queries.search import has_terms
     from tapestryd.queries.similar import similar as find_similar
 
     query = request.query.strip()
-    if not query:
-        raise TapestryError("similar needs some text to compare with")
+    if not has_terms(query):
+        raise TapestryError("similar needs some text to compare with" + (f" (got only {query!r})" if query else ""))
     found = find_similar(deps.reader, query, top=in_range(request.top, "top", most=1000, clamp=True),
                          level=level_filter(request.level), index=deps.similarity)
     return SimilarResult.from_json(found)

@@ -73,8 +73,8 @@ from tapestryd.queries.timephrase import TimeRange, find_time_phrase
 from tapestryd.queries.tokens import flatten
 
 __all__ = ["LEVELS", "QUOTE_SCAN", "SORTS", "SearchFilters", "SearchHit", "content_terms", "fts_expression",
-           "fts_ranking", "list_period", "message_hits", "one_per_passage", "outside_range", "rrf_merge", "search",
-           "search_messages", "search_regex", "search_summaries", "soft_narrow", "with_conversation_key"]
+           "fts_ranking", "has_terms", "list_period", "message_hits", "one_per_passage", "outside_range", "rrf_merge",
+           "search", "search_messages", "search_regex", "search_summaries", "soft_narrow", "with_conversation_key"]
 
 LEVELS = ("all", "messages", "summaries", "L0", "L1", "L2", "L3", "L4")
 SORTS = ("relevance", "time")
@@ -136,6 +136,12 @@ def fts_expression(query: str, *, any_term: bool = False) -> str:
     return any_expression(terms) if any_term else every_expression(terms)
 
 
+def has_terms(query: str) -> bool:
+    """Whether ``query`` holds a word or an unsplit piece (CJK, Thai, emoji) to look for: not only quotes,
+    spaces or punctuation."""
+    return bool(_TERM.search(query) or unsplit_terms(query))
+
+
 def search(reader: Reader, query: str, filters: SearchFilters = SearchFilters(), *, now: datetime,
            limit: int = 20, sort: str = "relevance", regex: bool = False, widen: bool = False,
            ranker: KeywordRanker = KEYWORD_RANKER, dense: DenseIndex | None = None) -> dict[str, Any]:
@@ -153,7 +159,7 @@ def search(reader: Reader, query: str, filters: SearchFilters = SearchFilters(),
     ``sort=relevance`` (:mod:`tapestryd.queries.rerank`), fused with ``dense`` when given
     (:mod:`tapestryd.queries.dense`).
     """
-    if not query.strip() or not (regex or _TERM.search(query) or unsplit_terms(query)):
+    if not query.strip() or not (regex or has_terms(query)):
         raise TapestryError("search needs something to find: words, a time phrase, or a pattern with --regex"
                             + (f" (got only {query.strip()!r})" if query.strip() else ""))
     filters = with_conversation_key(reader, filters)

@@ -165,3 +165,11 @@ def test_calendar_on_a_port_in_use_says_so(home: Path) -> None:
         port = taken.getsockname()[1]
         assert error_of(run("calendar", "--port", str(port))) == \
             f"port {port} is in use on 127.0.0.1; stop what listens there or pick another with --port"
+
+
+def test_similar_of_only_quotes_or_punctuation_is_the_error_search_gives(home: Path) -> None:
+    """``similar '??'`` is a usage error naming what it got, as ``search '??'`` is, not an empty answer."""
+    fill(home)
+    for text in ("??", '""', "' --"):
+        assert error_of(run("similar", text)) == f"similar needs some text to compare with (got only {text.strip()!r})"
+    assert run("similar", '"braid"?', "-f", "json").exit_code == 0
