@@ -134,11 +134,11 @@ def compact_log(runtime: Runtime, *, dry_run: bool = False) -> dict[str, Any]:
     """Rewrite forgotten payloads as tombstones (see the module docstring); returns a report.
 
     The report holds ``rewritten`` (counts by type), ``backup`` (the pre-compact copy, or
-    None on a dry run or when there was nothing to do) and ``bytes_before``/``bytes_after``.
+    None on a dry run or when there was nothing to do) and ``bytes_before``/``bytes_after`` (the file and its WAL).
     """
     plan = plan_compaction(runtime)
     report: dict[str, Any] = {"dry_run": dry_run, "rewritten": dict(plan.counts), "backup": None,
-                              "bytes_before": runtime.paths.events_db.stat().st_size}
+                              "bytes_before": _log_bytes(runtime.paths.events_db)}
     if dry_run or not plan.rewrites:
         return {**report, "bytes_after": report["bytes_before"]}
     report["backup"] = str(backup_log(runtime.paths.events_db, runtime.paths.backups, label="pre-compact").path)
@@ -146,7 +146,13 @@ def compact_log(runtime: Runtime, *, dry_run: bool = False) -> dict[str, Any]:
     store.rewrite(plan.rewrites, {COMPACTIONS: store.checkpoint(COMPACTIONS) + 1})
     squeeze(store.conn)
     log.info("log.compacted", rewritten=dict(plan.counts), backup=report["backup"])
-    return {**report, "bytes_after": runtime.paths.events_db.stat().st_size}
+    return {**report, "bytes_after": _log_bytes(runtime.paths.events_db)}
+
+
+def _log_bytes(events_db: Path) -> int:
+    """The log's bytes on disk: the file and its write-ahead log (where a running daemon's recent events wait)."""
+    wal = events_db.with_name(events_db.name + "-wal")
+    return events_db.stat().st_size + (wal.stat().st_size if wal.exists() else 0)
 
 
 def squeeze(conn: sqlite3.Connection) -> None:
