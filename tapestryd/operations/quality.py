@@ -94,9 +94,12 @@ def node_summarize(conn: sqlite3.Connection, tz: ZoneInfo, summarizer: Summarize
 
 
 def drift(request: DriftRequest, deps: ReadDeps) -> DriftResult:
-    """Nodes whose successive summaries moved (every node compared with ``all``)."""
+    """Nodes whose successive summaries moved (every node compared with ``all``); raises TapestryError for a
+    ``threshold`` (1 - cosine) outside (0, 1], which would flag every node or none."""
     reader = deps.reader
     threshold = DRIFT_THRESHOLD if request.threshold is None else request.threshold
+    if not 0 < threshold <= 1:
+        raise TapestryError(f"drift threshold is 1 - cosine: more than 0 and at most 1, got {threshold:g}")
     versions = read_versions(reader.paths.events_db, agent=check_agent(reader.settings, reader.conn, request.agent),
                              level=level_number(request.level) if request.level else None)
     similarity = make_similarity(request.method or "tfidf")

@@ -151,6 +151,15 @@ def test_eval_refuses_a_threshold_outside_zero_to_one(home: Path, threshold: str
         "threshold is a cosine: more than 0 and at most 1")
 
 
+@pytest.mark.parametrize("threshold", ["5", "0", "-0.2"])
+def test_drift_refuses_a_threshold_outside_zero_to_one(home: Path, threshold: str) -> None:
+    """As eval does: a drift of 5 flags nothing and one of 0 or less every node, silently."""
+    fill(home)
+    assert error_of(run("drift", "--threshold", threshold)).startswith(
+        "drift threshold is 1 - cosine: more than 0 and at most 1")
+    assert run("drift", "--threshold", "0.5", "-f", "json").exit_code == 0
+
+
 def test_a_home_that_is_a_file_is_named(tmp_path: Path) -> None:
     afile = tmp_path / "afile"
     afile.write_text("not a folder")
