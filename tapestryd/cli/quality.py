@@ -36,7 +36,8 @@ def eval_cmd(ctx: typer.Context,
              fmt: Format = typer.Option(Format.text, "-f", "--format", help="text or json.")) -> None:
     """Measure the memory: compression, fact retention and Tapestry Score per level, and Recall Yield."""
     if facts is not None and not facts.is_file():
-        raise TapestryError(f"no such facts file: {facts}")
+        raise TapestryError(f"the facts file {facts} is not a file (a JSONL file of facts)" if facts.exists()
+                            else f"no such facts file: {facts}")
     args = {"agent": agent, "levels": level or [], "facts": str(facts.resolve()) if facts else None,
             "method": method, "threshold": threshold, "sample": sample}
     emit(call(ctx, rq.EvalRequest, args, timeout=3600), fmt, render_eval)

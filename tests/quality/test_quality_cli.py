@@ -97,6 +97,14 @@ def test_eval_with_a_missing_facts_file_is_one_clear_error(seeded: Path, tmp_pat
     assert "no such facts file" in done.stderr and "Traceback" not in done.stderr
 
 
+
+def test_eval_with_a_folder_as_facts_file_says_it_is_not_a_file(seeded: Path, tmp_path: Path) -> None:
+    """A folder (or /dev/null) exists: 'no such facts file' would send the user looking for a typo."""
+    done = ctl("eval", "--facts", str(tmp_path), home=seeded)
+    assert done.returncode == 1
+    assert f"the facts file {tmp_path} is not a file" in done.stderr and "Traceback" not in done.stderr
+
+
 def test_drift_flags_a_node_whose_summary_now_says_something_else(seeded: Path) -> None:
     """The day's summary went from Alice's move to Bob's bicycle: no shared word, drift 1.0, severe."""
     done = ctl("drift", "-f", "json", home=seeded)
