@@ -34,6 +34,7 @@ from tapestryd.operations.result_parts import (Conversation, ConversationDay, Hi
                                                SummaryNode)
 from tapestryd.operations.results import (ContextResult, MessagesResult, RecallResult, SearchResult, ShowResult,
                                           SimilarResult)
+from tapestryd.queries.substring import has_terms
 from tapestryd.queries.tokens import estimate_tokens, shorten
 
 __all__ = ["TITLE_CHARS", "Caller", "Tools"]
@@ -208,9 +209,12 @@ class Tools:
 
 
 def _not_blank(value: str, name: str) -> None:
-    """Raise ToolError naming ``name`` when ``value`` holds nothing but white space."""
+    """Raise ToolError naming ``name`` when ``value`` holds no word: only white space, quotes or punctuation
+    (the operations' own error would name a CLI flag)."""
     if not value.strip():
         raise ToolError(f"{name} is blank (only white space): give some words")
+    if not has_terms(value):
+        raise ToolError(f"{name} has no word (only quotes or punctuation: {value.strip()!r}): give some words")
 
 
 def _directory(project: str | None) -> str:

@@ -161,7 +161,7 @@ def context(request: ContextRequest, deps: ReadDeps) -> ContextResult:
 def similar(request: SimilarRequest, deps: ReadDeps) -> SimilarResult:
     """Most similar messages and summaries by TF-IDF cosine; raises TapestryError for a query without a word
     (blank, or only quotes and punctuation, as search)."""
-    from tapestryd.queries.search import has_terms
+    from tapestryd.queries.substring import has_terms
     from tapestryd.queries.similar import similar as find_similar
 
     query = request.query.strip()

@@ -68,12 +68,12 @@ from tapestryd.queries.rerank import KEYWORD_RANKER, KeywordRanker
 from tapestryd.queries.search_hit import SearchHit
 from tapestryd.queries.snippets import query_stems, snippet
 from tapestryd.queries.stopwords import STOPWORDS
-from tapestryd.queries.substring import fts_words, substring_pattern, unsplit_terms
+from tapestryd.queries.substring import fts_words, has_terms, substring_pattern, unsplit_terms
 from tapestryd.queries.timephrase import TimeRange, find_time_phrase
 from tapestryd.queries.tokens import flatten
 
 __all__ = ["LEVELS", "QUOTE_SCAN", "SORTS", "SearchFilters", "SearchHit", "content_terms", "fts_expression",
-           "fts_ranking", "has_terms", "list_period", "message_hits", "one_per_passage", "outside_range", "rrf_merge",
+           "fts_ranking", "list_period", "message_hits", "one_per_passage", "outside_range", "rrf_merge",
            "search", "search_messages", "search_regex", "search_summaries", "soft_narrow", "with_conversation_key"]
 
 LEVELS = ("all", "messages", "summaries", "L0", "L1", "L2", "L3", "L4")
@@ -134,12 +134,6 @@ def fts_expression(query: str, *, any_term: bool = False) -> str:
     """
     terms = content_terms(query)
     return any_expression(terms) if any_term else every_expression(terms)
-
-
-def has_terms(query: str) -> bool:
-    """Whether ``query`` holds a word or an unsplit piece (CJK, Thai, emoji) to look for: not only quotes,
-    spaces or punctuation."""
-    return bool(_TERM.search(query) or unsplit_terms(query))
 
 
 def search(reader: Reader, query: str, filters: SearchFilters = SearchFilters(), *, now: datetime,

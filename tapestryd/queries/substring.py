@@ -31,11 +31,17 @@ import re
 from tapestryd.projections.unsplit import has_unsplit
 from tapestryd.queries.stopwords import STOPWORDS
 
-__all__ = ["fts_words", "substring_pattern", "unsplit_terms"]
+__all__ = ["fts_words", "has_terms", "substring_pattern", "unsplit_terms"]
 
 _WORD = re.compile(r"\w+", re.UNICODE)
 _EDGES = "\"'`.,;:!?()[]{}<>"
 _SELECTORS = str.maketrans("", "", "\ufe0e\ufe0f")
+
+
+def has_terms(query: str) -> bool:
+    """Whether ``query`` holds a word or an unsplit piece (CJK, Thai, emoji) to look for: not only white space,
+    quotes or punctuation (search and similar refuse such a query)."""
+    return bool(_WORD.search(query) or unsplit_terms(query))
 
 
 def unsplit_terms(query: str) -> list[str]:

@@ -48,6 +48,8 @@ BAD_CALLS = [  # (tool, arguments, the argument the error must name)
     ("get_messages", {"message_ids": [10 ** 22]}, "message_ids"),
     ("search", {"query": "   "}, "query"),
     ("similar", {"text": " \n "}, "text"),
+    ("search", {"query": '"?!"'}, "query"),  # only punctuation: the search error named --regex
+    ("similar", {"text": "??"}, "text"),
 ]
 
 
