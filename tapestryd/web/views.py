@@ -22,6 +22,7 @@ from tapestryd.operations.requests import SearchRequest
 from tapestryd.operations.result_parts import Hit
 from tapestryd.operations.results import SearchResult
 from tapestryd.queries.calendar import conversation_day, day_panel, month_grid, node_view
+from tapestryd.queries.substring import has_terms
 from tapestryd.web.backend import call_result
 from tapestryd.web.colors import color_for, read_colors
 from tapestryd.web.context import data_agents, reader, state
@@ -221,7 +222,9 @@ def search() -> str:
     query, agent = request.args.get("q", "").strip(), request.args.get("in", "")
     result = SearchResult()
     error = ""
-    if query:
+    if query and not has_terms(query):
+        error = f"nothing to search for in {query!r}: type some words or a time phrase"
+    elif query:
         try:
             result = call_result(state().settings, SearchRequest, {"query": query, "agent": agent, "limit": 50,
                                                                   "now": state().clock.now().isoformat()},

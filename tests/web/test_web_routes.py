@@ -139,6 +139,12 @@ def test_search_reads_time_phrases_and_says_how(client: FlaskClient) -> None:
     assert "/conversation?key=chatgpt%3Agarden" not in text_of(client.get("/search?q=garlic yesterday"))
 
 
+def test_a_search_of_only_punctuation_says_so_without_naming_a_cli_flag(client: FlaskClient) -> None:
+    """The page has no --regex: the search operation's usage error would name it."""
+    page = text_of(client.get("/search?q=%3F%21"))
+    assert 'role="alert"' in page and "nothing to search for in &#39;?!&#39;" in page and "--regex" not in page
+
+
 def test_summary_hits_link_to_their_node(client: FlaskClient) -> None:
     """A hit in a summary opens that node's readable view."""
     assert "/node?key=L1%3Achatgpt%3A2026-03-04" in text_of(client.get("/search?q=planned garlic bed"))
