@@ -14,6 +14,7 @@ dataclasses of its own request only. Standard library only: the registry imports
 
 from __future__ import annotations
 
+from importlib import import_module
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
@@ -64,33 +65,7 @@ def __getattr__(name: str) -> Any:
 
 
 def family_module(family: str) -> ModuleType:
-    """The module of one family of :data:`FAMILIES` (imported now); KeyError for another name."""
-    if family == "query":
-        from tapestryd.operations import requests_query
-
-        return requests_query
-    if family == "control":
-        from tapestryd.operations import requests_control
-
-        return requests_control
-    if family == "store":
-        from tapestryd.operations import requests_store
-
-        return requests_store
-    if family == "hierarchy":
-        from tapestryd.operations import requests_hierarchy
-
-        return requests_hierarchy
-    if family == "quality":
-        from tapestryd.operations import requests_quality
-
-        return requests_quality
-    if family == "safety":
-        from tapestryd.operations import requests_safety
-
-        return requests_safety
-    if family == "sync":
-        from tapestryd.operations import requests_sync
-
-        return requests_sync
-    raise KeyError(family)
+    """The module of one family of :data:`FAMILIES` (``requests_<family>``, imported now); KeyError for another name."""
+    if family not in FAMILIES:
+        raise KeyError(family)
+    return import_module(f"tapestryd.operations.requests_{family}")

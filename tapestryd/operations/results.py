@@ -21,6 +21,7 @@ to build, so ``tapestryctl status`` builds the 6 its answer needs, not all 74.
 
 from __future__ import annotations
 
+from importlib import import_module
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
@@ -77,33 +78,7 @@ def __getattr__(name: str) -> Any:
 
 
 def family_module(family: str) -> ModuleType:
-    """The module of one family of :data:`FAMILIES` (imported now); KeyError for another name."""
-    if family == "query":
-        from tapestryd.operations import results_query
-
-        return results_query
-    if family == "control":
-        from tapestryd.operations import results_control
-
-        return results_control
-    if family == "store":
-        from tapestryd.operations import results_store
-
-        return results_store
-    if family == "hierarchy":
-        from tapestryd.operations import results_hierarchy
-
-        return results_hierarchy
-    if family == "quality":
-        from tapestryd.operations import results_quality
-
-        return results_quality
-    if family == "safety":
-        from tapestryd.operations import results_safety
-
-        return results_safety
-    if family == "sync":
-        from tapestryd.operations import results_sync
-
-        return results_sync
-    raise KeyError(family)
+    """The module of one family of :data:`FAMILIES` (``results_<family>``, imported now); KeyError for another name."""
+    if family not in FAMILIES:
+        raise KeyError(family)
+    return import_module(f"tapestryd.operations.results_{family}")
