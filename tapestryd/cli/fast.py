@@ -238,6 +238,9 @@ def render_status(data: dict[str, Any]) -> str:
     if upgrading:
         parts = ", ".join(f"{part} {n['done']:,} of {n['total']:,}" for part, n in upgrading.items())
         lines.append(f"upgrading: {parts} messages (written in the background by the daemon)")
+    elif proj.get("upgrade_pending"):
+        lines.append("upgrade pending: made by an older version; the daemon upgrades it in the background when it"
+                     " starts, a write command (e.g. tapestryctl ingest) before it returns")
     for name, value in data.items():
         if name not in ("daemon", "store", "projections"):
             lines.extend(_section(name, value))

@@ -29,12 +29,14 @@ class StoreCounts(Record):
 class ProjectionState(Record):
     """The log's ``last_seq``, each projection's ``checkpoints`` (seq), the seqs each is behind (``lag``), and
     what a home made by an older version still writes in the background (``upgrading``: part →
-    ``{"done": messages, "total": messages}``; absent when nothing is left)."""
+    ``{"done": messages, "total": messages}``; absent when nothing is left), or ``upgrade_pending`` (True) when
+    such a home was not opened by a writer of this version yet, so nothing is counted."""
 
     last_seq: int = 0
     checkpoints: Mapping[str, int] = field(default_factory=dict)
     lag: Mapping[str, int] = field(default_factory=dict)
     upgrading: Mapping[str, Mapping[str, int]] | None = absent()
+    upgrade_pending: bool | None = absent()
 
 
 @dataclass(frozen=True)

@@ -90,6 +90,14 @@ def progress(conn: sqlite3.Connection) -> dict[str, tuple[int, int]]:
     return {part: rows[part] for part in PARTS if part in rows}
 
 
+def unplanned(conn: sqlite3.Connection) -> bool:
+    """Whether the file holds messages but no ``messages_backfill``: made by an older version and not opened
+    by a writer of this one since, so its upgrade is not even planned (a read-only connection sees it so)."""
+    tables = {name for (name,) in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'"
+                                               " AND name IN ('messages', 'messages_backfill')")}
+    return tables == {"messages"} and conn.execute("SELECT 1 FROM messages LIMIT 1").fetchone() is not None
+
+
 def step(conn: sqlite3.Connection, limit: int | None = None) -> bool:
     """Write the next ``limit`` messages (default :data:`CHUNK`, read at each call) of the first pending part,
     in the caller's transaction; returns whether a part is still pending after it (False: the file is fully

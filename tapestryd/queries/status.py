@@ -81,7 +81,8 @@ def _last_seq(events_db: Path) -> int:
 def projection_lag(reader: Reader) -> dict[str, Any]:
     """The log's last seq, each projection's checkpoint, how many seqs each lags behind, and what an upgraded
     file still writes in the background (``upgrading``: ``{part: {"done": n, "total": n}}``, absent when
-    nothing is left)."""
+    nothing is left), or ``upgrade_pending`` when a file made by an older version was not opened by a writer of
+    this one yet (what it lacks is not counted until then)."""
     last = log_last_seq(reader)
     marks = checkpoints(reader.conn)
     names = [*SHIPPED, *(name for name in marks if name not in SHIPPED)]
@@ -90,6 +91,8 @@ def projection_lag(reader: Reader) -> dict[str, Any]:
     upgrading = backfill.progress(reader.conn)
     if upgrading:
         found["upgrading"] = {part: {"done": done, "total": total} for part, (done, total) in upgrading.items()}
+    elif backfill.unplanned(reader.conn):
+        found["upgrade_pending"] = True
     return found
 
 
