@@ -36,16 +36,10 @@ from __future__ import annotations
 import sqlite3
 from typing import Callable
 
-from tapestryd.projections import blocks, speaker_names, windows
-
 __all__ = ["CHUNK", "PARTS", "clear", "create_table", "pending", "plan", "progress", "step"]
 
-PARTS: dict[str, Callable[[sqlite3.Connection, int, int], int]] = {
-    "speaker names": speaker_names.backfill,
-    "blocks": blocks.backfill,
-    "windows": windows.backfill,
-}
-"""Part name → ``fn(conn, after, last)`` writing the messages of id ``(after, last]``; in the order they run."""
+PARTS = ("speaker names", "blocks", "windows")
+"""The parts, in the order they run; :func:`_writer` gives each one's ``fn(conn, after, last)``."""
 
 CHUNK = 2000
 """Messages one :func:`step` writes: about 0.2 s of windows on one core, so a query or a tailed turn waits
@@ -112,7 +106,15 @@ def step(conn: sqlite3.Connection, limit: int | None = None) -> bool:
     if not ids:
         conn.execute("DELETE FROM messages_backfill WHERE part = ?", (part,))
         return len(rows) > 1
-    PARTS[part](conn, after, ids[-1])
+    _writer(part)(conn, after, ids[-1])
     conn.execute("UPDATE messages_backfill SET after = ?, done = done + ?, total = max(total, done + ?)"
                  " WHERE part = ?", (ids[-1], len(ids), len(ids), part))
     return True
+
+
+def _writer(part: str) -> Callable[[sqlite3.Connection, int, int], int]:
+    """The function writing ``part``'s messages of id ``(after, last]``, its module imported now: status reads
+    :func:`progress` on every read command without the daemon, which needs none of them (about 11 ms)."""
+    from tapestryd.projections import blocks, speaker_names, windows
+
+    return {"speaker names": speaker_names.backfill, "blocks": blocks.backfill, "windows": windows.backfill}[part]

@@ -25,15 +25,30 @@ HEAVY = ("numpy", "sklearn", "scipy", "tapestryd.summarize", "tapestryd.operatio
                                   ("status",), ("stats",)])
 def test_local_answers_do_not_import_numpy(tmp_path: Path, args: tuple[str, ...]) -> None:
     """`python -X importtime` of the command, no daemon running: none of HEAVY is imported."""
+    imported = _imported(tmp_path, args)
+    assert "tapestryd.operations.dispatch" in imported
+    assert not imported & set(HEAVY), sorted(imported & set(HEAVY))
+
+
+def test_status_reads_an_upgrades_progress_without_importing_what_writes_it(tmp_path: Path) -> None:
+    """status reads projections.backfill's progress; the parts' writers (and the speaker-name parser) stay
+    unimported."""
+    imported = _imported(tmp_path, ("status",))
+    writers = {"tapestryd.projections.windows", "tapestryd.projections.blocks", "tapestryd.projections.speaker_names",
+               "tapestryd.vocatives"}
+    assert "tapestryd.projections.backfill" in imported
+    assert not imported & writers, sorted(imported & writers)
+
+
+def _imported(tmp_path: Path, args: tuple[str, ...]) -> set[str]:
+    """The modules `tapestryctl ARGS` imports (from `python -X importtime`) on a seeded home, no daemon running."""
     home = tmp_path / "home"
     seed(home)
     env = {**os.environ, "TAPESTRY_HOME": str(home)}
     out = subprocess.run([sys.executable, "-X", "importtime", "-m", "tapestryd.cli", *args], capture_output=True,
                          text=True, env=env, timeout=60, check=False)
     assert out.returncode == 0, out.stderr[-2000:]
-    imported = {line.rsplit("|", 1)[1].strip() for line in out.stderr.splitlines() if line.startswith("import time:")}
-    assert "tapestryd.operations.dispatch" in imported
-    assert not imported & set(HEAVY), sorted(imported & set(HEAVY))
+    return {line.rsplit("|", 1)[1].strip() for line in out.stderr.splitlines() if line.startswith("import time:")}
 
 
 def test_a_line_logged_by_a_local_answer_goes_to_stderr(tmp_path: Path) -> None:
