@@ -43,7 +43,9 @@ class FakeLLM:
     ``fail_with`` makes every other call fail with that reply; calls from number
     ``slow_from`` on (1-based) are answered after ``slow_delay`` seconds. ``calls`` holds
     one ``{"prompt", "hash", "model"}`` dict per request, appended when it arrives;
-    ``most_in_flight`` the most requests it was answering at one time.
+    ``most_in_flight`` the most requests it was answering at one time (a request counts from its
+    arrival until its answer is ready, not while the answer is written: one at a time, the client's
+    next request may arrive before this handler's thread has finished writing).
     """
 
     def __init__(self, *, script: Iterable[Reply] = (), fail_with: Reply | None = None,
@@ -93,14 +95,15 @@ class FakeLLM:
                     fake.in_flight += 1
                     fake.most_in_flight = max(fake.most_in_flight, fake.in_flight)
                 try:
-                    reply = fake.answer(json.loads(self.rfile.read(int(self.headers["Content-Length"]))))
-                    time.sleep(reply.delay)
+                    try:
+                        reply = fake.answer(json.loads(self.rfile.read(int(self.headers["Content-Length"]))))
+                        time.sleep(reply.delay)
+                    finally:  # answered before it is sent: a client reading it may ask again at once
+                        with fake.lock:
+                            fake.in_flight -= 1
                     self.send(reply)
                 except (BrokenPipeError, ConnectionResetError):  # the client hung up: nobody to answer
                     pass
-                finally:
-                    with fake.lock:
-                        fake.in_flight -= 1
 
             def send(self, reply: Reply) -> None:
                 data = reply.body.encode()
