@@ -25,7 +25,9 @@ Wednesday, "may" the verb):
   beginning to B's end;
 * a query holding two separate time phrases ("last 2 months 2026-10-02", "in July in August")
   is read as their overlap, or, when they do not overlap, as the later of the two; the range's note says
-  which (a whole string read by :func:`parse_when` holding two is an error naming both);
+  which (a whole string read by :func:`parse_when` holding two is an error naming both); a day word
+  beside a period counted from today ("last week yesterday", "today 3 days ago") is two phrases, though
+  dateparser reads it as one day (a week before yesterday);
 * a date written YYYY-MM-DD that does not exist ("2025-02-30") is an error naming it, not
   words;
 * a lone month name followed by "of" and a word ("march of progress") and an article with
@@ -81,6 +83,10 @@ _DAY_NUMBER = re.compile(
 _LEADING_NUMBER = re.compile(r"^[\d.,]+\s+")
 _BARE_TO = re.compile(r"(?<=\s)(?:to|through)(?=\s)", re.I)
 _RANGE_WORDS = 5  # the most words read as either end of a range
+_DAY_WORD = r"(?:today|yesterday|tomorrow)"
+_ANCHORED = r"(?:(?:last|this|next|past|previous)\s+(?:week(?:end)?|month|year)|\d+\s+(?:day|week|month|year)s?\s+ago)"
+_DAY_AND_PERIOD = re.compile(rf"^(?:({_DAY_WORD})\s+{_ANCHORED}|({_ANCHORED})\s+{_DAY_WORD})$", re.I)
+"""A day word next to a period counted from today ("last week yesterday"): two phrases dateparser reads as one."""
 _NOT_A_DATE = re.compile(r"\d+\.\d+|\d{1,2}:\d{2}(?::\d{2})?")  # a decimal number, a clock time
 _DATE_RUN = re.compile(r"[\d/.:-](?:[\d\s/.:-]*[\d/.:-])?")  # what a digits-only time phrase can be
 
@@ -220,6 +226,7 @@ def _find_one(text: str, now: datetime, tz: ZoneInfo, first_day_of_week: int) ->
         if tail and head.lower() in _OPEN_AFTER + _OPEN_BEFORE + _JOINS:  # dateparser kept the word: "after 2024"
             found, start = tail, start + len(head) + 1
         found, start = _without_stray_number(text, found, start)
+        found = _first_of_two(found)
         if not _plausible(found) or _MONTH_OF.match(_LEAD.sub("", text[start:])):
             continue
         prefix, cut_from = _prefix_before(text, start)
@@ -240,6 +247,14 @@ def _without_stray_number(text: str, found: str, start: int) -> tuple[str, int]:
     if number is None or (_DAY_NUMBER.match(found) and (start == 0 or text[start - 1].isspace())):
         return found, start
     return found[number.end():], start + number.end()
+
+
+def _first_of_two(found: str) -> str:
+    """The first phrase of a dateparser find that is two phrases each counted from today: a day word and a
+    period ("last week yesterday", "yesterday 3 days ago"), which dateparser reads as one day ("yesterday, a week
+    back"); the second is then read on its own and the two as one range (:func:`_both`). Other finds whole."""
+    two = _DAY_AND_PERIOD.match(found)
+    return found if two is None else two.group(1) or two.group(2)
 
 
 def parse_when(text: str, *, now: datetime, tz: ZoneInfo, first_day_of_week: int = 0) -> TimeRange:

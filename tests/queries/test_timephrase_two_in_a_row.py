@@ -34,3 +34,24 @@ def test_one_phrase_of_two_calendar_words_stays_one() -> None:
     """The fallback reads only what dateparser missed: 'last Tuesday evening' is still one evening."""
     found, left = find_time_phrase("garlic last Tuesday evening", now=NOW, tz=PARIS)
     assert found is not None and left == "garlic" and found.granularity == "part"
+
+
+@pytest.mark.parametrize(("query", "note"), [
+    ("hike last week yesterday", "'last week' and 'yesterday' do not overlap: read as 'yesterday'"),
+    ("hike yesterday last month", "'yesterday' and 'last month' do not overlap: read as 'yesterday'"),
+    ("hike today 3 days ago", "'today' and '3 days ago' do not overlap: read as 'today'"),
+])
+def test_a_day_word_beside_a_period_is_two_phrases(query: str, note: str) -> None:
+    """dateparser reads 'last week yesterday' as one day, the Saturday a week before yesterday (21 Nov), with
+    no reading echoed; they are two phrases counted from today, so the later one is read and the note says so."""
+    found, left = find_time_phrase(query, now=NOW, tz=PARIS)
+    assert found is not None and left == "hike"
+    assert found.first == found.last and found.first.isoformat() in ("2026-11-28", "2026-11-29")
+    assert note in found.label()
+
+
+def test_a_day_word_inside_its_period_is_their_overlap() -> None:
+    """'yesterday this month' is yesterday, read as the overlap of both phrases."""
+    found, left = find_time_phrase("hike yesterday this month", now=NOW, tz=PARIS)
+    assert found is not None and left == "hike" and found.first.isoformat() == "2026-11-28"
+    assert "the overlap of 'yesterday' and 'this month'" in found.label()
