@@ -296,16 +296,9 @@ def main(argv: list[str] | None = None) -> int:
     if not (args.data / "conversations.json").is_file():
         print(f"no eval data at {args.data}", file=sys.stderr)
         return 2
-    home = Path(tempfile.mkdtemp(prefix="tapestry-eval-"))
-    imported = import_split(args.data, home, summaries=args.summaries, embeddings=args.embeddings)
-    questions = load_questions(args.data)
-    with Reader.open(load_settings(home)) as reader:
-        index = SimilarityIndex(reader.paths.projections_db)
-        index.build()
-        results = evaluate(reader, questions, PlainBM25(message_docs(reader)), "all" if args.summaries else "messages",
-                           names, index)
-        index.stop()
-    print(f"imported: {imported}; questions: {len(questions)}")
+    with tempfile.TemporaryDirectory(prefix="tapestry-eval-") as scratch:
+        imported, results = _run(Path(scratch), args, names)
+    print(f"imported: {imported}")
     print_tables(results)
     outcome = verdict(results)
     for unit in outcome and ("message@10", "session@10"):
@@ -316,9 +309,23 @@ def main(argv: list[str] | None = None) -> int:
         print(f"→ {'beats in every category at both levels' if outcome['all_beat'] else 'does NOT beat everywhere'}")
     OUT.mkdir(exist_ok=True)
     name = "eval_retrieval_summaries.json" if args.summaries else "eval_retrieval.json"
-    (OUT / name).write_text(json.dumps({"home": str(home), "imported": imported, "questions": len(questions),
+    (OUT / name).write_text(json.dumps({"imported": imported, "questions": imported["questions"],
                                         "results": results, "verdict": outcome}, indent=2))
     return 0
+
+
+def _run(home: Path, args: argparse.Namespace, names: tuple[str, ...]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Import the split into the scratch ``home`` and ask every question of ``names``: the import's figures and
+    the recall tables (:func:`evaluate`)."""
+    imported = import_split(args.data, home, summaries=args.summaries, embeddings=args.embeddings)
+    questions = load_questions(args.data)
+    with Reader.open(load_settings(home)) as reader:
+        index = SimilarityIndex(reader.paths.projections_db)
+        index.build()
+        results = evaluate(reader, questions, PlainBM25(message_docs(reader)), "all" if args.summaries else "messages",
+                           names, index)
+        index.stop()
+    return {**imported, "questions": len(questions)}, results
 
 
 if __name__ == "__main__":
