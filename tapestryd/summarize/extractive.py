@@ -22,9 +22,11 @@ budget spreads over the period's distinct topics and conversations; weak sentenc
 30% of the best score) are never taken.
 
 When both sides of a conversation are named (:mod:`tapestryd.vocatives`: the
-names they call each other, "Hey Mel!"), each sentence is attributed ("Caroline: I went
-to … Caroline: I saw … Melanie: I ran …"), the vocatives themselves dropped; a week or
-above keeps the attribution of the sentences it takes from its children.
+names they call each other, "Hey Mel!"), each sentence is attributed, told in the third person
+where that is safe (:mod:`tapestryd.summarize.person`: "Caroline went to … Melanie: I ran
+with my kids …"), the vocatives themselves dropped; a week or above keeps the attribution
+of the sentences it takes from its children, reading "Caroline went …" back as her own
+statement when the children name Caroline with a prefix elsewhere.
 
 A day (L1) is extracted from what was said that day, not from its children's summaries:
 its request's ``sources`` (every conversation-day's messages, each conversation's speakers
@@ -51,16 +53,17 @@ import numpy as np
 
 from tapestryd.summarize.base import Budget, Passage, Summary, SummaryRequest, Usage
 from tapestryd.summarize.levels import target_chars
+from tapestryd.summarize.person import first_person
 from tapestryd.summarize.relative_time import has_relative, resolve_relative, without_resolved
 from tapestryd.summarize.sentences import Sentence, specificity, split_sentences
-from tapestryd.summarize.speakers import attributed, split_speaker, unaddressed
+from tapestryd.summarize.speakers import attributed, split_speaker, unaddressed, written
 from tapestryd.summarize.titles import choose_title
 from tapestryd.summarize.tokens import estimate_tokens
 from tapestryd.vocatives import names_by_role
 
 __all__ = ["EXTRACTIVE_VERSION", "ExtractiveSummarizer"]
 
-EXTRACTIVE_VERSION = "x14"
+EXTRACTIVE_VERSION = "x15"
 _WEAK = 0.3
 _POOL = 400
 _ROWS = 2000
@@ -156,13 +159,16 @@ def _candidates(request: SummaryRequest) -> list[Sentence]:
 def _sentences(passages: Sequence[Passage], first: int, day: date | None, *, said: bool) -> list[Sentence]:
     """The sentences of ``passages`` (numbered from ``first``): messages when ``said``, else summaries."""
     names = names_by_role((p.role, p.text) for p in passages) if said else {}
+    told = frozenset() if said else _prefixed_names(passages)
     out = []
     for i, passage in enumerate(passages, first):
         speaker = names.get(passage.role, "")
         for j, text in enumerate(split_sentences(passage.text)):
-            if not said:  # a child summary's "Caroline: ..." (before x10: a run) goes on until the next name
+            if not said:  # a child summary's "Caroline: ..." (before x10: a run goes on to the next name)
                 named, text = split_speaker(text)
-                speaker = named or speaker
+                if not named:
+                    named, text = first_person(text, told)
+                speaker = named or (speaker if _FIRST_PERSON.match(text) else "")
             elif names:
                 text = unaddressed(text, names.values())
             if day is None and has_relative(text):
@@ -171,6 +177,11 @@ def _sentences(passages: Sequence[Passage], first: int, day: date | None, *, sai
             plain = without_resolved(text)
             out.append(Sentence(plain, i, j, passage.role, shown if shown != plain else "", speaker))
     return out
+
+
+def _prefixed_names(passages: Sequence[Passage]) -> frozenset[str]:
+    """The speakers a child summary names with a ``Name: `` prefix (whose third-person sentences can be read back)."""
+    return frozenset(name for p in passages for text in split_sentences(p.text) if (name := split_speaker(text)[0]))
 
 
 def _extract(candidates: list[Sentence], limit: int, request: SummaryRequest) -> tuple[str, str]:
@@ -248,7 +259,7 @@ def _select(candidates: list[Sentence], scores: np.ndarray, matrix: Any, limit: 
     ``_WEAK`` of the best score) are never taken. A repeat of a chosen sentence gains
     nothing. Returns indices into ``candidates``.
     """
-    lengths = np.array([len(c.shown or c.text) + 1 + (len(c.speaker) + 2 if c.speaker else 0) for c in candidates],
+    lengths = np.array([len(written(c.speaker, c.shown or c.text)) + 1 for c in candidates],
                        dtype=float)
     ranked = np.argsort(-scores, kind="stable")
     rows, pool = np.sort(ranked[:_ROWS]), np.sort(ranked[:_POOL])

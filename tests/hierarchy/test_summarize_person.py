@@ -1,0 +1,72 @@
+"""A named speaker's "I …" sentence is written in the third person ("Nadia adopted …") where that is safe."""
+
+from __future__ import annotations
+
+import pytest
+
+from tapestryd.summarize import Budget, ExtractiveSummarizer, Passage, SummaryRequest
+from tapestryd.summarize.person import first_person, third_person
+from tapestryd.summarize.speakers import attributed
+
+
+@pytest.mark.parametrize(("said", "told"), [
+    ("I adopted a grey cat called Pixel.", "Nadia adopted a grey cat called Pixel."),
+    ("I went to a poetry reading on Fri 14 Jul 2023.", "Nadia went to a poetry reading on Fri 14 Jul 2023."),
+    ("I just started a pottery class.", "Nadia just started a pottery class."),
+    ("I'm planning a trip to the East Coast.", "Nadia is planning a trip to the East Coast."),
+    ("I'm not sure about the date.", "Nadia is not sure about the date."),
+    ("I've been taking a poetry class.", "Nadia has been taking a poetry class."),
+    ("I don't eat meat.", "Nadia doesn't eat meat."),
+    ("I'll fly to Oslo in May.", "Nadia will fly to Oslo in May."),
+    ("I love hiking in the hills.", "Nadia loves hiking in the hills."),
+    ("I try new recipes on Sundays.", "Nadia tries new recipes on Sundays."),
+    ("I watch old films.", "Nadia watches old films."),
+    ("I really miss the sea.", "Nadia really misses the sea."),
+])
+def test_the_speakers_own_statement_is_told_with_their_name_as_subject(said: str, told: str) -> None:
+    """Past forms stay, an auxiliary follows its table, a present verb gets its "-s"; reading it back gives
+    a first-person sentence that is told the same way again."""
+    assert third_person("Nadia", said) == told
+    name, back = first_person(told, frozenset({"Nadia"}))
+    assert name == "Nadia" and third_person("Nadia", back) == told
+
+
+@pytest.mark.parametrize("said", [
+    "I sold my old Volvo to a neighbour.",   # "my" would point at the summary's reader
+    "I loved your painting of the lake.",    # "your": the other side, lost in the third person
+    "We booked the ferry to Gotland.",       # the subject is not the speaker alone
+    "I read a book about Kyoto.",            # past or present: cannot tell
+    "I'd love to see the Alps.",             # "would" or "had": cannot tell
+    "Running is what I do.",                 # the speaker is not the subject
+])
+def test_a_sentence_that_would_change_meaning_keeps_its_prefix(said: str) -> None:
+    assert third_person("Nadia", said) == ""
+    assert attributed([("Nadia", said)]) == f"Nadia: {said}"
+
+
+def test_only_a_known_name_is_read_back() -> None:
+    """"Python has a GIL." names no speaker; a name the child summary never used as a prefix is not read back."""
+    assert first_person("Python has a GIL.", frozenset({"Nadia"})) == ("", "Python has a GIL.")
+    assert first_person("Nadia adopted a cat.", frozenset()) == ("", "Nadia adopted a cat.")
+
+
+CHAT = [("user", "Hey Nadia! I finally booked the ferry to Gotland for 12 June with my brother."),
+        ("assistant", "Hi Tomas! I adopted a grey cat called Pixel from the shelter on Rua Nova."),
+        ("user", "Wow, congrats! How old is Pixel?")]
+OTHER_DAY = "Tomas: I repaired the roof of the boat shed in Visby with two neighbours over the long weekend."
+
+
+def test_a_conversation_day_and_its_week_tell_each_speaker_by_name() -> None:
+    """L0 writes "Nadia adopted …" and keeps "Tomas: I … my …"; the week over it reads both back and
+    writes them as they were, never carrying one speaker's name onto the other's sentence."""
+    inputs = tuple(Passage(f"10:0{i} x", text, role) for i, (role, text) in enumerate(CHAT))
+    l0 = SummaryRequest("L0:x:2026-05-03:c", 0, "Sunday 03 May 2026", inputs, day="2026-05-03",
+                        source_chars=20 * sum(len(t) for _, t in CHAT))
+    day = ExtractiveSummarizer().summarize(l0, Budget()).text
+    assert day == ("Tomas: I finally booked the ferry to Gotland for 12 June with my brother. "
+                   "Nadia adopted a grey cat called Pixel from the shelter on Rua Nova.")
+    inputs = (Passage("Sun 03 May", day), Passage("Mon 04 May", OTHER_DAY))
+    week = SummaryRequest("L2:x:2026-04-27w", 2, "week of 27 April 2026", inputs,
+                          source_chars=100 * (len(day) + len(OTHER_DAY)))
+    text = ExtractiveSummarizer().summarize(week, Budget()).text
+    assert "Nadia adopted a grey cat" in text and "Tomas: Nadia" not in text
