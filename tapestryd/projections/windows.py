@@ -8,26 +8,31 @@ into the message's own (:mod:`tapestryd.queries.rerank`).
 Tables it owns (in ``projections.db``, kept by
 :class:`~tapestryd.projections.messages.MessagesProjection`):
 
-* ``windows_fts(text)``: a contentless FTS5 table (``content=''``, the tokenizer of
-  ``messages_fts``): only the index of each window is kept, rowid the message's id, the
-  document the last :data:`NEIGHBOUR_CHARS` characters of the previous turn's text, the
-  message's whole text, and the first :data:`NEIGHBOUR_CHARS` of the next turn's, joined by
-  newlines (turns ordered by ``(ts, id)`` within the conversation, as
-  :func:`~tapestryd.projections.messages_search.turns_around` reads them). Keeping the text
-  too stored every message three times (the 20 MB bench export: 39 of the file's 92 MB).
+* ``windows_fts_<n>(text)``: the shards, contentless FTS5 tables (``content=''``, the tokenizer
+  of ``messages_fts``), shard ``n`` the windows of message ids ``[n, n + 1) *``
+  :data:`SHARD_IDS` (fixed by the id, so a rebuild gives the same shards): only the index of
+  each window is kept, rowid the message's id, the document the last :data:`NEIGHBOUR_CHARS`
+  characters of the previous turn's text, the message's whole text, and the first
+  :data:`NEIGHBOUR_CHARS` of the next turn's, joined by newlines (turns ordered by ``(ts, id)``
+  within the conversation, as :func:`~tapestryd.projections.messages_search.turns_around`
+  reads them). Keeping the text too stored every message three times (the 20 MB bench
+  export: 39 of the file's 92 MB). One table for every window made a query's cost grow with
+  the index (:data:`SHARD_IDS`).
+* ``windows_shards(shard)``: the shards made.
 * ``windows_indexed(id, prev, next)``: which turns each indexed window was made of (the
   message, the turns before and after it then; NULL at a conversation's end).
 * ``windows_stale(id)``: messages whose window was taken out and must be written again.
-* ``windows_format(neighbour_chars)``: one row, the :data:`NEIGHBOUR_CHARS` the windows were
-  made with; a file without it, or made with another, has its windows dropped when the projector opens it
-  (``windows_fts`` renamed ``windows_retired``, emptied a part per backfill chunk and dropped) and written again
-  in the background (:mod:`tapestryd.projections.backfill`; a window is taken out with the document it was
-  made of).
+* ``windows_format(neighbour_chars, shard_ids)``: one row, the :data:`NEIGHBOUR_CHARS` and
+  :data:`SHARD_IDS` the windows were made with; a file without it, or made with others, has its windows
+  dropped when the projector opens it (the one ``windows_fts`` of a file made before shards renamed
+  ``windows_retired``, emptied a part per backfill chunk and dropped) and written again in the background
+  (:mod:`tapestryd.projections.backfill`; a window is taken out with the document it was made of).
 
 A contentless table forgets a document only when given its text back (SQLite 3.40 has no
 ``contentless_delete``), so a window is taken out while the texts it was made of are still
 stored: by :func:`unindex` before a message's text changes, and by a delete trigger on
-``messages`` for each window holding a deleted message (whose text the trigger still has).
+``messages`` for each window holding a deleted message (whose text the trigger still has; one
+statement per shard, made again when a shard is added).
 Both mark the windows' other messages stale. So every window in ``windows_indexed`` is its
 turns' stored texts, which gives the text to take it out again.
 
@@ -43,12 +48,13 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Iterable
+from itertools import groupby
 
 from tapestryd.db import in_chunks
 from tapestryd.projections import fts_options
 
-__all__ = ["NEIGHBOUR_CHARS", "WINDOW_BOUND", "backfill", "clear", "create_tables", "refresh", "unindex",
-           "window_scores"]
+__all__ = ["NEIGHBOUR_CHARS", "SHARD_IDS", "WINDOW_BOUND", "backfill", "clear", "create_tables", "refresh",
+           "shard_tables", "unindex", "window_scores"]
 
 NEIGHBOUR_CHARS = 500
 """Characters of each neighbouring turn a window holds: the end of the turn before, the start of the turn after
@@ -60,6 +66,16 @@ question's window, where they were tokenized a second and third time: window tex
 WINDOW_BOUND = 1_000
 """Windows ranked for one query at most: when more match, only those of the most recently stored
 messages compete (the bound :mod:`tapestryd.projections.messages_search` puts on messages)."""
+
+SHARD_IDS = 1 << 16
+"""Message ids per shard of the windows' index: the window of message ``id`` is a document of table
+``windows_fts_<id // SHARD_IDS>``. FTS5's ``bm25()`` walks every match of each of the query's phrases in its table
+once per statement to count their documents (the idf), so on one table the cost of ranking even the
+:data:`WINDOW_BOUND` newest windows grew with the whole index; ranked shard by shard, newest first, until the bound
+is filled, it grows with a shard (see :func:`window_scores`). ``window_scores`` of the bench's 60 queries
+(``bench/search_bench.py``, CPU, best of 3): 1M messages, one table median 7.3–10.6 ms, p95 14.6–19.2; 16 shards
+2.1–3.3, p95 3.7–4.7; 100k (one table, or a shard of 65,536 and one of 34,464) 3.0–3.2 either way. Recall on the
+dev split unchanged (one shard)."""
 
 _CHUNK = 4096
 _WRITE_CHUNK = 512
@@ -90,23 +106,65 @@ _RETIRE_ROWS = 5000
 it in one transaction (1M messages' windows: 10 s, 4.4 CPU-s, the writer held all along)."""
 
 _HOLDS_OLD = "w.id = old.id OR w.prev = old.id OR w.next = old.id"
+_TOKENIZE = "tokenize='porter unicode61 remove_diacritics 2'"
 _SCHEMA = [
-    """CREATE VIRTUAL TABLE IF NOT EXISTS windows_fts USING fts5(
-        text, content='', tokenize='porter unicode61 remove_diacritics 2')""",
     "CREATE TABLE IF NOT EXISTS windows_indexed (id INTEGER PRIMARY KEY, prev INTEGER, next INTEGER)",
     "CREATE INDEX IF NOT EXISTS windows_indexed_prev ON windows_indexed(prev)",
     "CREATE INDEX IF NOT EXISTS windows_indexed_next ON windows_indexed(next)",
     "CREATE TABLE IF NOT EXISTS windows_stale (id INTEGER PRIMARY KEY)",
-    "CREATE TABLE IF NOT EXISTS windows_format (neighbour_chars INTEGER NOT NULL)",
-    f"""CREATE TRIGGER IF NOT EXISTS windows_message_deleted AFTER DELETE ON messages
-        WHEN EXISTS (SELECT 1 FROM windows_indexed w WHERE {_HOLDS_OLD}) BEGIN
-        INSERT INTO windows_fts (windows_fts, rowid, text)
-            SELECT 'delete', w.id, {_joined(_text_of('w.prev'), _text_of('w.id'), _text_of('w.next'))}
-            FROM windows_indexed w WHERE {_HOLDS_OLD};
+    "CREATE TABLE IF NOT EXISTS windows_format (neighbour_chars INTEGER NOT NULL, shard_ids INTEGER NOT NULL)",
+    "CREATE TABLE IF NOT EXISTS windows_shards (shard INTEGER PRIMARY KEY)",
+]
+
+
+def _table(shard: int) -> str:
+    """The FTS5 table of shard ``shard`` (the windows of message ids ``[shard, shard + 1) * SHARD_IDS``)."""
+    return f"windows_fts_{int(shard)}"
+
+
+def _shards(conn: sqlite3.Connection) -> list[int]:
+    """The shards made, oldest first (none in a file made before shards)."""
+    if not _exists(conn, "windows_shards"):
+        return []
+    return [int(shard) for (shard,) in conn.execute("SELECT shard FROM windows_shards ORDER BY shard")]
+
+
+def shard_tables(conn: sqlite3.Connection) -> list[str]:
+    """The FTS5 tables holding windows, newest shard first: ``windows_fts`` alone in a file made before shards
+    and not opened by a writer of this version since (a read-only connection ranks it as it is)."""
+    if not _exists(conn, "windows_shards"):
+        return ["windows_fts"] if _exists(conn, "windows_fts") else []
+    return [_table(shard) for shard in reversed(_shards(conn))]
+
+
+def _make_trigger(conn: sqlite3.Connection) -> None:
+    """(Re)make the delete trigger on ``messages``: each window holding a deleted message is taken out of its
+    shard with the text it was made of (the deleted row's own text from the trigger), its other messages are
+    marked stale. One trigger with a statement per shard, so the windows are taken out before their rows go."""
+    conn.execute("DROP TRIGGER IF EXISTS windows_message_deleted")
+    joined = _joined(_text_of("w.prev"), _text_of("w.id"), _text_of("w.next"))
+    # ``+w.id``: the shard's range must not steer SQLite from the three indexed lookups to a scan of the range.
+    outs = "".join(f"""
+        INSERT INTO {_table(k)} ({_table(k)}, rowid, text) SELECT 'delete', w.id, {joined} FROM windows_indexed w
+            WHERE ({_HOLDS_OLD}) AND +w.id BETWEEN {k * SHARD_IDS} AND {(k + 1) * SHARD_IDS - 1};"""
+                   for k in _shards(conn))
+    conn.execute(f"""CREATE TRIGGER windows_message_deleted AFTER DELETE ON messages
+        WHEN EXISTS (SELECT 1 FROM windows_indexed w WHERE {_HOLDS_OLD}) BEGIN{outs}
         INSERT OR IGNORE INTO windows_stale (id)
             SELECT w.id FROM windows_indexed w WHERE ({_HOLDS_OLD}) AND w.id != old.id;
-        DELETE FROM windows_indexed WHERE id = old.id OR prev = old.id OR next = old.id; END""",
-]
+        DELETE FROM windows_indexed WHERE id = old.id OR prev = old.id OR next = old.id; END""")
+
+
+def _ensure_shards(conn: sqlite3.Connection, shards: set[int]) -> None:
+    """Make the FTS5 tables of ``shards`` that are missing (with :data:`fts_options.BULK_OPTIONS`), and the
+    delete trigger again when one was."""
+    new = sorted(shards - set(_shards(conn)))
+    for shard in new:
+        conn.execute(f"CREATE VIRTUAL TABLE {_table(shard)} USING fts5(text, content='', {_TOKENIZE})")
+        fts_options.configure(conn, _table(shard), fts_options.BULK_OPTIONS)
+        conn.execute("INSERT INTO windows_shards (shard) VALUES (?)", (shard,))
+    if new:
+        _make_trigger(conn)
 
 
 def _around(column: str) -> str:
@@ -130,32 +188,42 @@ def _exists(conn: sqlite3.Connection, table: str) -> bool:
 def create_tables(conn: sqlite3.Connection) -> bool:
     """Create the tables and the delete trigger if missing; True when the windows must be written (none are
     indexed: a new file, one made before windows, one whose ``windows_fts`` kept their text, or one whose windows
-    were made with other than :data:`NEIGHBOUR_CHARS`: their tables are dropped here)."""
-    made = (conn.execute("SELECT neighbour_chars FROM windows_format").fetchall()
-            if _exists(conn, "windows_format") else [])
-    if made != [(NEIGHBOUR_CHARS,)] or not _exists(conn, "windows_indexed"):
+    were made with other than :data:`NEIGHBOUR_CHARS` or :data:`SHARD_IDS`: their tables are dropped here)."""
+    made = conn.execute("SELECT * FROM windows_format").fetchall() if _exists(conn, "windows_format") else []
+    if made != [(NEIGHBOUR_CHARS, SHARD_IDS)] or not _exists(conn, "windows_indexed"):
         conn.execute("DROP TRIGGER IF EXISTS windows_ad")
         conn.execute("DROP TRIGGER IF EXISTS windows_message_deleted")
         if _exists(conn, "windows_fts") and not _exists(conn, _RETIRED):  # renamed now, dropped by the backfill:
             conn.execute(f"ALTER TABLE windows_fts RENAME TO {_RETIRED}")  # a DROP frees every page (1 s at 100k)
-        for table in ("windows_fts", "windows_indexed", "windows_stale", "windows_gone", "windows_format"):
+        for shard in _shards(conn):  # shards of another size (none was ever shipped): dropped at once
+            conn.execute(f"DROP TABLE {_table(shard)}")
+        for table in ("windows_fts", "windows_indexed", "windows_stale", "windows_gone", "windows_format",
+                      "windows_shards"):
             conn.execute(f"DROP TABLE IF EXISTS {table}")
-    new = fts_options.create(conn, _SCHEMA, "windows_indexed", "windows_fts")
+    new = not _exists(conn, "windows_indexed")
+    for statement in _SCHEMA:
+        conn.execute(statement)
     if new:
-        conn.execute("INSERT INTO windows_format (neighbour_chars) VALUES (?)", (NEIGHBOUR_CHARS,))
+        conn.execute("INSERT INTO windows_format (neighbour_chars, shard_ids) VALUES (?, ?)",
+                     (NEIGHBOUR_CHARS, SHARD_IDS))
+    if not conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'trigger' AND name = 'windows_message_deleted'"
+                        ).fetchone():
+        _make_trigger(conn)
     return new
 
 
 def clear(conn: sqlite3.Connection) -> None:
     """Drop every window (call it before deleting the messages: the delete trigger then has nothing to take out).
 
-    ``windows_fts`` is dropped and made again: taking each window out would need its text.
+    The shards' tables are dropped: taking each window out would need its text.
     """
-    conn.execute("DROP TABLE windows_fts")
+    for shard in _shards(conn):
+        conn.execute(f"DROP TABLE {_table(shard)}")
     conn.execute(f"DROP TABLE IF EXISTS {_RETIRED}")
+    conn.execute("DELETE FROM windows_shards")
     conn.execute("DELETE FROM windows_indexed")
     conn.execute("DELETE FROM windows_stale")
-    create_tables(conn)
+    _make_trigger(conn)
 
 
 def backfill(conn: sqlite3.Connection, after: int, last: int) -> int:
@@ -234,9 +302,11 @@ def _take_out(conn: sqlite3.Connection, rows: list[tuple[int, int | None, int | 
     for start in range(0, len(members), _CHUNK):
         chunk = members[start:start + _CHUNK]
         texts.update(conn.execute(f"SELECT id, text FROM messages WHERE id IN ({','.join('?' * len(chunk))})", chunk))
-    conn.executemany("INSERT INTO windows_fts (windows_fts, rowid, text) VALUES ('delete', ?, ?)",
-                     [(i, _document(None if p is None else texts[p], texts[i], None if n is None else texts[n]))
-                      for i, p, n in rows])
+    for shard, part in groupby(sorted(rows), lambda row: row[0] // SHARD_IDS):
+        table = _table(shard)
+        conn.executemany(f"INSERT INTO {table} ({table}, rowid, text) VALUES ('delete', ?, ?)",
+                         [(i, _document(None if p is None else texts[p], texts[i], None if n is None else texts[n]))
+                          for i, p, n in part])
     conn.executemany("DELETE FROM windows_indexed WHERE id = ?", [(row[0],) for row in rows])
 
 
@@ -254,9 +324,11 @@ def _write(conn: sqlite3.Connection, ids: list[int]) -> int:
         outside = sorted({n for _, _, *around in rows for n in around if n is not None and n not in texts})
         for part, marks in in_chunks(outside, _CHUNK):
             texts.update(conn.execute(f"SELECT id, text FROM messages WHERE id IN ({marks})", part))
-        conn.executemany("INSERT INTO windows_fts (rowid, text) VALUES (?, ?)",
-                         [(i, _document(texts.get(prev), text, texts.get(following))) for i, text, prev, following
-                          in rows])
+        _ensure_shards(conn, {int(row[0]) // SHARD_IDS for row in rows})
+        for shard, members in groupby(rows, lambda row: int(row[0]) // SHARD_IDS):  # rows in id order
+            conn.executemany(f"INSERT INTO {_table(shard)} (rowid, text) VALUES (?, ?)",
+                             [(i, _document(texts.get(prev), text, texts.get(following)))
+                              for i, text, prev, following in members])
         conn.executemany("INSERT INTO windows_indexed (id, prev, next) VALUES (?, ?, ?)",
                          [(i, prev, following) for i, _, prev, following in rows])
         written += len(rows)
@@ -267,14 +339,19 @@ def window_scores(conn: sqlite3.Connection, expr: str, limit: int) -> dict[int, 
     """``{message id: -bm25}`` of the ``limit`` best windows matching FTS5 expression ``expr`` (higher is
     better), among the :data:`WINDOW_BOUND` newest matching ones.
 
-    Empty when the file has no windows table yet (a read-only connection to an older file).
+    The shards are ranked newest first until the bound is filled, each with its own idf (a
+    word's documents counted in its shard: a shard is :data:`SHARD_IDS` messages, so its
+    words' shares are the index's but for chance). Empty when the file has no windows table
+    yet (a read-only connection to an older file).
     """
-    if not expr or conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'windows_fts'"
-                                ).fetchone() is None:
+    if not expr:
         return {}
-    # One walk of the newest matches, scoring each (a first walk to find the bound's start, then a
-    # second to score the matches past it, read the same posting lists twice).
-    rows = conn.execute("SELECT rowid, score FROM (SELECT rowid, bm25(windows_fts) AS score FROM windows_fts"
-                        " WHERE windows_fts MATCH ? ORDER BY rowid DESC LIMIT ?) ORDER BY score, rowid LIMIT ?",
-                        (expr, WINDOW_BOUND, limit))
-    return {int(i): -float(score) for i, score in rows}
+    rows: list[tuple[int, float]] = []
+    for table in shard_tables(conn):
+        # One walk of the shard's newest matches, scoring each (a first walk to find the bound's start, then a
+        # second to score the matches past it, read the same posting lists twice).
+        rows += conn.execute(f"SELECT rowid, bm25({table}) FROM {table} WHERE {table} MATCH ?"
+                             " ORDER BY rowid DESC LIMIT ?", (expr, WINDOW_BOUND - len(rows))).fetchall()
+        if len(rows) >= WINDOW_BOUND:
+            break
+    return {int(i): -float(score) for i, score in sorted(rows, key=lambda row: (row[1], row[0]))[:limit]}

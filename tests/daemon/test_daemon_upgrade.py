@@ -18,7 +18,7 @@ from tapestryd.daemon.service import Service
 from tapestryd.events import MessageRecorded, NewEvent, event_id, format_utc
 from tapestryd.operations.runtime import Runtime
 from tapestryd.paths import paths_for
-from tapestryd.projections import MessagesProjection, Projector, backfill
+from tapestryd.projections import MessagesProjection, Projector, backfill, windows
 from tapestryd.wire.client import request
 
 T0 = datetime(2026, 3, 2, 9, 0, tzinfo=timezone.utc)
@@ -33,12 +33,14 @@ def _turn(i: int) -> NewEvent:
 
 def _index(conn: sqlite3.Connection) -> tuple[object, ...]:
     """What the upgrade writes: the windows' terms and turns, the blocks and their documents, the speaker names."""
-    conn.execute("CREATE VIRTUAL TABLE IF NOT EXISTS temp.window_terms USING fts5vocab(main, windows_fts, instance)")
-    return tuple(conn.execute(sql).fetchall() for sql in (
-        "SELECT term, doc, offset FROM temp.window_terms ORDER BY term, doc, offset",
+    terms = []
+    for table in windows.shard_tables(conn):
+        conn.execute(f"CREATE VIRTUAL TABLE IF NOT EXISTS temp.terms_{table} USING fts5vocab(main, {table}, instance)")
+        terms += conn.execute(f"SELECT term, doc, offset FROM temp.terms_{table}").fetchall()
+    return (sorted(terms), *(conn.execute(sql).fetchall() for sql in (
         "SELECT * FROM windows_indexed ORDER BY id", "SELECT * FROM conversation_blocks ORDER BY id",
         "SELECT * FROM block_members ORDER BY message_id", "SELECT rowid, text FROM blocks_fts ORDER BY rowid",
-        "SELECT * FROM message_vocatives ORDER BY id, nth"))
+        "SELECT * FROM message_vocatives ORDER BY id, nth")))
 
 
 def _older_home(settings: Settings) -> None:

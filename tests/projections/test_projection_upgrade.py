@@ -50,12 +50,16 @@ def _rebuilt(projector: Projector, tmp_path: Path) -> tuple[object, ...]:
 
 def _make_older(projector: Projector) -> Path:
     """Turn the projector's file into one of an older version (no speaker names nor blocks; windows of another
-    cut) and close it; returns its path."""
+    cut, in one table: made before shards) and close it; returns its path."""
     conn = projector.conn
     conn.execute("DROP TABLE message_vocatives")
-    for table in ("conversation_blocks", "block_members", "blocks_fts"):
+    for table in ("conversation_blocks", "block_members", "blocks_fts", *windows.shard_tables(conn),
+                  "windows_shards", "windows_format"):
         conn.execute(f"DROP TABLE {table}")
-    conn.execute("UPDATE windows_format SET neighbour_chars = 0")
+    conn.execute("CREATE TABLE windows_format (neighbour_chars INTEGER NOT NULL)")
+    conn.execute("INSERT INTO windows_format VALUES (0)")
+    conn.execute("CREATE VIRTUAL TABLE windows_fts USING fts5(text, content='')")
+    conn.execute("INSERT INTO windows_fts (rowid, text) SELECT id, text FROM messages")
     projector.close()
     return projector.db_path
 

@@ -7,6 +7,8 @@ import sqlite3
 from dataclasses import replace
 from pathlib import Path
 
+import pytest
+
 from test_projection_blocks import _forget, _id, _message, _project
 
 from tapestryd.projections import MessagesProjection, Projector, fts_options, windows
@@ -15,10 +17,16 @@ from tapestryd.queries.search import SearchFilters
 
 
 def _windows(conn: sqlite3.Connection) -> list[tuple[str, int, int]]:
-    """What ``windows_fts`` indexes: each (term, window, position), after FTS5's integrity check."""
-    conn.execute("INSERT INTO windows_fts(windows_fts) VALUES ('integrity-check')")
-    conn.execute("CREATE VIRTUAL TABLE IF NOT EXISTS temp.windows_terms USING fts5vocab(main, windows_fts, instance)")
-    return conn.execute("SELECT term, doc, offset FROM temp.windows_terms ORDER BY term, doc, offset").fetchall()
+    """What the windows' shards index: each (term, window, position), after FTS5's integrity check of each;
+    a window in the shard of its message id only."""
+    found = []
+    for table in windows.shard_tables(conn):
+        conn.execute(f"INSERT INTO {table}({table}) VALUES ('integrity-check')")
+        conn.execute(f"CREATE VIRTUAL TABLE IF NOT EXISTS temp.terms_{table} USING fts5vocab(main, {table}, instance)")
+        rows = conn.execute(f"SELECT term, doc, offset FROM temp.terms_{table}").fetchall()
+        assert all(doc // windows.SHARD_IDS == int(table.rsplit("_", 1)[1]) for _, doc, _ in rows)
+        found += rows
+    return sorted(found)
 
 
 def _expected(conn: sqlite3.Connection) -> tuple[list[tuple[str, int, int]], dict[int, str]]:
@@ -103,22 +111,27 @@ def test_rebuild_and_an_older_file_give_the_index_of_the_incremental_path(tmp_pa
     assert sum("more of turn five" in d for d in documents.values()) == 3  # m5's and its neighbours' (m2, m7)
     projector.rebuild()
     assert _windows(projector.conn) == incremental
-    projector.conn.execute("DROP TABLE windows_fts")
-    projector.conn.execute("DROP TABLE windows_indexed")
+    for table in windows.shard_tables(projector.conn):
+        projector.conn.execute(f"DROP TABLE {table}")
+    for table in ("windows_indexed", "windows_shards", "windows_format"):
+        projector.conn.execute(f"DROP TABLE {table}")
     projector.conn.execute("CREATE VIRTUAL TABLE windows_fts USING fts5(text)")  # as windows were first made
     projector.conn.execute("INSERT INTO windows_fts (rowid, text) VALUES (1, 'stale words')")
     projector.close()
     again = Projector(projector.store, tmp_path / "projections.db", [MessagesProjection()])
     again.upgrade()
     assert _windows(again.conn) == incremental
-    assert "content=''" in again.conn.execute("SELECT sql FROM sqlite_master WHERE name = 'windows_fts'").fetchone()[0]
+    made = [again.conn.execute("SELECT sql FROM sqlite_master WHERE name = ?", (t,)).fetchone()[0]
+            for t in windows.shard_tables(again.conn)]
+    assert made and all("content=''" in sql for sql in made)
+    assert not again.conn.execute("SELECT 1 FROM sqlite_master WHERE name GLOB 'windows_retired*'").fetchall()
 
 
 def test_the_window_and_block_tables_keep_their_bulk_options_through_a_rebuild(tmp_path: Path) -> None:
     """A rebuild drops windows_fts and blocks_fts and makes them again: still with hashsize and automerge set."""
     projector = _project(tmp_path, _holiday())
     projector.rebuild()
-    for table in ("windows_fts", "blocks_fts"):
+    for table in (*windows.shard_tables(projector.conn), "blocks_fts"):
         stored = dict(projector.conn.execute(f"SELECT k, v FROM {table}_config"))
         assert {k: stored.get(k) for k in fts_options.BULK_OPTIONS} == fts_options.BULK_OPTIONS
     assert windows.window_scores(projector.conn, '"dolomites"', 10)  # refilled by the replay
@@ -165,7 +178,8 @@ def test_windows_made_with_another_cut_are_written_again_by_the_upgrade(tmp_path
     projector = _project(tmp_path, [_message(i, f"m{i}", _long(i, f"start{i}", f"end{i}")) for i in range(4)])
     incremental = _windows(projector.conn)
     for older in ("DROP TABLE windows_format", "UPDATE windows_format SET neighbour_chars = 0"):
-        projector.conn.execute("INSERT INTO windows_fts (windows_fts) VALUES ('delete-all')")
+        for table in windows.shard_tables(projector.conn):
+            projector.conn.execute(f"INSERT INTO {table} ({table}) VALUES ('delete-all')")
         projector.conn.execute("DROP TRIGGER windows_message_deleted")  # an older trigger, which cut nothing
         projector.conn.execute("CREATE TRIGGER windows_message_deleted AFTER DELETE ON messages BEGIN SELECT 1; END")
         projector.conn.execute(older)
@@ -174,8 +188,40 @@ def test_windows_made_with_another_cut_are_written_again_by_the_upgrade(tmp_path
         assert _windows(projector.conn) == []  # dropped; written again by the upgrade
         projector.upgrade()
         assert _windows(projector.conn) == incremental
-        made = projector.conn.execute("SELECT neighbour_chars FROM windows_format").fetchall()
-        assert made == [(windows.NEIGHBOUR_CHARS,)]
+        made = projector.conn.execute("SELECT * FROM windows_format").fetchall()
+        assert made == [(windows.NEIGHBOUR_CHARS, windows.SHARD_IDS)]
     projector.store.append([_forget(match="start2 ")])
     projector.catch_up()
     assert _windows(projector.conn) == _expected(projector.conn)[0]
+
+
+def test_windows_are_kept_in_shards_of_message_ids_and_ranked_newest_shard_first(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Shards of 4 ids: each window is in its message's shard (the index of one table all the same), and the
+    bound is filled from the newest shard back, so the older shards are not ranked once it is full."""
+    monkeypatch.setattr(windows, "SHARD_IDS", 4)
+    monkeypatch.setattr(windows, "WINDOW_BOUND", 3)
+    conn = _project(tmp_path, [_message(i, f"m{i}", f"the lantern {i} is lit") for i in range(10)]).conn
+    assert windows.shard_tables(conn) == ["windows_fts_2", "windows_fts_1", "windows_fts_0"]  # ids 1-3, 4-7, 8-10
+    assert _windows(conn) == _expected(conn)[0]
+    assert set(windows.window_scores(conn, '"lantern"', 10)) == {8, 9, 10}
+    monkeypatch.setattr(windows, "WINDOW_BOUND", 6)
+    assert set(windows.window_scores(conn, '"lantern"', 10)) == {5, 6, 7, 8, 9, 10}
+    assert set(windows.window_scores(conn, '"lantern"', 2)) <= {5, 6, 7, 8, 9, 10}
+
+
+def test_windows_across_shards_leave_the_index_of_their_stored_texts(tmp_path: Path,
+                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """Shards of 2 ids, a conversation's turns spread over them: a part joined, a turn put between two and turns
+    forgotten take each window out of its own shard (the delete trigger holds a statement per shard)."""
+    monkeypatch.setattr(windows, "SHARD_IDS", 2)
+    projector = _project(tmp_path, [_message(i, f"m{i}", f"turn {i} words") for i in range(0, 8, 2)])
+    conn = projector.conn
+    steps = [[_message(30, "m2", "and the rest of turn two")], [_message(3, "m3", "a late turn three")],
+             [_forget(match="late turn")], [_message(31, "m4", "more of four"), _forget(match="turn 6 ")]]
+    for events in steps:
+        projector.store.append(events)
+        projector.catch_up(batch=1)
+        assert _windows(conn) == _expected(conn)[0]
+    assert len(windows.shard_tables(conn)) == 3
+    assert not windows.window_scores(conn, '"late"', 10) and not windows.window_scores(conn, '"6"', 10)
