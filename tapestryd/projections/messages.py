@@ -36,7 +36,7 @@ Tables it owns (in ``projections.db``):
   search can tell whose turn a question names (:mod:`tapestryd.projections.speaker_names`),
   recorded at the same flush, again when a text changes, kept in step by a delete trigger;
   a file made before it gets it filled in the background (see ``messages_backfill``).
-* ``windows_fts``, ``windows_indexed``, ``windows_stale``: each message indexed with the turns
+* ``windows_fts_<n>``, ``windows_indexed``, ``windows_stale``: each message indexed with the turns
   before and after it (:mod:`tapestryd.projections.windows`), written at the same flush with
   its neighbours', and again when a neighbour changes or goes; filled in the background for an older file.
 * ``conversation_blocks``, ``block_members``, ``blocks_fts``: runs of up to 64 of a
