@@ -45,14 +45,16 @@ from tapestryd.db import translate_errors
 from tapestryd.events.types import format_utc
 from tapestryd.projections.messages_read import origin_sql
 
-__all__ = ["BOUNDS_SCAN", "KEYS_IN", "RANK_WINDOW", "TIME_JOIN", "TIME_WALK", "WIDEN_FACTOR", "IdBounds",
-           "MessageFilters", "MessageRow", "any_expression", "conversations_and_texts", "document_frequencies",
-           "every_expression", "filtered", "id_bounds", "keys_json", "like_pattern", "matching_messages",
-           "message_rows", "message_where", "newest_messages", "ranked_ids", "substring_ranking", "texts_of",
-           "titled_openings", "turns_around"]
+__all__ = ["BOUNDS_SCAN", "FIRST_CHECKED", "KEYS_IN", "RANK_WINDOW", "TIME_JOIN", "TIME_WALK", "WIDEN_FACTOR",
+           "IdBounds", "MessageFilters", "MessageRow", "any_expression", "conversations_and_texts",
+           "document_frequencies", "every_expression", "filtered", "id_bounds", "keys_json", "like_pattern",
+           "matching_messages", "message_rows", "message_where", "newest_messages", "ranked_ids", "substring_ranking",
+           "texts_of", "titled_openings", "turns_around"]
 
 RANK_WINDOW = 20_000
 WIDEN_FACTOR = 4
+FIRST_CHECKED = 4
+"""With filters, the best ``FIRST_CHECKED * limit`` matches of the window are ranked and checked first."""
 BOUNDS_SCAN = 50_000
 TIME_JOIN = 1_000
 TIME_WALK = 100_000
@@ -221,11 +223,19 @@ def _score(conn: sqlite3.Connection, expr: str, filters: MessageFilters, bounds:
                f" WHERE messages_fts MATCH ? AND messages_fts.rowid BETWEEN ? AND ?{where} ORDER BY {order} LIMIT ?")
         return [(int(i), float(s)) for i, s in conn.execute(sql, (expr, bounds.low, bounds.high, *params, limit))]
     sql = ("SELECT rowid, bm25(messages_fts) FROM messages_fts WHERE messages_fts MATCH ? AND rowid BETWEEN ? AND ?"
-           f" ORDER BY {_BY_SCORE}" + ("" if where else " LIMIT ?"))
-    rows = conn.execute(sql, (expr, bounds.low, bounds.high) + (() if where else (limit,)))
+           f" ORDER BY {_BY_SCORE} LIMIT ? OFFSET ?")
+    found = (expr, bounds.low, bounds.high)
     if not where:
-        return [(int(i), float(s)) for i, s in rows]
-    return _passing(conn, rows, where, params, limit)
+        return [(int(i), float(s)) for i, s in conn.execute(sql, (*found, limit, 0))]
+    # The best FIRST_CHECKED * limit first: SQLite then keeps only those while it scores the window, where a
+    # sort of every match cost more (1M messages, 20,000 matches: 45 -> 38 ms CPU); the rest only when too
+    # few of those pass the filters.
+    head = min(FIRST_CHECKED * limit, _CHUNK_MAX)
+    best = conn.execute(sql, (*found, head, 0)).fetchall()
+    kept = _passing_of(conn, best, where, params)
+    if len(kept) >= limit or len(best) < head:
+        return kept[:limit]
+    return kept + _passing(conn, conn.execute(sql, (*found, -1, head)), where, params, limit - len(kept))
 
 
 def _passing(conn: sqlite3.Connection, rows: sqlite3.Cursor, where: str, params: list[object],
@@ -236,16 +246,24 @@ def _passing(conn: sqlite3.Connection, rows: sqlite3.Cursor, where: str, params:
     reads a page), instead of every match in the window.
     """
     kept: list[tuple[int, float]] = []
-    size = 4 * limit
+    size = FIRST_CHECKED * limit
     while len(kept) < limit:
         chunk = rows.fetchmany(size)
         if not chunk:
             break
-        sql = f"SELECT m.id FROM messages m WHERE m.id IN ({','.join('?' * len(chunk))}){where}"
-        passed = {i for (i,) in conn.execute(sql, (*(i for i, _ in chunk), *params))}
-        kept += [(int(i), float(s)) for i, s in chunk if i in passed]
+        kept += _passing_of(conn, chunk, where, params)
         size = min(size * WIDEN_FACTOR, _CHUNK_MAX)
     return kept[:limit]
+
+
+def _passing_of(conn: sqlite3.Connection, chunk: list[tuple[int, float]], where: str,
+                params: list[object]) -> list[tuple[int, float]]:
+    """The rows of ``chunk`` (``(id, bm25)``, at most :data:`_CHUNK_MAX`) whose message passes ``where``, in order."""
+    if not chunk:
+        return []
+    sql = f"SELECT m.id FROM messages m WHERE m.id IN ({','.join('?' * len(chunk))}){where}"
+    passed = {i for (i,) in conn.execute(sql, (*(i for i, _ in chunk), *params))}
+    return [(int(i), float(s)) for i, s in chunk if i in passed]
 
 
 def id_bounds(conn: sqlite3.Connection, filters: MessageFilters) -> IdBounds:

@@ -150,3 +150,22 @@ def test_the_ranker_walks_when_the_words_are_commoner_than_its_window(reader: Re
     assert frequencies == {"tide": 11, "harbor": 5}
     assert match_bounds({"tide": ["tide"], "harbor": ["harbor"]}, frequencies) == (5, 16)
     assert {i for i, _ in ranker.rank(reader.conn, terms, SearchFilters(), 2)[0]} <= {10, 11, 12}
+
+
+def test_with_filters_the_best_few_are_ranked_first_and_the_rest_only_when_too_few_pass(
+        reader: Reader, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The best FIRST_CHECKED * limit matches are asked with a LIMIT (SQLite keeps only those while it scores);
+    when too few of them pass, the rest are checked after them: the answer is the filter applied to every match."""
+    def exact(agent: str) -> list[int]:
+        every = ids(ranked_ids(reader.conn, '"tide"', SearchFilters(), 20, "relevance", window=None))
+        return [i for i in every if TEXTS[i - 1][1] == agent][:2]
+
+    asked: list[str] = []
+    reader.conn.set_trace_callback(asked.append)
+    assert ids(ranked_ids(reader.conn, '"tide"', SearchFilters(agent="chatgpt"), 2, "relevance", window=None)
+               ) == exact("chatgpt") == [1, 2]
+    scoring = [sql for sql in asked if "bm25(messages_fts)" in sql]
+    assert scoring and all("LIMIT" in sql for sql in scoring)
+    monkeypatch.setattr(messages_search, "FIRST_CHECKED", 1)  # the best 2 are chatgpt's: none passes
+    assert ids(ranked_ids(reader.conn, '"tide"', SearchFilters(agent="claude-code"), 2, "relevance", window=None)
+               ) == exact("claude-code") and len(exact("claude-code")) == 2
