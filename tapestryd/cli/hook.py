@@ -49,7 +49,7 @@ def run_hook(home: str | None = None, *, stdin: IO[str] | None = None, stdout: I
 
 
 def _answer(home: str | None, raw: str, env: Mapping[str, str]) -> str:
-    from tapestryd.queries.hook import HookInput, hook_output, plan
+    from tapestryd.queries.hook import HookInput, hook_output, plan, state_folder
     from tapestryd.wire.address import socket_path
 
     if env.get("TAPESTRY_DISABLE", "") not in ("", "0", "false"):
@@ -60,7 +60,7 @@ def _answer(home: str | None, raw: str, env: Mapping[str, str]) -> str:
         return ""
     sock = socket_path(home, dict(env))
     project = env.get("CLAUDE_PROJECT_DIR") or hook.cwd
-    state = _State(sock + ".hooks", hook.session_id, project)
+    state = _State(state_folder(sock), hook.session_id, project)
     result = _ask(sock, hook, what, project)
     text = state.remember(result, what) if result is not None else (state.cached() if what == "full" else "")
     return json.dumps(hook_output(hook.event, text), ensure_ascii=False) if text else ""
@@ -83,9 +83,11 @@ class _State:
     """What this session was given, and the last full context per project (see the module docstring)."""
 
     def __init__(self, folder: str, session_id: str, project: str) -> None:
+        from tapestryd.queries.hook import FULL_PREFIX
+
         self.folder = folder
         self.session_file = os.path.join(folder, f"session-{_digest(session_id or 'none')}.json")
-        self.full_file = os.path.join(folder, f"full-{_digest(project)}.md")
+        self.full_file = os.path.join(folder, f"{FULL_PREFIX}{_digest(project)}.md")
 
     def remember(self, result: dict[str, Any], what: str) -> str:
         """The text to inject for ``result``, recording it; '' when the session already has it."""

@@ -7,7 +7,8 @@ backups (local: run in the caller's process).
   ``search --regex``: kept in the event with an explicit ``(?i)`` prefix, so rules already in a
   log replay unchanged), ``dry_run`` to only count; appends a ``Forgotten`` event (the same rule
   twice is one event), then applies it to the raw archive
-  (:func:`~tapestryd.operations.archive.forget_in_archive`).
+  (:func:`~tapestryd.operations.archive.forget_in_archive`) and drops the full contexts the Claude
+  Code hook cached for when the daemon is down (:func:`~tapestryd.queries.hook.drop_cached_contexts`).
 * ``compact``: ``dry_run``, or ``confirm`` to drop the pre-compact backup and scrub the other
   backups (:mod:`tapestryd.operations.compact`).
 * ``backup``: one backup of the log, then rotation (:mod:`tapestryd.operations.backup`).
@@ -59,6 +60,7 @@ from tapestryd.privacy import forgotten_id
 from tapestryd.projections import Projector, default_projections
 from tapestryd.projections.forgetting import ForgetRule, preview
 from tapestryd.queries.conversations import ambiguity, find_conversation
+from tapestryd.queries.hook import drop_cached_contexts
 from tapestryd.queries.integrity import verify_log
 from tapestryd.queries.reader import Reader
 from tapestryd.queries.timephrase import parse_when
@@ -91,6 +93,7 @@ def forget(request: ForgetRequest, deps: WriteDeps) -> ForgetResult:
                    deps.clock.now(), agent="", source="tapestryctl:forget")
     appended = runtime.store.append([new])
     runtime.projector.catch_up()
+    drop_cached_contexts(str(runtime.paths.socket))  # the hook's cached contexts may quote what is forgotten
     return ForgetResult.from_json({**result, "seq": appended.seqs[0], "already_forgotten": appended.known == 1,
                          "archive": forget_in_archive(runtime.paths, runtime.store)})
 

@@ -16,15 +16,19 @@ holds the full context). Standard library only: this runs on every prompt.
 from __future__ import annotations
 
 import json
+import os
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["FULL_SOURCES", "HOOK_EVENTS", "MAX_CONTEXT_CHARS", "HookInput", "cap", "hook_output", "plan"]
+__all__ = ["FULL_PREFIX", "FULL_SOURCES", "HOOK_EVENTS", "MAX_CONTEXT_CHARS", "HookInput", "cap",
+           "drop_cached_contexts", "hook_output", "plan", "state_folder"]
 
 HOOK_EVENTS = ("SessionStart", "UserPromptSubmit")
 FULL_SOURCES = ("startup", "clear", "compact")
 MAX_CONTEXT_CHARS = 10_000
 _CUT_MARK = "\n[… cut to fit the 10,000-character hook limit]"
+FULL_PREFIX = "full-"
+"""Name start of a cached full context in :func:`state_folder` (``full-<hash of project>.md``)."""
 
 
 @dataclass(frozen=True)
@@ -72,3 +76,33 @@ def hook_output(event: str, context: str) -> dict[str, Any]:
     ``additionalContext`` is capped at :data:`MAX_CONTEXT_CHARS`.
     """
     return {"hookSpecificOutput": {"hookEventName": event, "additionalContext": cap(context)}}
+
+
+def state_folder(socket: str) -> str:
+    """The hook's state folder of the home whose daemon listens on ``socket``: ``<socket>.hooks``
+    (what each session was given, and the last full context per project; :mod:`tapestryd.cli.hook`)."""
+    return socket + ".hooks"
+
+
+def drop_cached_contexts(socket: str) -> int:
+    """Remove every full context the hook cached for the home whose daemon listens on ``socket``.
+
+    A cached context is what SessionStart gets while the daemon is down; after a ``forget`` it may
+    still hold the forgotten text, so forget drops them all (the next SessionStart with the daemon up
+    caches a new one). Returns how many files were removed; no folder is none. Raises OSError only
+    when the folder cannot be listed or a file cannot be removed for another reason than being gone.
+    """
+    folder = state_folder(socket)
+    try:
+        names = os.listdir(folder)
+    except FileNotFoundError:
+        return 0
+    dropped = 0
+    for name in names:
+        if name.startswith(FULL_PREFIX):
+            try:
+                os.remove(os.path.join(folder, name))
+            except FileNotFoundError:
+                continue
+            dropped += 1
+    return dropped

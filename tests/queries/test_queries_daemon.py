@@ -119,3 +119,17 @@ def test_the_hook_injects_the_full_context_once_then_only_what_changed(daemon: D
     assert context.startswith("(tapestryd is not running; this context was cached at") and context.endswith(latest)
     down = ctl(home, "context", "--hook", stdin=hook_json("UserPromptSubmit", prompt="still there?"))
     assert down.returncode == 0 and down.stdout == ""
+
+
+def test_forget_drops_the_context_the_hook_cached_for_when_the_daemon_is_down(daemon: Daemon) -> None:
+    """The hook caches each project's full context for SessionStart while the daemon is down; after
+    `forget --match budget` that cache still quoted 'Budget: shorten the oldest levels first' and gave it to
+    Claude at the next start with the daemon down. Forget drops the cache: that start gets nothing."""
+    home = daemon.home
+    start = ctl(home, "context", "--hook", stdin=hook_json("SessionStart", source="startup"))
+    assert "Budget: shorten the oldest levels first" in start.stdout
+    forgot = ctl(home, "forget", "--match", "budget")
+    assert forgot.returncode == 0 and "forgot 1 messages" in forgot.stdout, forgot.stdout + forgot.stderr
+    daemon.stop()
+    cached = ctl(home, "context", "--hook", stdin=hook_json("SessionStart", source="startup", session_id="sess-9"))
+    assert cached.returncode == 0 and "Budget" not in cached.stdout, cached.stdout[:500]
