@@ -9,6 +9,7 @@ without a daemon loads neither the context builder nor the similarity index.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
 from datetime import datetime
 
@@ -31,7 +32,7 @@ from tapestryd.queries.reader import Reader
 from tapestryd.queries.dense import DenseIndex, dense_for
 from tapestryd.queries.search import SearchFilters
 from tapestryd.queries.search import search as run_search
-from tapestryd.queries.timephrase import parse_when
+from tapestryd.queries.timephrase import TimeRange, parse_when
 
 __all__ = ["context", "conversations", "messages", "node", "ping", "recall", "search", "show", "similar", "stats"]
 
@@ -60,7 +61,7 @@ def search(request: SearchRequest, deps: ReadDeps) -> SearchResult:
         subagents=not request.no_subagents,
         origin=check_machine(reader.settings, reader.conn, request.machine))
     if filters.since and filters.until and filters.until <= filters.since:
-        raise TapestryError(f"--until ({request.until}) must come after --since ({request.since})")
+        raise TapestryError(f"until ({request.until}) must come after since ({request.since})")
     limit = in_range(request.limit, "limit")
     if request.project:
         from tapestryd.queries.context import project_conversations
@@ -87,16 +88,29 @@ def _dense(deps: ReadDeps) -> DenseIndex | None:
 
 
 def _when(reader: Reader, value: str, now: datetime, end: str) -> datetime | None:
-    """An ISO instant, or the start (``since``) / end (``until``) of a phrase's range; None if empty."""
+    """An ISO instant, or the start (``since``) / end (``until``) of a phrase's range; None if empty.
+
+    Raises TapestryError naming the field ``end`` (the CLI's ``--since``, MCP's ``since``) for a value
+    that is no time, or one outside the supported dates."""
     if not value:
         return None
     try:
         instant = parse_utc(value)
     except ValueError:
-        found = parse_when(value, now=now, tz=reader.tz, first_day_of_week=reader.settings.first_day_of_week)
+        found = _named(end, lambda: parse_when(value, now=now, tz=reader.tz,
+                                               first_day_of_week=reader.settings.first_day_of_week))
         return found.since if end == "since" else found.until
-    check_supported(instant, f"--{end} {value!r}")
+    check_supported(instant, f"{end}: {value!r}")
     return instant
+
+
+def _named(field: str, read: Callable[[], TimeRange]) -> TimeRange:
+    """``read()``; a TapestryError it raises (a value that is no time) is raised again naming ``field``, the
+    request's field, so each front end's user knows which of several values to fix."""
+    try:
+        return read()
+    except TapestryError as exc:
+        raise TapestryError(f"{field}: {exc.message}") from exc
 
 
 def conversations(request: ConversationsRequest, deps: ReadDeps) -> ConversationsResult:
@@ -146,8 +160,8 @@ def context(request: ContextRequest, deps: ReadDeps) -> ContextResult:
     reader, now = deps.reader, now_of(request.now, deps.clock, deps.reader.tz)
     anchor = None
     if request.date:
-        anchor = parse_when(request.date, now=now, tz=reader.tz,
-                            first_day_of_week=reader.settings.first_day_of_week).last
+        anchor = _named("date", lambda: parse_when(request.date, now=now, tz=reader.tz,
+                                                   first_day_of_week=reader.settings.first_day_of_week)).last
     max_tokens = None if request.max_tokens is None else in_range(request.max_tokens, "max_tokens", most=1_000_000,
                                                                   clamp=True)
     wanted = contextdoc.ContextRequest(anchor=anchor, agent=check_agent(reader.settings, reader.conn, request.agent),

@@ -44,12 +44,20 @@ def answer(result: Any) -> dict[str, Any]:
     return json.loads(result.content[0].text)  # type: ignore[no-any-return]
 
 
-BAD_CALLS = [  # (tool, arguments, the argument the error must name)
+BAD_CALLS = [  # (tool, arguments, the argument the error must name, as the error names it)
     ("get_messages", {"message_ids": [10 ** 22]}, "message_ids"),
     ("search", {"query": "   "}, "query"),
     ("similar", {"text": " \n "}, "text"),
     ("search", {"query": '"?!"'}, "query"),  # only punctuation: the search error named --regex
     ("similar", {"text": "??"}, "text"),
+    # a value that is no time: 'cannot read ...' named no argument, and a reversed range or a date out of range
+    # named CLI flags ('--until (…) must come after --since (…)')
+    # (the hint "try … 'since March' …" holds 'since' too)
+    ("search", {"query": "garlic", "since": "the day we met"}, "since: cannot read"),
+    ("search", {"query": "garlic", "until": "the day we met"}, "until: cannot read"),
+    ("search", {"query": "garlic", "since": "2026-10-05", "until": "2026-10-01"}, "until (2026-10-01) must come after"),
+    ("search", {"query": "garlic", "since": "1900-01-01"}, "since: '1900-01-01' is outside"),
+    ("context", {"date": "the day we met"}, "date: cannot read"),
 ]
 
 
