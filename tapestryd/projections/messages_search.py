@@ -16,14 +16,15 @@ Three rules keep the work bounded, in this order:
   (:data:`RANK_WINDOW`, or ``limit`` if larger) within those bounds, only the ``window``
   most recently stored of them (the highest message ids; message ids follow ingest order)
   are ranked. BM25 scores stay exact, since FTS5 takes each word's document frequency
-  from the whole index; what changes is which matches compete. The window is found by
-  walking the newest matches without scoring them.
+  from the whole index; what changes is which matches compete. The window is ranked in
+  one walk of the newest matches, each scored as walked.
 * **Widening for filters.** The window counts matches of the words, before the agent,
   role, conversation and time filters. When fewer than ``limit`` of the window's matches
   pass the filters, the window grows fourfold (:data:`WIDEN_FACTOR`) until enough pass or
-  it covers every match. The window is ranked first and the filters are checked on its
-  best matches only, a growing chunk at a time (each check reads a row of the wide
-  ``messages`` table, which costs more than scoring).
+  it covers every match (a walk of the newest matches, unscored, finds the window's start
+  and says whether it did). The window is ranked first and the filters are checked on its
+  best matches only (:data:`FIRST_CHECKED`), then a growing chunk at a time (each check
+  reads a row of the wide ``messages`` table, which costs more than scoring).
 
 ``sort=time`` never uses the window: it returns the newest matches by timestamp, exactly.
 A common word (more than :data:`TIME_JOIN` matches) is found by walking the messages
@@ -47,9 +48,9 @@ from tapestryd.projections.messages_read import origin_sql
 
 __all__ = ["BOUNDS_SCAN", "FIRST_CHECKED", "KEYS_IN", "RANK_WINDOW", "TIME_JOIN", "TIME_WALK", "WIDEN_FACTOR",
            "IdBounds", "MessageFilters", "MessageRow", "any_expression", "conversations_and_texts",
-           "document_frequencies", "every_expression", "filtered", "id_bounds", "keys_json", "like_pattern",
-           "matching_messages", "message_rows", "message_where", "newest_messages", "ranked_ids", "substring_ranking",
-           "texts_of", "titled_openings", "turns_around"]
+           "document_frequencies", "every_expression", "id_bounds", "keys_json", "like_pattern", "matching_messages",
+           "message_rows", "message_where", "newest_messages", "ranked_ids", "substring_ranking", "texts_of",
+           "titled_openings", "turns_around"]
 
 RANK_WINDOW = 20_000
 WIDEN_FACTOR = 4
@@ -120,15 +121,12 @@ def any_expression(terms: list[str]) -> str:
 
 
 def ranked_ids(conn: sqlite3.Connection, expr: str, filters: MessageFilters, limit: int, sort: str, *,
-               window: int | None = RANK_WINDOW, most: int | None = None) -> list[tuple[int, float]]:
+               window: int | None = RANK_WINDOW) -> list[tuple[int, float]]:
     """``(message id, bm25)`` of FTS5 expression ``expr``, best first (lower bm25 is better).
 
     ``sort='time'`` gives the newest by timestamp instead. ``window=None`` ranks every
-    match (exact BM25 top ``limit``, as the benchmark's reference). ``most``, when known,
-    is an upper bound of the matches (from the words' document frequencies): when it fits
-    in the window, the newest matches are not walked to find the window's start (without
-    filters they never are, see :func:`filtered`). Ties go to the lower id. Raises StoreError
-    (via translate_errors) on a database error.
+    match (exact BM25 top ``limit``, as the benchmark's reference). Ties go to the lower id.
+    Raises StoreError (via translate_errors) on a database error.
     """
     with translate_errors(conn):
         bounds = id_bounds(conn, filters)
@@ -137,29 +135,49 @@ def ranked_ids(conn: sqlite3.Connection, expr: str, filters: MessageFilters, lim
         if sort == "time":
             return _newest(conn, expr, filters, bounds, limit)
         size = None if window is None else max(window, limit)
-        if size is not None and not filtered(filters):
+        where, params = message_where(filters)
+        if not where:
             return _newest_ranked(conn, expr, bounds, size, limit)
         while True:
-            start = 0 if most is not None and size is not None and most <= size else _window_start(conn, expr,
-                                                                                                   bounds, size)
-            ranked = _score(conn, expr, filters, IdBounds(max(bounds.low, start), bounds.high), limit, _BY_SCORE)
-            if start <= bounds.low or len(ranked) >= limit or size is None:
+            ranked = _passing_ranked(conn, expr, (where, params), bounds, size, limit)
+            # Widened only when too few pass and the window did not hold every match (a walk to its start says).
+            if len(ranked) >= limit or size is None or _window_start(conn, expr, bounds, size) <= bounds.low:
                 return ranked
             size *= WIDEN_FACTOR
 
 
-def _newest_ranked(conn: sqlite3.Connection, expr: str, bounds: IdBounds, size: int,
-                   limit: int) -> list[tuple[int, float]]:
-    """The best ``limit`` of the ``size`` newest matches within ``bounds``, without filters: one walk of the
-    newest matches, each scored as walked (finding the window's start first walked them twice).
+_NEWEST_RANKED = ("SELECT rowid, score FROM (SELECT rowid, bm25(messages_fts) AS score FROM messages_fts"
+                  " WHERE messages_fts MATCH ? AND rowid BETWEEN ? AND ? ORDER BY rowid DESC LIMIT ?)"
+                  f" ORDER BY {_BY_SCORE} LIMIT ? OFFSET ?")
+"""The ranks ``[offset, offset + limit)`` of the ``size`` newest matches of an expression within id bounds
+(``size`` -1: every match): one walk of the newest matches, each scored as walked (finding the window's start
+first, then scoring the matches past it, walked them twice)."""
 
-    The same rows and order as the window's start followed by :func:`_score`: with no filter
-    every match of the window counts, so one window always answers.
+
+def _newest_ranked(conn: sqlite3.Connection, expr: str, bounds: IdBounds, size: int | None,
+                   limit: int) -> list[tuple[int, float]]:
+    """The best ``limit`` of the ``size`` newest matches within ``bounds`` (None: of every match), without
+    filters: with no filter every match of the window counts, so one window always answers."""
+    rows = conn.execute(_NEWEST_RANKED, (expr, bounds.low, bounds.high, -1 if size is None else size, limit, 0))
+    return [(int(i), float(s)) for i, s in rows]
+
+
+def _passing_ranked(conn: sqlite3.Connection, expr: str, where: tuple[str, list[object]], bounds: IdBounds,
+                    size: int | None, limit: int) -> list[tuple[int, float]]:
+    """The best ``limit`` of the ``size`` newest matches within ``bounds`` (None: of every match) that pass
+    ``where`` (SQL conditions on ``messages m`` and their parameters, :func:`message_where`).
+
+    The best :data:`FIRST_CHECKED` ``* limit`` are ranked and checked first: SQLite then keeps only those while
+    it scores the window, where a sort of every match cost more (1M messages, 20,000 matches: 45 -> 38 ms CPU);
+    the rest only when too few of those pass.
     """
-    sql = ("SELECT rowid, score FROM (SELECT rowid, bm25(messages_fts) AS score FROM messages_fts"
-           " WHERE messages_fts MATCH ? AND rowid BETWEEN ? AND ? ORDER BY rowid DESC LIMIT ?)"
-           f" ORDER BY {_BY_SCORE} LIMIT ?")
-    return [(int(i), float(s)) for i, s in conn.execute(sql, (expr, bounds.low, bounds.high, size, limit))]
+    head = min(FIRST_CHECKED * limit, _CHUNK_MAX)
+    found = (expr, bounds.low, bounds.high, -1 if size is None else size)
+    best = conn.execute(_NEWEST_RANKED, (*found, head, 0)).fetchall()
+    kept = _passing_of(conn, best, *where)
+    if len(kept) >= limit or len(best) < head:
+        return kept[:limit]
+    return kept + _passing(conn, conn.execute(_NEWEST_RANKED, (*found, -1, head)), *where, limit - len(kept))
 
 
 def _newest(conn: sqlite3.Connection, expr: str, filters: MessageFilters, bounds: IdBounds,
@@ -216,26 +234,11 @@ def _window_start(conn: sqlite3.Connection, expr: str, bounds: IdBounds, size: i
 
 def _score(conn: sqlite3.Connection, expr: str, filters: MessageFilters, bounds: IdBounds, limit: int,
            order: str) -> list[tuple[int, float]]:
-    """Matches within ``bounds`` passing ``filters``, in ``order``; without filters ``messages`` is never read."""
+    """The first ``limit`` matches within ``bounds`` passing ``filters``, in ``order`` (SQL on ``messages m``)."""
     where, params = message_where(filters)
-    if order != _BY_SCORE:
-        sql = ("SELECT m.id, bm25(messages_fts) FROM messages_fts JOIN messages m ON m.id = messages_fts.rowid"
-               f" WHERE messages_fts MATCH ? AND messages_fts.rowid BETWEEN ? AND ?{where} ORDER BY {order} LIMIT ?")
-        return [(int(i), float(s)) for i, s in conn.execute(sql, (expr, bounds.low, bounds.high, *params, limit))]
-    sql = ("SELECT rowid, bm25(messages_fts) FROM messages_fts WHERE messages_fts MATCH ? AND rowid BETWEEN ? AND ?"
-           f" ORDER BY {_BY_SCORE} LIMIT ? OFFSET ?")
-    found = (expr, bounds.low, bounds.high)
-    if not where:
-        return [(int(i), float(s)) for i, s in conn.execute(sql, (*found, limit, 0))]
-    # The best FIRST_CHECKED * limit first: SQLite then keeps only those while it scores the window, where a
-    # sort of every match cost more (1M messages, 20,000 matches: 45 -> 38 ms CPU); the rest only when too
-    # few of those pass the filters.
-    head = min(FIRST_CHECKED * limit, _CHUNK_MAX)
-    best = conn.execute(sql, (*found, head, 0)).fetchall()
-    kept = _passing_of(conn, best, where, params)
-    if len(kept) >= limit or len(best) < head:
-        return kept[:limit]
-    return kept + _passing(conn, conn.execute(sql, (*found, -1, head)), where, params, limit - len(kept))
+    sql = ("SELECT m.id, bm25(messages_fts) FROM messages_fts JOIN messages m ON m.id = messages_fts.rowid"
+           f" WHERE messages_fts MATCH ? AND messages_fts.rowid BETWEEN ? AND ?{where} ORDER BY {order} LIMIT ?")
+    return [(int(i), float(s)) for i, s in conn.execute(sql, (expr, bounds.low, bounds.high, *params, limit))]
 
 
 def _passing(conn: sqlite3.Connection, rows: sqlite3.Cursor, where: str, params: list[object],
@@ -292,13 +295,6 @@ def _time_bounds(conn: sqlite3.Connection, since: datetime | None, until: dateti
 
 def _intersect(a: IdBounds, b: IdBounds) -> IdBounds:
     return IdBounds(max(a.low, b.low), min(a.high, b.high))
-
-
-def filtered(filters: MessageFilters) -> bool:
-    """Whether ``filters`` leave out any message (then :func:`ranked_ids` may widen its window, and an
-    upper bound of the matches, its ``most``, can spare it a walk; without filters it ranks the window
-    in one walk and needs none)."""
-    return bool(message_where(filters)[0])
 
 
 def message_where(filters: MessageFilters) -> tuple[str, list[object]]:

@@ -85,12 +85,12 @@ from dataclasses import dataclass
 from tapestryd.projections.analysis import Analyzer
 from tapestryd.projections.blocks import block_scores, blocks_of
 from tapestryd.projections.messages_search import (MessageFilters, any_expression, conversations_and_texts,
-                                                   document_frequencies, every_expression, filtered, ranked_ids,
+                                                   document_frequencies, every_expression, ranked_ids,
                                                    titled_openings, turns_around)
 from tapestryd.projections.speaker_names import named_turns
 from tapestryd.projections.windows import window_scores
 
-__all__ = ["KEYWORD_RANKER", "SCAN", "SESSION_K1", "TITLED", "KeywordRanker", "match_bounds"]
+__all__ = ["KEYWORD_RANKER", "SCAN", "SESSION_K1", "TITLED", "KeywordRanker"]
 
 TITLED = 5
 """Conversations found by their title whose opening turn joins the candidates, at most."""
@@ -141,13 +141,10 @@ class KeywordRanker:
         """
         if not terms or limit <= 0:
             return [], {}
-        stems = {term: _ANALYZER.terms(term) for term in terms}
-        wanted = sorted({stem for found in stems.values() for stem in found})
-        # The words' document frequencies bound the matches (sparing ranked_ids a walk when filters apply)
-        # and weigh step 3; reading them walks each word's matches, so they are read only for those.
-        needed = wanted and (self.session or filtered(filters))
-        frequencies = document_frequencies(conn, wanted) if needed else ({}, 0)
-        base = self.candidates(conn, terms, filters, max(self.pool, limit), match_bounds(stems, frequencies[0]))
+        wanted = sorted({stem for term in terms for stem in _ANALYZER.terms(term)})
+        # The words' document frequencies weigh step 3; reading them walks each word's matches.
+        frequencies = document_frequencies(conn, wanted) if wanted and self.session else ({}, 0)
+        base = self.candidates(conn, terms, filters, max(self.pool, limit))
         holding = set(base)
         if self.window:
             self._add_windows(conn, base, terms, filters, max(self.pool, limit))
@@ -185,13 +182,11 @@ class KeywordRanker:
         marks = {i: "next_to_match" for i in order if i not in holding} | {i: "title_match" for i in openings}
         return [(i, -scores[i]) for i in order], {i: mark for i, mark in marks.items() if i in scores and i in order}
 
-    def candidates(self, conn: sqlite3.Connection, terms: list[str], filters: MessageFilters, size: int,
-                   most: tuple[int | None, int | None] = (None, None)) -> dict[int, float]:
+    def candidates(self, conn: sqlite3.Connection, terms: list[str], filters: MessageFilters,
+                   size: int) -> dict[int, float]:
         """Step 1: up to ``size`` messages by ``-bm25``: those holding every term, then any word to fill.
 
-        A term holding a space is a quoted phrase: required in both lists. ``most``: upper
-        bounds of the matches of every term and of any (``most`` of
-        :func:`~tapestryd.projections.messages_search.ranked_ids`), None where unknown.
+        A term holding a space is a quoted phrase: required in both lists.
 
         A message holding every word scores the same under both expressions (FTS5 sums
         ``bm25()`` over the query's phrases), so the two lists rank on one scale; the
@@ -199,10 +194,9 @@ class KeywordRanker:
         hold every word, and ranks only its :attr:`any_window` newest matches.
         """
         every, some_expr = every_expression(terms), any_expression(terms)
-        base = {i: -score for i, score in ranked_ids(conn, every, filters, size, "relevance", most=most[0])}
+        base = {i: -score for i, score in ranked_ids(conn, every, filters, size, "relevance")}
         if len(base) < size and some_expr != every:
-            some = ranked_ids(conn, some_expr, filters, size + len(base), "relevance", window=self.any_window,
-                              most=most[1])
+            some = ranked_ids(conn, some_expr, filters, size + len(base), "relevance", window=self.any_window)
             for i, score in some:
                 if len(base) >= size:
                     break
@@ -279,21 +273,6 @@ class KeywordRanker:
 
 KEYWORD_RANKER = KeywordRanker()
 """The weights search uses unless a caller passes its own."""
-
-
-def match_bounds(stems: dict[str, list[str]], frequencies: dict[str, int]) -> tuple[int | None, int | None]:
-    """Upper bounds of the messages matching every term and any term, from their stems' document frequencies.
-
-    A message matching a term holds each of its stems, so it is counted in the smallest of
-    their frequencies; any term matches at most the sum of the words' bounds, and every
-    match holds each phrase (a term with a space). None when a term has no stem (stop words
-    only) or a stem that the index does not hold as a word (an unusual tokenization).
-    """
-    if any(not found or any(stem not in frequencies for stem in found) for found in stems.values()):
-        return None, None
-    bound = {term: min(frequencies[stem] for stem in found) for term, found in stems.items()}
-    phrases = [n for term, n in bound.items() if " " in term]
-    return min(bound.values()), min(phrases) if phrases else sum(bound.values())
 
 
 def _below_holders(conn: sqlite3.Connection, scores: dict[int, float], holding: set[int],

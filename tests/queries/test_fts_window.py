@@ -11,7 +11,7 @@ from tapestryd.config import load_settings
 from tapestryd.projections import messages_search
 from tapestryd.projections.messages_search import IdBounds, id_bounds, ranked_ids
 from tapestryd.queries.reader import Reader
-from tapestryd.queries.rerank import KeywordRanker, match_bounds
+from tapestryd.queries.rerank import KeywordRanker
 from tapestryd.queries.search import SearchFilters, fts_ranking, search_messages
 
 START = datetime(2026, 1, 5, 9, 0, tzinfo=PARIS)
@@ -119,14 +119,15 @@ def test_newest_first_walks_by_time_even_when_ids_do_not_follow_time(history: Hi
     assert [ranked_ids(conn, '"tide"', f, 8, "time") for f in cases] == looked_up
 
 
-def test_a_bound_within_the_window_skips_the_walk_and_changes_nothing(reader: Reader,
-                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
-    """'tide' is in 11 messages: with a filter (every message passes it), a bound of 11 under a window of 12
-    ranks as the walk would, without walking."""
+def test_with_filters_a_window_where_enough_pass_is_ranked_without_a_walk(reader: Reader,
+                                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    """'tide' is in 11 messages: with a filter (every message passes it), a window of 4 ranks the 4 newest in
+    one walk, scoring them as walked; the walk to the window's start is only for a window where too few pass."""
     filters = SearchFilters(subagents=False)
-    walked = ranked_ids(reader.conn, '"tide"', filters, 5, "relevance", window=12)
+    every = ranked_ids(reader.conn, '"tide"', filters, 20, "relevance", window=None)
+    newest = [(i, s) for i, s in every if i >= 9][:3]
     monkeypatch.setattr(messages_search, "_window_start", lambda *args: pytest.fail("walked the matches"))
-    assert ranked_ids(reader.conn, '"tide"', filters, 5, "relevance", window=12, most=11) == walked
+    assert ranked_ids(reader.conn, '"tide"', filters, 3, "relevance", window=4) == newest
 
 
 def test_without_filters_the_window_is_ranked_in_one_walk(reader: Reader, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -138,17 +139,15 @@ def test_without_filters_the_window_is_ranked_in_one_walk(reader: Reader, monkey
     assert {i for i, _ in walked} <= {9, 10, 11, 12}
 
 
-def test_the_ranker_walks_when_the_words_are_commoner_than_its_window(reader: Reader) -> None:
-    """'harbor' or 'tide' match 11 messages: with an any-word window of 3, only ids 10..12 compete for 2 places."""
+def test_the_ranker_ranks_the_newest_when_the_words_are_commoner_than_its_window(reader: Reader) -> None:
+    """'harbor' or 'tide' match 11 messages: with an any-word window of 3, only ids 10..12 compete for 2 places,
+    with a filter (which every message passes here) or without."""
     ranker = KeywordRanker(pool=2, any_window=3, neighbour=0, session=0, title=0, block=0, window=0)
     terms = ["tide", "harbor", "zebra"]  # no message holds all three words
-    assert set(ranker.candidates(reader.conn, terms, SearchFilters(), 2, (0, 11))) <= {10, 11, 12}
-    # A bound too small is trusted where bounds are read (with a filter, which every message passes here).
-    assert set(ranker.candidates(reader.conn, terms, SearchFilters(subagents=False), 2, (0, 2))) == {1, 2}
+    assert set(ranker.candidates(reader.conn, terms, SearchFilters(), 2)) <= {10, 11, 12}
+    assert set(ranker.candidates(reader.conn, terms, SearchFilters(subagents=False), 2)) <= {10, 11, 12}
     frequencies, _ = messages_search.document_frequencies(reader.conn, ["harbor", "tide", "zebra"])
-    assert match_bounds({t: [t] for t in terms}, frequencies) == (None, None)  # 'zebra' is no word of the index
     assert frequencies == {"tide": 11, "harbor": 5}
-    assert match_bounds({"tide": ["tide"], "harbor": ["harbor"]}, frequencies) == (5, 16)
     assert {i for i, _ in ranker.rank(reader.conn, terms, SearchFilters(), 2)[0]} <= {10, 11, 12}
 
 
