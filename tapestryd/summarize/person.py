@@ -3,9 +3,11 @@
 A summary that names who said each sentence reads better, and shorter, as a report than as
 a transcript: ``Caroline went to a support group.`` rather than ``Caroline: I went to a
 support group.`` (two characters fewer, and phrased as a memory states it). Only a sentence
-whose subject is the speaker alone is rewritten, and only when nothing else in it points
-at a person by pronoun ("my", "we", "you", …), since "Caroline took my advice" or "Caroline
-loves your painting" would change who is meant; the rest stay ``Name: I …``.
+whose subject is the speaker alone is rewritten. The speaker's possessives follow in the
+singular "they", as a name does not tell whether "his" or "her" is meant ("I lost my job" →
+"Jon lost their job"). A sentence in which anything else points at a person by pronoun
+("me", "I" again, "we", "you", …) stays ``Name: I …``: "Caroline took me there" or "Caroline
+loves your painting" would change who is meant.
 
 The verb is put in the third person by rule: an auxiliary by table ("I'm" → "is", "I've"
 → "has", "I don't" → "doesn't"), a past form (ending in "-ed" or an irregular past such as
@@ -27,64 +29,71 @@ __all__ = ["first_person", "third_person"]
 
 _ADVERBS = ("just", "also", "really", "recently", "finally", "actually", "still", "always", "never", "often",
             "usually", "even", "already", "sometimes", "once")
-# "I" with an auxiliary, and what it becomes after a name (the others stay as they are).
-_AUXILIARIES = {"'m not": "is not", " am not": "is not", "'m": "is", " am": "is", "'ve": "has", " have": "has",
-                " haven't": "hasn't", "'ll": "will", " don't": "doesn't", " do": "does"}
+# The auxiliaries after "I" and what they become after a name (those not listed stay as they are).
+_CHANGED = {"'m not": "is not", " am not": "is not", "'m": "is", " am": "is", "'ve": "has", " have": "has",
+            " haven't": "hasn't", "'ll": "will", " don't": "doesn't", " do": "does"}
 _UNCHANGED = (" was", " wasn't", " will", " won't", " can", " can't", " could", " couldn't", " would", " wouldn't",
               " should", " might", " must", " had", " hadn't", " did", " didn't")
-_AUXILIARY = re.compile("^I(?P<aux>" + "|".join(map(re.escape, [*_AUXILIARIES, *_UNCHANGED])) + r")(?=\s)")
-# Read back: the third-person auxiliary and the first-person form it came from.
-_BACK = {"is not": " am not", "is": " am", "has": " have", "hasn't": " haven't", "doesn't": " don't", "does": " do",
-         **{aux.strip(): aux for aux in _UNCHANGED}}
-_VERB = re.compile(rf"^I\s+(?P<adverb>(?:{'|'.join(_ADVERBS)})\s+)?(?P<verb>[a-z]+)\b")
+_AUXILIARY = "|".join(map(re.escape, sorted([*_CHANGED, *_UNCHANGED], key=len, reverse=True)))
+_SUBJECT = re.compile(rf"^I(?:(?P<aux>{_AUXILIARY})|\s+(?P<adverb>(?:{'|'.join(_ADVERBS)})\s+)?"
+                      rf"(?:(?P<aux2>{_AUXILIARY.replace(chr(92) + ' ', '')})|(?P<verb>[a-z]+)))(?=[\s,.!?])")
+# Read back: each third-person auxiliary and a first-person form it comes from.
+_BACK = {"is not": "am not", "is": "am", "has": "have", "hasn't": "haven't", "doesn't": "don't", "does": "do",
+         **{aux.strip(): aux.strip() for aux in _UNCHANGED}}
 _PAST = frozenset(
     "went got made took saw bought found began wrote ran built chose left sold felt became spent taught caught kept "
     "brought thought gave won lost met came heard told said knew grew drove flew ate drank swam sang rode fell broke "
     "wore woke forgot understood stood sat slept paid sent lent".split())
+_PRESENT_EED = frozenset("need feed bleed breed proceed succeed exceed speed heed".split())  # "-ed", not a past
 _ALIKE = frozenset("put read set cut let hit quit hurt cost shut spread bet".split())  # past and present alike
-# Anything after the subject that names a person by pronoun: rewritten, it would point elsewhere.
-_PERSON = re.compile(r"\b(?:I|I'm|I've|I'll|I'd|me|my|mine|myself|we|we're|we've|we'll|we'd|us|our|ours|ourselves|"
+# Anything after the subject that names a person by pronoun other than the speaker's possessives.
+_PERSON = re.compile(r"\b(?:I|I'm|I've|I'll|I'd|me|we|we're|we've|we'll|we'd|us|our|ours|ourselves|"
                      r"you|your|you're|you've|you'll|you'd|yours|yourself)\b", re.I)
+# A present verb's "-s" does not reach a second verb joined to it ("I stay calm and find a way").
+_PRESENT = frozenset({"has", "does", "doesn't", "hasn't"})
+_COORDINATED = re.compile(r"\b(?:and|or|but)\b")
+_THEIR = {"my": "their", "mine": "theirs", "myself": "themself"}
+_MY = {v: k for k, v in _THEIR.items()}
+_POSSESSIVE = re.compile(r"(?<![\w-])(?:my|mine|myself)(?![\w-])")
+_THEIRS = re.compile(r"(?<![\w-])(?:their|theirs|themself)(?![\w-])")
 
 
 def third_person(name: str, sentence: str) -> str:
     """``sentence`` ("I went …") with ``name`` as its subject ("Caroline went …"); "" when it cannot be told so."""
-    match = _AUXILIARY.match(sentence)
-    if match:
-        aux = match.group("aux")
-        verb = _AUXILIARIES.get(aux, aux.strip())
+    match = _SUBJECT.match(sentence)
+    if not match:
+        return ""
+    adverb = match.group("adverb") or ""
+    if match.group("aux") or match.group("aux2"):
+        aux = match.group("aux") or " " + match.group("aux2")
+        verb = _CHANGED.get(aux, aux.strip())
+    elif match.group("verb") in _ALIKE:
+        return ""
     else:
-        match = _VERB.match(sentence)
-        if not match or match.group("verb") in _ALIKE:
-            return ""
-        verb = (match.group("adverb") or "") + _third(match.group("verb"))
+        verb = _third(match.group("verb"))
     rest = sentence[match.end():]
-    return "" if _PERSON.search(rest) else f"{name} {verb}{rest}"
+    present = verb in _PRESENT or (bool(match.group("verb")) and verb != match.group("verb"))
+    if _PERSON.search(rest) or present and _COORDINATED.search(rest):
+        return ""
+    return f"{name} {adverb}{verb}{_POSSESSIVE.sub(lambda m: _THEIR[m.group()], rest)}"
 
 
 def first_person(sentence: str, names: frozenset[str]) -> tuple[str, str]:
     """``(name, "I …")`` for a sentence :func:`third_person` wrote for one of ``names``, else ``("", sentence)``."""
-    match = re.match(r"(?P<name>[A-Z][a-z]+(?:-[A-Z][a-z]+)?) (?P<rest>\S.*)$", sentence, re.S)
+    match = re.match(rf"(?P<name>[A-Z][a-z]+(?:-[A-Z][a-z]+)?) (?P<adverb>(?:{'|'.join(_ADVERBS)}) )?"
+                     r"(?P<word>[a-z]+n't|[a-z]+)(?P<tail>.*)$", sentence, re.S)
     if not match or match.group("name") not in names:
         return "", sentence
-    name, rest = match.group("name"), match.group("rest")
-    head, _, tail = rest.partition(" ")
-    for said in _candidates(head, tail):
+    name, adverb, word = match.group("name"), match.group("adverb") or "", match.group("word")
+    tail = _THEIRS.sub(lambda m: _MY[m.group()], match.group("tail"))
+    readings = [f"{_BACK[word]}{tail}"] if word in _BACK else [base + tail for base in _bases(word)]
+    if word == "is" and tail.startswith(" not"):
+        readings.insert(0, f"am not{tail[4:]}")
+    for reading in readings:
+        said = f"I {adverb}{reading}"
         if third_person(name, said) == sentence:
             return name, said
     return "", sentence
-
-
-def _candidates(head: str, tail: str) -> list[str]:
-    """First-person readings of ``head tail`` (the words after a name) to try, most likely first."""
-    second, _, after = tail.partition(" ")
-    if f"{head} {second}" in _BACK:
-        return [f"I{_BACK[f'{head} {second}']} {after}".rstrip()]
-    if head in _BACK:
-        return [f"I{_BACK[head]} {tail}".rstrip()]
-    if head in _ADVERBS:
-        return [f"I {head} {base} {after}".rstrip() for base in _bases(second)]
-    return [f"I {base} {tail}".rstrip() for base in _bases(head)]
 
 
 def _bases(word: str) -> list[str]:
@@ -101,7 +110,7 @@ def _bases(word: str) -> list[str]:
 
 def _third(verb: str) -> str:
     """The third-person form of a verb after "I": a past form unchanged, a present one given its "-s"."""
-    if verb.endswith("ed") or verb in _PAST:
+    if (verb.endswith("ed") and verb not in _PRESENT_EED) or verb in _PAST:
         return verb
     if verb == "have":
         return "has"

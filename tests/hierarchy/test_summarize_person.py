@@ -22,6 +22,13 @@ from tapestryd.summarize.speakers import attributed
     ("I try new recipes on Sundays.", "Nadia tries new recipes on Sundays."),
     ("I watch old films.", "Nadia watches old films."),
     ("I really miss the sea.", "Nadia really misses the sea."),
+    ("I sold my old Volvo to a neighbour.", "Nadia sold their old Volvo to a neighbour."),
+    ("I challenged myself to run 10K.", "Nadia challenged themself to run 10K."),
+    ("I just had a picnic by the river.", "Nadia just had a picnic by the river."),
+    ("I really have to fix the roof.", "Nadia really has to fix the roof."),
+    ("I just can't wait for June.", "Nadia just can't wait for June."),
+    ("I need a new bike.", "Nadia needs a new bike."),
+    ("I was tired and hungry after the hike.", "Nadia was tired and hungry after the hike."),
 ])
 def test_the_speakers_own_statement_is_told_with_their_name_as_subject(said: str, told: str) -> None:
     """Past forms stay, an auxiliary follows its table, a present verb gets its "-s"; reading it back gives
@@ -32,12 +39,14 @@ def test_the_speakers_own_statement_is_told_with_their_name_as_subject(said: str
 
 
 @pytest.mark.parametrize("said", [
-    "I sold my old Volvo to a neighbour.",   # "my" would point at the summary's reader
+    "My brother sold his old Volvo.",        # the speaker is not the subject
+    "The trip made me happy.",               # the speaker is not the subject
+    "I took some me-time at the lake.",      # "me": whose, once told in the third person?
+    "I stay calm and find a way.",           # the "-s" would not reach the second verb
     "I loved your painting of the lake.",    # "your": the other side, lost in the third person
     "We booked the ferry to Gotland.",       # the subject is not the speaker alone
     "I read a book about Kyoto.",            # past or present: cannot tell
     "I'd love to see the Alps.",             # "would" or "had": cannot tell
-    "Running is what I do.",                 # the speaker is not the subject
 ])
 def test_a_sentence_that_would_change_meaning_keeps_its_prefix(said: str) -> None:
     assert third_person("Nadia", said) == ""
@@ -50,20 +59,20 @@ def test_only_a_known_name_is_read_back() -> None:
     assert first_person("Nadia adopted a cat.", frozenset()) == ("", "Nadia adopted a cat.")
 
 
-CHAT = [("user", "Hey Nadia! I finally booked the ferry to Gotland for 12 June with my brother."),
+CHAT = [("user", "Hey Nadia! My brother and I finally booked the ferry to Gotland for 12 June."),
         ("assistant", "Hi Tomas! I adopted a grey cat called Pixel from the shelter on Rua Nova."),
         ("user", "Wow, congrats! How old is Pixel?")]
 OTHER_DAY = "Tomas: I repaired the roof of the boat shed in Visby with two neighbours over the long weekend."
 
 
 def test_a_conversation_day_and_its_week_tell_each_speaker_by_name() -> None:
-    """L0 writes "Nadia adopted …" and keeps "Tomas: I … my …"; the week over it reads both back and
+    """L0 writes "Nadia adopted …" and keeps "Tomas: My brother and I …"; the week over it reads both back and
     writes them as they were, never carrying one speaker's name onto the other's sentence."""
     inputs = tuple(Passage(f"10:0{i} x", text, role) for i, (role, text) in enumerate(CHAT))
     l0 = SummaryRequest("L0:x:2026-05-03:c", 0, "Sunday 03 May 2026", inputs, day="2026-05-03",
                         source_chars=20 * sum(len(t) for _, t in CHAT))
     day = ExtractiveSummarizer().summarize(l0, Budget()).text
-    assert day == ("Tomas: I finally booked the ferry to Gotland for 12 June with my brother. "
+    assert day == ("Tomas: My brother and I finally booked the ferry to Gotland for 12 June. "
                    "Nadia adopted a grey cat called Pixel from the shelter on Rua Nova.")
     inputs = (Passage("Sun 03 May", day), Passage("Mon 04 May", OTHER_DAY))
     week = SummaryRequest("L2:x:2026-04-27w", 2, "week of 27 April 2026", inputs,

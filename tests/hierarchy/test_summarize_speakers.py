@@ -43,13 +43,12 @@ def test_a_bare_name_names_a_side_no_greeting_named_but_never_outvotes_one() -> 
 def test_a_named_conversation_is_written_as_who_said_what_and_a_day_keeps_it() -> None:
     """L0: each sentence under its speaker's name, vocatives gone; the L1 over it keeps the names."""
     summary = ExtractiveSummarizer().summarize(l0(CHAT), Budget())
-    assert "Nadia: I ran the Porto half marathon" in summary.text and "Tomas: " in summary.text
+    assert "Nadia ran the Porto half marathon" in summary.text and "Tomas finally booked" in summary.text
     assert ", Tomas!" not in summary.text and "Thanks, Nadia" not in summary.text
     day = SummaryRequest("L1:x:2026-05-03", 1, "Sunday 03 May 2026", (Passage("Sun 03 May", summary.text),),
                          day="2026-05-03", source_chars=12 * len(summary.text))
     text = ExtractiveSummarizer().summarize(day, Budget()).text
-    kept = [split_speaker(s)[0] for s in text.split(". ") if split_speaker(s)[0]]
-    assert kept and text.split(": ", 1)[0] in ("Nadia", "Tomas")
+    assert text and all(s.startswith(("Nadia ", "Tomas ")) for s in text.split(". "))
 
 
 def test_an_unnamed_conversation_is_not_attributed() -> None:

@@ -50,9 +50,10 @@ def test_a_bare_resolve_gives_way_but_a_named_plan_does_not(first: str, second: 
 
 BIKE = "I sold my old bike to a friendly neighbour in town for sixty euros."
 BOAT = "I sold my old boat to a friendly neighbour in town for fifty euros."
+BOAT_TOLD = "Ana sold their old boat to a friendly neighbour in town for fifty euros."
 
 
-@pytest.mark.parametrize(("greetings", "expected"), [(("Hi Ben! ", "Thanks, Ana! "), f"Ana: {BOAT}"), (("", ""), BIKE)])
+@pytest.mark.parametrize(("greetings", "expected"), [(("Hi Ben! ", "Thanks, Ana! "), BOAT_TOLD), (("", ""), BIKE)])
 def test_two_named_people_weigh_alike_while_a_users_words_count_more(greetings: tuple[str, str], expected: str) -> None:
     """Two equal statements, the assistant's first: between two named people (a conversation
     such as LoCoMo's) neither side is favoured, so the first is kept; with an unnamed
