@@ -9,7 +9,8 @@ Radev et al., 2004), its density in specifics (names, numbers, dates, identifier
 decisions) and its tone (first-person statements up, more when the speaker is the subject
 and most when episodic: what I did, got or decided, my things, dated events; questions,
 small talk, "you" remarks, advice such as "Let's keep going", a resolve or wish without a
-number or a name, "I'll keep pushing forward.", and sentences opening on a
+number or a name, "I'll keep pushing forward.", a feeling or opinion without one ("It means a
+lot to me."), and sentences opening on a
 pronoun that points back, "It was so powerful.", down). The user's words weigh a little
 more than an assistant's, unless both sides are named people, who weigh alike.
 
@@ -63,7 +64,7 @@ from tapestryd.vocatives import names_by_role
 
 __all__ = ["EXTRACTIVE_VERSION", "ExtractiveSummarizer"]
 
-EXTRACTIVE_VERSION = "x16"
+EXTRACTIVE_VERSION = "x17"
 _WEAK = 0.3
 _POOL = 400
 _ROWS = 2000
@@ -100,6 +101,12 @@ _INTENT = re.compile(r"(?:I|We)(?:'ll| will| won't| wanna| want to|'m gonna|'m g
                      r" just want)\b")
 _CONCRETE = re.compile(r"\d|(?<=\s)(?!I\b|I'|OK\b)[A-Z]")
 _INTENT_WEIGHT = 0.6
+# A feeling or opinion with no number or name ("I feel so grateful for all of it.", "It means a lot to me.")
+# reports a state of mind, not what happened, is owned or is planned: on the dev split such candidates hold
+# 0.46 annotated facts per 100 characters against 0.70 for the rest.
+_FEELING = re.compile(r"\b(?:feel|feels|felt|feeling|love|loved|hope|think|believe|means?|meant|glad|happy|proud|"
+                      r"excited|grateful|thankful|appreciate)\b", re.I)
+_FEELING_WEIGHT = 0.6
 _PHATIC = re.compile(
     r"^\W*(?:wow|hey|hi|hello|thanks|thank you|congrats|congratulations|awesome|great|cool|nice|glad|sounds|"
     r"that's|that is|so happy|i'm so|sure|yes|yeah|no problem|absolutely|love|good luck|bye|see you|take care|"
@@ -228,8 +235,8 @@ def _role_weight(sentence: Sentence) -> float:
 
 
 def _tone(text: str) -> float:
-    """Favours the speaker's own statements (as subject, episodic most); damps advice, bare resolves, "you"
-    and small talk."""
+    """Favours the speaker's own statements (as subject, episodic most); damps advice, bare resolves and
+    feelings, "you" and small talk."""
     factor = (1.6 if _FIRST_PERSON.search(text) else 1.0) * (0.8 if _SECOND_PERSON.search(text) else 1.0)
     if _SELF_SUBJECT.match(text):
         factor *= _SELF_SUBJECT_WEIGHT
@@ -245,6 +252,8 @@ def _tone(text: str) -> float:
         factor *= _ANAPHORIC_WEIGHT
     if _INTENT.match(text) and not _CONCRETE.search(text):
         factor *= _INTENT_WEIGHT
+    if _FEELING.search(text) and not _CONCRETE.search(text):
+        factor *= _FEELING_WEIGHT
     return factor * (0.4 if _PHATIC.match(text) else 1.0)
 
 

@@ -48,6 +48,19 @@ def test_a_bare_resolve_gives_way_but_a_named_plan_does_not(first: str, second: 
     assert ExtractiveSummarizer().summarize(request, Budget()).text == expected
 
 
+HELD = "I keep the small wooden boat in the shed at the lake house."
+FELT = "I love the small wooden boat in the shed at the lake house."
+
+
+@pytest.mark.parametrize("order", [(HELD, FELT), (FELT, HELD)])
+def test_a_feeling_without_a_number_or_name_gives_way_to_a_statement(order: tuple[str, str]) -> None:
+    """Same content words, both the speaker's: "I love …" reports a state of mind, "I keep …" a thing
+    the speaker has; the day's one-sentence summary keeps the statement."""
+    request = SummaryRequest(node="L1:x:2026-03-04", level=1, period="Wednesday 04 March 2026",
+                             inputs=tuple(Passage("10:00 me", text, "user") for text in order), source_chars=1200)
+    assert ExtractiveSummarizer().summarize(request, Budget()).text == HELD
+
+
 BIKE = "I sold my old bike to a friendly neighbour in town for sixty euros."
 BOAT = "I sold my old boat to a friendly neighbour in town for fifty euros."
 BOAT_TOLD = "Ana sold their old boat to a friendly neighbour in town for fifty euros."
