@@ -84,11 +84,13 @@ def test_chatgpt_wrong_types_and_missing_fields_are_located() -> None:
     """A conversation that is a string, one without mapping, a node without author: Problems."""
     export = json.loads(CHATGPT.read_bytes())
     export[0]["mapping"]["n4"]["message"]["author"] = "user"
-    broken = ["not a conversation", {"id": "no-mapping", "title": "x"}, *export]
+    broken = ["not a conversation", {"id": "no-mapping", "title": "x"}, 42, None, *export]
     items = parse(ChatGPTParser(), json.dumps(broken).encode())
     problems = [str(p) for p in items if isinstance(p, Problem)]
-    assert problems == ["export.json#conversation 1: not a JSON object (a str)",
+    assert problems == ["export.json#conversation 1: not a JSON object (a string)",  # JSON's words, not Python's
                         "export.json#no-mapping: conversation has no mapping of messages",
+                        "export.json#conversation 3: not a JSON object (a number)",
+                        "export.json#conversation 4: not a JSON object (null)",
                         "export.json#c-rope/n4: message has no author role"]
     assert len(messages(items)) == 5
 
@@ -147,11 +149,13 @@ def test_claude_ai_bad_messages_are_located() -> None:
     del chat[0]["sender"]
     chat[1]["created_at"] = "tea time"
     chat[2]["content"] = [["not a block"]]
+    chat[3]["sender"] = None
     export[0]["created_at"] = export[0]["updated_at"] = None
     items = parse(ClaudeAIParser(), json.dumps(export).encode())
     problems = sorted(str(p) for p in items if isinstance(p, Problem))
     assert problems == ["export.json#conv-tea/t1: created_at 'tea time' is not ISO 8601",
-                        "export.json#conv-tea/t2: sender is None; expected 'human' or 'assistant'",
-                        "export.json#conv-tea/t3: content block 0 is a list, not an object"]
-    assert [m.message for m in messages(items)] == ["t4"]
+                        "export.json#conv-tea/t2: sender is missing; expected 'human' or 'assistant'",
+                        "export.json#conv-tea/t3: content block 0 is a list, not an object",
+                        "export.json#conv-tea/t4: sender is null; expected 'human' or 'assistant'"]
+    assert [m.message for m in messages(items)] == []
     assert not any(isinstance(i, Skip) and i.reason == "empty" for i in items)

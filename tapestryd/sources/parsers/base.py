@@ -13,11 +13,28 @@ read in bounded memory. What a parser yields:
 from __future__ import annotations
 
 from dataclasses import dataclass
+from decimal import Decimal
 from typing import IO, Iterator, Protocol, Union
 
 from tapestryd.events.types import NewEvent
 
-__all__ = ["Item", "Origin", "Parser", "Problem", "Skip"]
+__all__ = ["Item", "Origin", "Parser", "Problem", "Skip", "json_kind"]
+
+
+def json_kind(value: object) -> str:
+    """What a decoded JSON ``value`` is, in JSON's words with an article, for error lines a person reads:
+    'a string', 'a number', 'true or false', 'null', 'a list', 'an object' (not Python's 'str', 'int',
+    'NoneType'); any other Python value is 'a <type name>'."""
+    if isinstance(value, bool):
+        return "true or false"
+    if isinstance(value, (int, float, Decimal)):  # ijson reads 1.5 as a Decimal
+        return "a number"
+    if value is None:
+        return "null"
+    for kind, name in ((str, "a string"), (list, "a list"), (dict, "an object")):
+        if isinstance(value, kind):
+            return name
+    return f"a {type(value).__name__}"
 
 
 @dataclass(frozen=True)

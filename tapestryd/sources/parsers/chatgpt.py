@@ -36,7 +36,7 @@ from typing import Any, IO, Iterator, NamedTuple
 
 from tapestryd.clock import STORABLE_FROM, STORABLE_UNTIL
 from tapestryd.events.types import ConversationTitled, MessageRecorded, NewEvent, event_id, format_utc
-from tapestryd.sources.parsers.base import Item, Origin, Problem, Skip
+from tapestryd.sources.parsers.base import Item, Origin, Problem, Skip, json_kind
 from tapestryd.sources.parsers.jsonstream import each_conversation, skips_for
 
 __all__ = ["ChatGPTParser", "visible_branch"]
@@ -179,13 +179,13 @@ def _node(node_id: str, node: Any, ts: datetime | None, conv_id: str, where: str
 def _read(node_id: str, msg: Any) -> _Message | str:
     """The message's parts, or what is wrong with it."""
     if not isinstance(msg, dict):
-        return f"message is a {type(msg).__name__}, not an object"
+        return f"message is {json_kind(msg)}, not an object"
     author = msg.get("author")
     if not isinstance(author, dict) or not isinstance(author.get("role"), str):
         return "message has no author role"
     content = msg.get("content")
     if content is not None and not isinstance(content, dict):
-        return f"content is a {type(content).__name__}, not an object"
+        return f"content is {json_kind(content)}, not an object"
     key = msg.get("id")
     metadata = msg.get("metadata")
     return _Message(key if isinstance(key, str) and key else node_id, author["role"], author, content or {},

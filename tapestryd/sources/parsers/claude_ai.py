@@ -33,7 +33,7 @@ from typing import Any, IO, Iterator
 from tapestryd.clock import UnsupportedDateError, check_storable
 from tapestryd.events.thinking import split_thinking
 from tapestryd.events.types import ConversationTitled, MessageRecorded, NewEvent, event_id, format_utc
-from tapestryd.sources.parsers.base import Item, Origin, Problem, Skip
+from tapestryd.sources.parsers.base import Item, Origin, Problem, Skip, json_kind
 from tapestryd.sources.parsers.jsonstream import each_conversation, parse_iso, skips_for
 
 __all__ = ["ClaudeAIParser"]
@@ -110,11 +110,13 @@ def _where_message(where: str, msg: Any, index: int) -> str:
 def _checked_time(msg: Any, fallback: datetime | None) -> datetime:
     """The message's created_at (else the conversation's); raises _BadMessage for a bad message."""
     if not isinstance(msg, dict):
-        raise _BadMessage(f"message is a {type(msg).__name__}, not an object")
+        raise _BadMessage(f"message is {json_kind(msg)}, not an object")
     if not isinstance(msg.get("uuid"), str) or not msg["uuid"]:
         raise _BadMessage("message has no uuid")
     if not isinstance(msg.get("sender"), str) or msg["sender"] not in _ROLES:
-        raise _BadMessage(f"sender is {msg.get('sender')!r}; expected 'human' or 'assistant'")
+        sender = msg.get("sender")
+        said = "missing" if "sender" not in msg else repr(sender) if isinstance(sender, str) else json_kind(sender)
+        raise _BadMessage(f"sender is {said}; expected 'human' or 'assistant'")
     own = parse_iso(msg.get("created_at"))
     ts = own or fallback
     if ts is None:
@@ -174,7 +176,7 @@ def _text(msg: dict[str, Any]) -> tuple[str, dict[str, int]]:
     elif isinstance(content, str):
         texts.append(content)
     elif content is not None:
-        raise _BadMessage(f"content is a {type(content).__name__}, not a list of blocks")
+        raise _BadMessage(f"content is {json_kind(content)}, not a list of blocks")
     fallback = msg.get("text")
     if not any(t.strip() for t in texts) and not kinds and isinstance(fallback, str):
         texts = [fallback]
@@ -183,13 +185,13 @@ def _text(msg: dict[str, Any]) -> tuple[str, dict[str, int]]:
 
 def _block(block: Any, index: int, texts: list[str], kinds: dict[str, int]) -> None:
     if not isinstance(block, dict):
-        raise _BadMessage(f"content block {index} is a {type(block).__name__}, not an object")
+        raise _BadMessage(f"content block {index} is {json_kind(block)}, not an object")
     kind = block.get("type")
     text = block.get("text")
     if kind == "voice_note":
         text = block.get("transcript") if isinstance(block.get("transcript"), str) else text
     if text is not None and not isinstance(text, str):
-        raise _BadMessage(f"content block {index}: text is a {type(text).__name__}, not a string")
+        raise _BadMessage(f"content block {index}: text is {json_kind(text)}, not a string")
     if kind in ("text", "voice_note") or (text and kind not in ("thinking", "tool_use", "tool_result")):
         if text:
             texts.append(text)

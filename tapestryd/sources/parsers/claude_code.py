@@ -49,7 +49,7 @@ from typing import Any, IO, Iterable, Iterator
 from tapestryd.clock import STORABLE_FROM, STORABLE_UNTIL, UnsupportedDateError, check_storable
 from tapestryd.events.codec import loads
 from tapestryd.events.types import ConversationTitled, MessageRecorded, NewEvent, event_id, format_utc
-from tapestryd.sources.parsers.base import Item, Origin, Problem, Skip
+from tapestryd.sources.parsers.base import Item, Origin, Problem, Skip, json_kind
 from tapestryd.sources.parsers.claude_code_turns import (
     COMPACT_PREFIX,
     TITLE_RECORDS,
@@ -141,7 +141,7 @@ class ClaudeCodeParser:
 
     def _record(self, rec: Any, offset: int, where: str, origin: Origin, state: _FileState, out: list[Item]) -> None:
         if not isinstance(rec, dict):
-            raise _BadLine(f"not a JSON object (a {type(rec).__name__})")
+            raise _BadLine(f"not a JSON object ({json_kind(rec)})")
         kind = rec.get("type")
         session = rec.get("sessionId")
         state.first_ts = state.first_ts or parse_iso(rec.get("timestamp"))
@@ -161,7 +161,7 @@ class ClaudeCodeParser:
                 raise _BadLine("not a Claude Code record (no type, sessionId or message)")
             out.append(Skip("untyped", where))
         elif not isinstance(kind, str):
-            raise _BadLine(f"type is a {type(kind).__name__}, not a string")
+            raise _BadLine(f"type is {json_kind(kind)}, not a string")
         else:
             out.append(Skip(kind if kind in _NON_MESSAGE else "unknown-type", where))
 
@@ -175,7 +175,7 @@ class ClaudeCodeParser:
             return
         message = rec.get("message")
         if not isinstance(message, dict):
-            raise _BadLine("message is missing" if message is None else f"message is a {type(message).__name__}, "
+            raise _BadLine("message is missing" if message is None else f"message is {json_kind(message)}, "
                            "not an object")
         text, kinds = _content(message)
         ts = _timestamp(rec)
@@ -290,12 +290,12 @@ def _content(message: dict[str, Any]) -> tuple[str, dict[str, int]]:
     if isinstance(content, str):
         return content, {}
     if not isinstance(content, list):
-        raise _BadLine(f"message content is a {type(content).__name__}, not a string or a list of blocks")
+        raise _BadLine(f"message content is {json_kind(content)}, not a string or a list of blocks")
     texts: list[str] = []
     kinds: dict[str, int] = {}
     for index, block in enumerate(content):
         if not isinstance(block, dict):
-            raise _BadLine(f"content block {index} is a {type(block).__name__}, not an object")
+            raise _BadLine(f"content block {index} is {json_kind(block)}, not an object")
         _block(block, index, texts, kinds)
     return "\n\n".join(texts), kinds
 
@@ -305,7 +305,7 @@ def _block(block: dict[str, Any], index: int, texts: list[str], kinds: dict[str,
     if kind == "text":
         text = block.get("text")
         if text is not None and not isinstance(text, str):
-            raise _BadLine(f"content block {index}: text is a {type(text).__name__}, not a string")
+            raise _BadLine(f"content block {index}: text is {json_kind(text)}, not a string")
         if text:
             texts.append(text)
     else:

@@ -41,7 +41,7 @@ from typing import Any, IO, Iterable, Iterator
 from tapestryd.clock import UnsupportedDateError, check_storable
 from tapestryd.events.codec import loads
 from tapestryd.events.types import MessageRecorded, NewEvent, event_id, format_utc
-from tapestryd.sources.parsers.base import Item, Origin, Problem, Skip
+from tapestryd.sources.parsers.base import Item, Origin, Problem, Skip, json_kind
 from tapestryd.sources.parsers.jsonstream import parse_iso
 from tapestryd.sources.parsers.lines import Line, json_error, parse_whole
 
@@ -105,7 +105,7 @@ class CodexParser:
 
     def _record(self, rec: Any, offset: int, where: str, origin: Origin, state: _State) -> Item:
         if not isinstance(rec, dict):
-            raise _BadLine(f"not a JSON object (a {type(rec).__name__})")
+            raise _BadLine(f"not a JSON object ({json_kind(rec)})")
         kind, payload = rec.get("type"), rec.get("payload")
         if not isinstance(payload, dict):
             raise _BadLine("not a Codex record (no payload object)")
@@ -163,13 +163,13 @@ def _content(content: Any) -> tuple[str, dict[str, int], bool]:
     if isinstance(content, str):
         content = [{"type": "input_text", "text": content}]
     if not isinstance(content, list):
-        raise _BadLine(f"message content is a {type(content).__name__}, not a list of blocks")
+        raise _BadLine(f"message content is {json_kind(content)}, not a list of blocks")
     texts: list[str] = []
     kinds: dict[str, int] = {}
     dropped = False
     for index, block in enumerate(content):
         if not isinstance(block, dict):
-            raise _BadLine(f"content block {index} is a {type(block).__name__}, not an object")
+            raise _BadLine(f"content block {index} is {json_kind(block)}, not an object")
         kind, text = block.get("type"), block.get("text")
         if kind in _TEXT_BLOCKS and isinstance(text, str):
             dropped = dropped or text.lstrip().startswith(_PREAMBLE)

@@ -35,7 +35,7 @@ from typing import Any, IO, Iterable, Iterator
 from tapestryd.clock import UnsupportedDateError, check_storable
 from tapestryd.events.codec import loads
 from tapestryd.events.types import ConversationTitled, MessageRecorded, NewEvent, event_id, format_utc
-from tapestryd.sources.parsers.base import Item, Origin, Problem, Skip
+from tapestryd.sources.parsers.base import Item, Origin, Problem, Skip, json_kind
 from tapestryd.sources.parsers.jsonstream import parse_iso
 from tapestryd.sources.parsers.lines import Line, iter_lines, json_error
 
@@ -107,7 +107,7 @@ class GeminiParser:
 
     def _line(self, rec: Any, offset: int, where: str, origin: Origin, state: _State) -> Iterator[Item]:
         if not isinstance(rec, dict):
-            yield Problem(where, f"not a JSON object (a {type(rec).__name__})")
+            yield Problem(where, f"not a JSON object ({json_kind(rec)})")
         elif "$rewindTo" in rec:
             yield Skip("rewind", where)
         elif isinstance(rec.get("$set"), dict):
@@ -185,7 +185,7 @@ def _text(content: Any) -> tuple[str, dict[str, int]]:
             name = "thinking" if part.get("thought") else next((k for k in part if k != "text"), "unknown")
             kinds[name] = kinds.get(name, 0) + 1
         else:
-            raise _BadRecord(f"content part is a {type(part).__name__}, not a string or an object")
+            raise _BadRecord(f"content part is {json_kind(part)}, not a string or an object")
     return "".join(texts), kinds
 
 

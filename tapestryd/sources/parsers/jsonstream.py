@@ -26,7 +26,7 @@ from typing import Any, Callable, IO, Iterator, Union
 
 import ijson
 
-from tapestryd.sources.parsers.base import Item, Origin, Problem, Skip
+from tapestryd.sources.parsers.base import Item, Origin, Problem, Skip, json_kind
 from tapestryd.sources.parsers.jsondepth import DepthGuard
 
 __all__ = ["MAX_DEPTH", "Conversation", "each_conversation", "iter_conversations", "parse_iso", "skips_for"]
@@ -132,7 +132,7 @@ def each_conversation(stream: IO[bytes], origin: Origin,
         if isinstance(item.value, dict):
             yield from convert(item.value, where, origin)
         else:
-            yield Problem(where, f"not a JSON object (a {type(item.value).__name__})")
+            yield Problem(where, f"not a JSON object ({json_kind(item.value)})")
 
 
 def _prefix(head: bytes) -> str:
