@@ -12,11 +12,13 @@ with a message naming the bad argument; the server itself keeps running.
 from __future__ import annotations
 
 import functools
+import inspect
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import CallToolResult, TextContent, ToolAnnotations
 
 from tapestryd import __version__
@@ -37,17 +39,38 @@ INSTRUCTIONS = (
 )
 
 
+class _Server(MCPServer[Any]):
+    """MCPServer that refuses an argument a tool does not take, naming it: the SDK drops unknown
+    arguments silently, so an AI passing ``since`` to ``timeline`` or ``max_results`` to ``search``
+    got an answer that ignored it, without knowing. ``arguments`` maps each tool's name to the
+    names of its arguments."""
+
+    def __init__(self, arguments: Mapping[str, frozenset[str]], **options: Any) -> None:
+        super().__init__(**options)
+        self.arguments = arguments
+
+    async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:
+        taken = self.arguments.get(name, frozenset(arguments))
+        unknown = sorted(set(arguments) - taken)
+        if unknown:
+            raise ToolError(f"{name} takes no argument {', '.join(map(repr, unknown))}; its arguments are "
+                            f"{', '.join(sorted(taken))}")
+        return await super().call_tool(name, arguments, context)
+
+
 def build_server(caller: Caller) -> MCPServer[Any]:
-    """The MCP server with the five tools over ``caller`` (read-only, closed-world)."""
-    server: MCPServer[Any] = MCPServer(name="tapestry", title="tapestry memory", instructions=INSTRUCTIONS,
-                                       version=__version__, log_level="WARNING")
+    """The MCP server with the five tools over ``caller`` (read-only, closed-world); an argument a tool
+    does not take is a tool error naming it."""
     tools = Tools(caller)
+    served: tuple[tuple[Callable[..., dict[str, Any]], Callable[[dict[str, Any]], str]], ...] = (
+        (tools.search, compact_json), (tools.timeline, compact_json), (tools.get_messages, compact_json),
+        (tools.similar, compact_json), (tools.context, lambda answer: str(answer["text"])))
+    server = _Server({m.__name__: frozenset(inspect.signature(m).parameters) for m, _ in served}, name="tapestry",
+                     title="tapestry memory", instructions=INSTRUCTIONS, version=__version__, log_level="WARNING")
     read_only = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True,
                                 open_world_hint=False)
-    for method in (tools.search, tools.timeline, tools.get_messages, tools.similar):
-        server.add_tool(_compact(method, compact_json), name=method.__name__, annotations=read_only)
-    server.add_tool(_compact(tools.context, lambda answer: str(answer["text"])), name="context",
-                    annotations=read_only)
+    for method, text_of in served:
+        server.add_tool(_compact(method, text_of), name=method.__name__, annotations=read_only)
     return server
 
 

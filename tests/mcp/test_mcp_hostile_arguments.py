@@ -58,6 +58,9 @@ BAD_CALLS = [  # (tool, arguments, the argument the error must name, as the erro
     ("search", {"query": "garlic", "since": "2026-10-05", "until": "2026-10-01"}, "until (2026-10-01) must come after"),
     ("search", {"query": "garlic", "since": "1900-01-01"}, "since: '1900-01-01' is outside"),
     ("context", {"date": "the day we met"}, "date: cannot read"),
+    # an argument the tool does not take was dropped without a word, and the answer ignored it
+    ("timeline", {"when": "2026", "since": "2026-10-01"}, "no argument 'since'"),
+    ("search", {"query": "garlic", "max_results": 3, "agnet": "claude-ai"}, "no argument 'agnet', 'max_results'"),
 ]
 
 
