@@ -14,7 +14,8 @@ The verb is put in the third person by rule: an auxiliary by table ("I'm" → "i
 "went") unchanged, a present form given its "-s" ("love" → "loves", "try" → "tries",
 "watch" → "watches"); a verb whose past and present are written alike ("read", "put") is
 left alone, as its tense cannot be told. An adverb between subject and verb ("I just
-started") stays.
+started", "I really have to") stays, and so does a time or place phrase before the subject
+("On 7 May 2023 I went …" → "On 7 May 2023 Caroline went …").
 
 :func:`first_person` reads such a sentence back for a known name, so a week ranks its
 children's sentences as the speaker's own statements, as it ranks ``Name: I …``; it gives
@@ -52,6 +53,10 @@ _PERSON = re.compile(r"\b(?:I|I'm|I've|I'll|I'd|me|we|we're|we've|we'll|we'd|us|
 # A present verb's "-s" does not reach a second verb joined to it ("I stay calm and find a way").
 _PRESENT = frozenset({"has", "does", "doesn't", "hasn't"})
 _COORDINATED = re.compile(r"\b(?:and|or|but)\b")
+# A time or place phrase before the subject: "On 7 May 2023 I went …", "In 2022, I took …", "Yesterday I …".
+_LEAD_WORDS = (r"(?:On|In|Around|Since|Recently|Lately|Today|Yesterday|Tonight|Last|This|Back|After|Before|Over|"
+               r"At|Earlier|Later|Then)\b")
+_LEAD = re.compile(rf"{_LEAD_WORDS}[^,.!?]{{0,40}}?,?\s(?=I\b)")
 _THEIR = {"my": "their", "mine": "theirs", "myself": "themself"}
 _MY = {v: k for k, v in _THEIR.items()}
 _POSSESSIVE = re.compile(r"(?<![\w-])(?:my|mine|myself)(?![\w-])")
@@ -59,7 +64,20 @@ _THEIRS = re.compile(r"(?<![\w-])(?:their|theirs|themself)(?![\w-])")
 
 
 def third_person(name: str, sentence: str) -> str:
-    """``sentence`` ("I went …") with ``name`` as its subject ("Caroline went …"); "" when it cannot be told so."""
+    """``sentence`` ("I went …") with ``name`` as its subject ("Caroline went …"); "" when it cannot be told so.
+
+    A time or place phrase before the subject stays before it ("On 7 May 2023 I went …" → "On 7 May 2023
+    Caroline went …").
+    """
+    lead = _LEAD.match(sentence)
+    if lead and not _PERSON.search(lead.group()):
+        told = _told(name, sentence[lead.end():])
+        return lead.group() + told if told else ""
+    return _told(name, sentence)
+
+
+def _told(name: str, sentence: str) -> str:
+    """:func:`third_person` of a sentence opening on "I"."""
     match = _SUBJECT.match(sentence)
     if not match:
         return ""
@@ -80,6 +98,17 @@ def third_person(name: str, sentence: str) -> str:
 
 def first_person(sentence: str, names: frozenset[str]) -> tuple[str, str]:
     """``(name, "I …")`` for a sentence :func:`third_person` wrote for one of ``names``, else ``("", sentence)``."""
+    for name in sorted(names):
+        lead = re.match(rf"{_LEAD_WORDS}[^,.!?]{{0,40}}?,?\s(?={re.escape(name)}\b)", sentence)
+        if lead:
+            named, said = _first(sentence[lead.end():], names)
+            if named and third_person(named, lead.group() + said) == sentence:
+                return named, lead.group() + said
+    return _first(sentence, names)
+
+
+def _first(sentence: str, names: frozenset[str]) -> tuple[str, str]:
+    """:func:`first_person` of a sentence opening on a name."""
     match = re.match(rf"(?P<name>[A-Z][a-z]+(?:-[A-Z][a-z]+)?) (?P<adverb>(?:{'|'.join(_ADVERBS)}) )?"
                      r"(?P<word>[a-z]+n't|[a-z]+)(?P<tail>.*)$", sentence, re.S)
     if not match or match.group("name") not in names:

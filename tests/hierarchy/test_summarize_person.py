@@ -29,6 +29,8 @@ from tapestryd.summarize.speakers import attributed
     ("I just can't wait for June.", "Nadia just can't wait for June."),
     ("I need a new bike.", "Nadia needs a new bike."),
     ("I was tired and hungry after the hike.", "Nadia was tired and hungry after the hike."),
+    ("On Fri 14 Jul 2023 I went to a council meeting.", "On Fri 14 Jul 2023 Nadia went to a council meeting."),
+    ("In 2022, I took a solo trip to Spain.", "In 2022, Nadia took a solo trip to Spain."),
 ])
 def test_the_speakers_own_statement_is_told_with_their_name_as_subject(said: str, told: str) -> None:
     """Past forms stay, an auxiliary follows its table, a present verb gets its "-s"; reading it back gives
@@ -43,6 +45,7 @@ def test_the_speakers_own_statement_is_told_with_their_name_as_subject(said: str
     "The trip made me happy.",               # the speaker is not the subject
     "I took some me-time at the lake.",      # "me": whose, once told in the third person?
     "I stay calm and find a way.",           # the "-s" would not reach the second verb
+    "Since we talked, I have been busy.",    # "we" before the subject
     "I loved your painting of the lake.",    # "your": the other side, lost in the third person
     "We booked the ferry to Gotland.",       # the subject is not the speaker alone
     "I read a book about Kyoto.",            # past or present: cannot tell
