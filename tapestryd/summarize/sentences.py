@@ -11,7 +11,7 @@ list stubs (a markdown heading, a line with no closing punctuation and fewer tha
 colon that only announces what follows) and assistant scaffolding: "Certainly, I'll…",
 "Here is…", "Let me know if…", "I hope this helps", "Great question", "How can I help…", and
 its human counterpart, a teaser announcing news without saying it ("I've got something to
-share!", "I just wanted to check in."). A sentence longer
+share!", "I just wanted to check in.", "Been a busy week since we talked."). A sentence longer
 than 360 characters is not a summary sentence and is passed over (never cut). Each sentence
 is split into its stand-alone clauses and compressed (:mod:`tapestryd.summarize.compress`).
 A sentence's *specificity* counts what a reader would want kept:
@@ -67,7 +67,10 @@ _TEASER = re.compile(
     r"(?:\s+to\s+(?:share|tell\s+you)(?:\s+with\s+you)?)?[.!]*$"
     r"|^(?:I\s+)?(?:just\s+)?(?:wanted|want|had|have|needed)\s+to\s+(?:check\s+in|say\s+hi|catch\s+up|"
     r"share\s+something(?:\s+\w+)?(?:\s+with\s+you)?)[.!]*$"
-    r"|^there's\s+something\s+I\s+(?:want|wanted|need|have)\s+to\s+(?:tell\s+you|share)[.!]*$", re.I)
+    r"|^there's\s+something\s+I\s+(?:want|wanted|need|have)\s+to\s+(?:tell\s+you|share)[.!]*$"
+    # Time passing, said as a catch-up: "Been a busy week since we talked.", "It's been a wild ride!"
+    r"|^(?:it's\s+|it\s+has\s+|things\s+have\s+)?been\s+an?\s+(?:\w+\s+)?(?:few\s+)?(?:days?|weeks?|months?|while|"
+    r"time|ride)(?:\s+since\s+we\s+(?:last\s+)?(?:talked|spoke|chatted|caught\s+up))?[.!]*$", re.I)
 _SKIP = {"I", "I'm", "I've", "I'll", "I'd", "OK", "Ok"}
 
 

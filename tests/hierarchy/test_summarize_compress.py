@@ -54,11 +54,16 @@ def test_statements_without_wrapping_are_left_alone(sentence: str) -> None:
 @pytest.mark.parametrize("teaser", [
     "I've got something to share!", "I got some great news to share.", "But here's some good news.",
     "I just wanted to check in.", "There's something I want to tell you.", "I had to share something cool with you.",
+    "Been a busy week since we talked.", "It's been a wild ride!", "It has been a while.",
 ])
 def test_a_teaser_announcing_news_is_not_a_sentence_to_keep(teaser: str) -> None:
     """A sentence that only announces news says nothing a summary can keep; the news itself stays."""
     assert split_sentences(teaser) == []
     assert split_sentences(f"{teaser} I got the job at the museum.") == ["I got the job at the museum."]
+
+
+def test_time_that_passed_with_news_in_it_is_kept() -> None:
+    assert split_sentences("It's been a year since I moved to Oslo.") == ["It's been a year since I moved to Oslo."]
 
 
 def test_stand_alone_clauses_become_sentences() -> None:
