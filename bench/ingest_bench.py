@@ -6,8 +6,9 @@ to the event log while a child process applies the default projections: messages
 hierarchy, similarity), then the last catch-up. ``--phase sequential`` appends everything
 first and catches up after; ``--phase ingest`` only appends. The run reports wall seconds
 until the log is written (``ingest``) and from then until the projections caught up
-(``project``), CPU seconds of the process and its projector child (user + system, steadier
-than wall time on a shared machine) and the peak RSS of each (``ru_maxrss``); the parent
+(``project``), CPU seconds (user + system, steadier than wall time on a shared machine) of the
+process (``importer_cpu_s``: parsing, appending, the last catch-up), of its projector child
+(``projector_cpu_s``) and both (``cpu_s``), and the peak RSS of each (``ru_maxrss``); the parent
 prints messages/s and writes ``bench/out/ingest.json``. Inputs are generated into
 ``bench/out/`` when missing.
 
@@ -74,6 +75,7 @@ def child(path: Path, home: Path, phase: str) -> dict[str, Any]:
             "ingest_s": marks["ingested"] - started, "project_s": projected - marks["ingested"],
             "total_s": projected - started,
             "cpu_s": usage.ru_utime + usage.ru_stime + children.ru_utime + children.ru_stime,
+            "importer_cpu_s": usage.ru_utime + usage.ru_stime, "projector_cpu_s": children.ru_utime + children.ru_stime,
             "peak_rss_mb": usage.ru_maxrss / 1024, "child_peak_rss_mb": children.ru_maxrss / 1024}
 
 
@@ -112,7 +114,9 @@ def summarize(name: str, path: Path, runs: list[dict[str, Any]]) -> dict[str, An
     size = path.stat().st_size if path.is_file() else sum(p.stat().st_size for p in path.rglob("*.jsonl"))
     return {"input": name, "path": str(path), "bytes": size, "messages": messages, "events": runs[0]["events"],
             "errors": runs[0]["errors"], "runs": len(runs), "ingest_s": med("ingest_s"), "project_s": med("project_s"),
-            "total_s": med("total_s"), "cpu_s": med("cpu_s"), "ingest_msgs_per_s": messages / med("ingest_s"),
+            "total_s": med("total_s"), "cpu_s": med("cpu_s"),
+            "importer_cpu_s": med("importer_cpu_s"), "projector_cpu_s": med("projector_cpu_s"),
+            "ingest_msgs_per_s": messages / med("ingest_s"),
             "total_msgs_per_s": messages / med("total_s"), "peak_rss_mb": max(r["peak_rss_mb"] for r in runs),
             "child_peak_rss_mb": max(r["child_peak_rss_mb"] for r in runs)}
 
@@ -138,6 +142,8 @@ def main() -> None:
               f"  ingest {result['ingest_s']:6.2f} s"
               f"  project {result['project_s']:6.2f} s  total {result['total_msgs_per_s']:8.0f} msg/s"
               f"  (ingest alone {result['ingest_msgs_per_s']:8.0f} msg/s)  {messages_per_cpu:8.0f} msg per CPU-second"
+              f"  CPU {result['cpu_s']:5.2f} s (importer {result['importer_cpu_s']:5.2f}, projector child"
+              f" {result['projector_cpu_s']:5.2f})"
               f"  peak RSS {result['peak_rss_mb']:6.1f} MB (projector child {result['child_peak_rss_mb']:6.1f} MB)",
               flush=True)
     OUT.mkdir(exist_ok=True)
