@@ -121,6 +121,8 @@ class MessagesProjection:
         # message id → its verbatim joined text, for the rows this batch stored or joined to: a later part
         # in the same batch (a streamed reply's parts are neighbours in the log) reads no event back.
         self._verbatim: dict[int, str] = {}
+        self._ids: dict[tuple[str, str], int] = {}  # (conversation, message key) → id, of the rows stored this batch
+        self._changed: dict[int, _Change] = {}  # message id → its text change this batch, written at the flush
         self._log: EventStore | None = None
 
     def attach_log(self, store: EventStore) -> None:
@@ -129,7 +131,8 @@ class MessagesProjection:
 
     def __getstate__(self) -> dict[str, object]:
         """Picklable state (for the follower child, which attaches its own log): no log, no batch buffers."""
-        return {**self.__dict__, "_log": None, "_unindexed": {}, "_unfiled": {}, "_verbatim": {}}
+        return {**self.__dict__, "_log": None, "_unindexed": {}, "_unfiled": {}, "_verbatim": {}, "_ids": {},
+                "_changed": {}}
 
     def create(self, conn: sqlite3.Connection) -> None:
         """Create the tables, indexes, FTS5 table and triggers if missing; set the FTS5 options."""
@@ -249,6 +252,7 @@ class MessagesProjection:
         A streamed reply's parts are then indexed once, joined, instead of a delete and an
         insert per part (an FTS5 delete after inserts writes its pending terms to disk).
         """
+        self._write_changes(conn)
         conn.executemany("INSERT INTO messages_fts(rowid, text) VALUES (?, ?)", sorted(self._unindexed.items()))
         unsplit.record(conn, self._unindexed.items())
         speaker_names.record(conn, self._unindexed)
@@ -271,6 +275,8 @@ class MessagesProjection:
         self._unindexed.clear()
         self._unfiled.clear()
         self._verbatim.clear()
+        self._ids.clear()
+        self._changed.clear()
 
     def _record(self, conn: sqlite3.Connection, event: StoredEvent, msg: MessageRecorded) -> None:
         if msg.meta.get("forgotten") or forgetting.is_forgotten(conn, msg.conversation, msg.timestamp,
@@ -284,16 +290,27 @@ class MessagesProjection:
         _touch(conn, msg.conversation, span)
 
     def _store(self, conn: sqlite3.Connection, event: StoredEvent, msg: MessageRecorded) -> bool:
-        """Insert the message, or join it to the stored one of its key; True when it was inserted."""
-        if self._insert(conn, event, msg):
-            return True
-        row = conn.execute("SELECT id, text, skipped, ts, seq, parts FROM messages"
-                           " WHERE conversation = ? AND message_key = ?", (msg.conversation, msg.message)).fetchone()
+        """Insert the message, or join it to the stored one of its key; True when it was inserted.
+
+        A later part changes the message's :class:`_Change`, written at the flush: a reply streamed
+        as many parts in one batch is filtered, updated and taken out of the indexes once, not once
+        per part, with the rows a part-by-part update would leave.
+        """
+        msg_id = self._ids.get((msg.conversation, msg.message))
+        change = None if msg_id is None else self._changed.get(msg_id)
+        if msg_id is None or change is None:
+            if msg_id is None and self._insert(conn, event, msg):
+                return True
+            msg_id, change = self._change_of(conn, msg)
         if msg.meta.get("replaces"):
-            self._verbatim[row[0]] = msg.text
-            self._set_text(conn, row[0], row[1], outbound(msg.text), dict(msg.skipped), f"={event.seq}")
+            self._verbatim[msg_id] = msg.text
+            change.replace(msg.text, dict(msg.skipped), f"={event.seq}")
+        elif change.parts is None or self._log is None:  # earlier parts unknown: join to the stored (filtered) text
+            change.join_filtered(outbound(msg.text), msg.skipped)
         else:
-            self._join_part(conn, row, event.seq, msg)
+            verbatim = join_parts((self._earlier(msg_id, _part_seqs(change.first, change.parts)), msg.text))
+            self._verbatim[msg_id] = verbatim
+            change.join(verbatim, msg.skipped, event.seq)
         return False
 
     def _insert(self, conn: sqlite3.Connection, event: StoredEvent, msg: MessageRecorded) -> bool:
@@ -310,26 +327,21 @@ class MessagesProjection:
         if cur.rowcount != 1:
             return False
         message_id = cast(int, cur.lastrowid)  # set: the row was inserted
+        self._ids[(msg.conversation, msg.message)] = message_id
         self._unindexed[message_id] = text
         self._unfiled[message_id] = msg.conversation
         self._verbatim[message_id] = msg.text
         return True
 
-    def _join_part(self, conn: sqlite3.Connection, row: tuple[int, str, str, str, int, str | None], seq: int,
-                   msg: MessageRecorded) -> None:
-        """Join a later part (log ``seq``) to its message and filter the whole; indexed at the next flush."""
-        msg_id, text, skipped, _, first, parts = row
-        if parts is None or self._log is None:  # earlier parts unknown: join to the stored (filtered) text
-            joined = join_parts((text, outbound(msg.text)))
-        else:
-            verbatim = join_parts((self._earlier(msg_id, _part_seqs(first, parts)), msg.text))
-            self._verbatim[msg_id] = verbatim
-            joined = outbound(verbatim)
-            parts = f"{parts} {seq}".lstrip()
-        counts = json.loads(skipped)
-        for kind, n in msg.skipped.items():
-            counts[kind] = counts.get(kind, 0) + n
-        self._set_text(conn, msg_id, text, joined, counts, parts)
+    def _change_of(self, conn: sqlite3.Connection, msg: MessageRecorded) -> tuple[int, _Change]:
+        """The id of ``msg``'s stored row and a change starting from that row (indexed unless stored this batch),
+        held for the batch's later parts."""
+        msg_id, text, skipped, first, parts = conn.execute(
+            "SELECT id, text, skipped, seq, parts FROM messages WHERE conversation = ? AND message_key = ?",
+            (msg.conversation, msg.message)).fetchone()
+        self._ids[(msg.conversation, msg.message)] = msg_id
+        change = self._changed[msg_id] = _Change(text, msg_id not in self._unindexed, first, parts, json.loads(skipped))
+        return msg_id, change
 
     def _earlier(self, msg_id: int, seqs: list[int]) -> str:
         """The verbatim joined text of message ``msg_id``'s parts at ``seqs``: held for this batch, else read
@@ -339,17 +351,28 @@ class MessagesProjection:
             return held or ""
         return join_parts([e.event.text for e in self._log.at(seqs) if isinstance(e.event, MessageRecorded)])
 
-    def _set_text(self, conn: sqlite3.Connection, msg_id: int, old: str, new: str, counts: dict[str, int],
-                  parts: str | None) -> None:
-        """Store ``new`` as message ``msg_id``'s text (indexed at the next flush), ``counts`` as its skipped
-        kinds and ``parts`` as the seqs of its later parts."""
-        if msg_id not in self._unindexed:  # indexed (not stored nor changed since the last flush): take it out
-            conn.execute("INSERT INTO messages_fts(messages_fts, rowid, text) VALUES ('delete', ?, ?)", (msg_id, old))
-            windows.unindex(conn, [msg_id])  # while the stored text is still the one its windows were made of
-        conn.execute("UPDATE messages SET text = ?, skipped = ?, parts = ? WHERE id = ?",
-                     (new, _dumps(counts), parts, msg_id))
-        blocks.mark_dirty(conn, [msg_id], grown=new.startswith(old))
-        self._unindexed[msg_id] = new
+    def _write_changes(self, conn: sqlite3.Connection) -> None:
+        """Store the texts the batch's later parts changed (indexed by the flush that calls it).
+
+        A message indexed before this batch is taken out of ``messages_fts`` and of its windows
+        first, while its stored text is still the one they were made of; its block is marked to
+        index again (as grown when the new text begins with the stored one, see :mod:`blocks`).
+        """
+        if not self._changed:
+            return
+        texts = {msg_id: change.filtered() for msg_id, change in sorted(self._changed.items())}
+        indexed = [msg_id for msg_id, change in self._changed.items() if change.indexed]
+        conn.executemany("INSERT INTO messages_fts(messages_fts, rowid, text) VALUES ('delete', ?, ?)",
+                         [(msg_id, self._changed[msg_id].stored) for msg_id in sorted(indexed)])
+        windows.unindex(conn, indexed)
+        conn.executemany("UPDATE messages SET text = ?, skipped = ?, parts = ? WHERE id = ?",
+                         [(text, _dumps(self._changed[msg_id].counts), self._changed[msg_id].parts, msg_id)
+                          for msg_id, text in texts.items()])
+        grown = {msg_id for msg_id in indexed if texts[msg_id].startswith(self._changed[msg_id].stored)}
+        blocks.mark_dirty(conn, sorted(grown), grown=True)  # a message stored this batch is in no block yet
+        blocks.mark_dirty(conn, sorted(set(indexed) - grown))
+        self._unindexed.update(texts)
+        self._changed.clear()
 
     @staticmethod
     def _ensure_conversation(conn: sqlite3.Connection, event: StoredEvent, key: str) -> None:
@@ -374,6 +397,49 @@ def _set_title(conn: sqlite3.Connection, titled: ConversationTitled) -> None:
                  " AND (CASE WHEN ? = '' THEN title_updated = '' ELSE title_updated <= ? END))",
                  (outbound(titled.title), titled.updated, rank, titled.conversation, rank, rank, titled.updated,
                   titled.updated))
+
+
+class _Change:
+    """A stored message's text as this batch's later parts change it, written at the flush.
+
+    ``stored``: its text in the table now (``indexed``: in ``messages_fts`` and its windows, i.e.
+    stored before this batch); ``first``: the log seq of its first part; ``parts``: the seqs of its
+    later parts (see the module docstring, NULL for a row made before they were kept); ``counts``:
+    its skipped kinds. The new text is ``text`` when it is already filtered (a part joined to the
+    stored filtered text), else the filtered ``verbatim`` (one filtering for all the batch's parts).
+    """
+
+    __slots__ = ("stored", "indexed", "first", "parts", "counts", "text", "verbatim")
+
+    def __init__(self, stored: str, indexed: bool, first: int, parts: str | None, counts: dict[str, int]) -> None:
+        self.stored, self.indexed, self.first, self.parts, self.counts = stored, indexed, first, parts, counts
+        self.text: str | None = stored
+        self.verbatim: str | None = None
+
+    def filtered(self) -> str:
+        """The new text as stored: filtered (:func:`tapestryd.privacy.outbound`)."""
+        if self.text is None:
+            self.text = outbound(self.verbatim or "")
+        return self.text
+
+    def replace(self, verbatim: str, counts: dict[str, int], parts: str) -> None:
+        """The whole message again (``meta.replaces``): its text, skipped counts and parts replace these."""
+        self.verbatim, self.text, self.counts, self.parts = verbatim, None, counts, parts
+
+    def join(self, verbatim: str, skipped: Mapping[str, int], seq: int) -> None:
+        """A later part (log ``seq``) joined: ``verbatim`` is the whole joined text, ``skipped`` its own counts."""
+        self.verbatim, self.text = verbatim, None
+        self.parts = f"{self.parts} {seq}".lstrip()
+        self._count(skipped)
+
+    def join_filtered(self, text: str, skipped: Mapping[str, int]) -> None:
+        """A later part's filtered ``text`` joined to the filtered text (earlier parts unknown)."""
+        self.text = join_parts((self.filtered(), text))
+        self._count(skipped)
+
+    def _count(self, skipped: Mapping[str, int]) -> None:
+        for kind, n in skipped.items():
+            self.counts[kind] = self.counts.get(kind, 0) + n
 
 
 class _Span:
