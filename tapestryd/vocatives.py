@@ -5,7 +5,9 @@ opening "Hey Mel!" or "Thanks, John," or closing "…, Caroline!" names the *oth
 the conversation (an opening counts at the start of a message only; code and quoted text
 never count). :func:`vocatives` finds those names in one message; :func:`names_by_role`
 counts them per role and gives each role the name it is most often called (ties: the first
-one heard), when the two roles end up with different names. A word that is a greeting's
+one heard), or the fuller form of it when the role is called that too ("Hey Mel!" twice and
+"Thanks, Melanie!" once name Melanie, as a memory of her should), when the two roles end up
+with different names. A word that is a greeting's
 object but no name ("Hey there", "Hi all", "Thanks everyone") never counts. For
 :func:`names_by_role` a bare name opening a message ("John, I'm sorry …") or closing a
 sentence with a full stop ("…, John.") is weaker evidence (a place can stand there too:
@@ -69,7 +71,9 @@ def names_by_role(messages: Iterable[tuple[str, str]]) -> dict[str, str]:
     for speaker, other in (roles, roles[::-1]):
         votes = heard.get(other) or weak.get(other)
         if votes:
-            names[speaker] = max(votes, key=lambda n: (votes[n], -order.index(n)))
+            chosen = max(votes, key=lambda n: (votes[n], -order.index(n)))
+            fuller = [n for n in {**heard.get(other, {}), **weak.get(other, {})} if n.startswith(chosen)]
+            names[speaker] = max(fuller, key=len)  # "Mel" most often, "Melanie" once: "Melanie"
     return names if len(names) == 2 and len(set(names.values())) == 2 else {}
 
 

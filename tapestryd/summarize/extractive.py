@@ -64,7 +64,7 @@ from tapestryd.vocatives import names_by_role
 
 __all__ = ["EXTRACTIVE_VERSION", "ExtractiveSummarizer"]
 
-EXTRACTIVE_VERSION = "x18"
+EXTRACTIVE_VERSION = "x19"
 _WEAK = 0.3
 _POOL = 400
 _ROWS = 2000

@@ -29,6 +29,14 @@ def test_each_side_is_named_by_what_the_other_calls_it() -> None:
     assert names_by_role([("user", "Hi Sam, here is my draft."), ("assistant", "It reads well.")]) == {}
 
 
+def test_a_short_name_gives_way_to_its_fuller_form_when_both_are_heard() -> None:
+    """"Mel" twice, "Melanie" once: the side is Melanie; a name heard only short stays short."""
+    chat = [("user", "Hey Mel! How was the trip?"), ("assistant", "Hi Caroline! It was lovely."),
+            ("user", "Great, Mel!"), ("assistant", "Thanks!"), ("user", "See you soon, Melanie!")]
+    assert names_by_role(chat) == {"user": "Caroline", "assistant": "Melanie"}
+    assert names_by_role(chat[:4]) == {"user": "Caroline", "assistant": "Mel"}
+
+
 def test_a_bare_name_names_a_side_no_greeting_named_but_never_outvotes_one() -> None:
     """"John, I'm sorry …" and "…, John." name the side no greeting named; a place standing
     there ("Paris, …") loses to a single greeting."""
