@@ -17,6 +17,7 @@ applies event by event. Both paths leave identical rows.
 
 from __future__ import annotations
 
+import gc
 import itertools
 import multiprocessing
 import sqlite3
@@ -242,7 +243,11 @@ def follow(events_db: Path, projections_db: Path, projections: list[Projection],
     """A :class:`~tapestryd.projections.follower.Follower` child's loop: catch up a batch at a
     time, wait ``POLL`` seconds when nothing was new; once ``stop`` is set, finish what the log
     holds, settle (the grown blocks are written here, alongside the parent, not by its last
-    catch-up) and return. Returns at once when the parent died."""
+    catch-up) and return. Returns at once when the parent died.
+
+    What the child holds once set up (modules, the projections) lives as long as it does, so it is
+    frozen out of the garbage collector's sight (:func:`gc.freeze`): the full collections that an
+    import's allocations set off walk only what the batches made."""
     warnings_to_stderr()
     parent = multiprocessing.parent_process()
     try:
@@ -250,6 +255,7 @@ def follow(events_db: Path, projections_db: Path, projections: list[Projection],
         projector = Projector(store, projections_db, projections)
     except StoreError:
         sys.exit(STORE_FAILED)
+    gc.freeze()
     try:
         while parent is None or parent.is_alive():
             last = stop.is_set()  # read before the pass: that pass then sees every event appended
