@@ -109,9 +109,12 @@ def _utc(text: str) -> Any:
 
 
 def _blocks(projector: Any) -> list[tuple[Any, ...]]:
+    from tapestryd.projections import blocks
+
     conn = projector.conn
+    documents = [row for t in blocks.shard_tables(conn) for row in conn.execute(f"SELECT rowid, text FROM {t}")]
     return [*conn.execute("SELECT id, conversation, size, dirty FROM conversation_blocks ORDER BY id"),
-            *conn.execute("SELECT rowid, text FROM blocks_fts ORDER BY rowid")]
+            *sorted(documents)]
 
 
 def main() -> None:

@@ -32,8 +32,16 @@ Tables it owns (in ``projections.db``, kept by
   messages now; ``dirty`` 1 while its document must be indexed again at the next flush,
   2 while it only grew and may wait for the projector to settle, 0 when it is indexed.
 * ``block_members(message_id, block)``: which block each message is in.
-* ``blocks_fts(text)``: an FTS5 table (the tokenizer of ``messages_fts``), rowid the block's
-  id, text its messages' texts in id order, joined by newlines.
+* ``blocks_fts_<n>(text)``: the shards, FTS5 tables (the tokenizer of ``messages_fts``), shard
+  ``n`` the documents of block ids ``[n, n + 1) *`` :data:`SHARD_BLOCKS` (fixed by the id, so a
+  rebuild gives the same shards), rowid the block's id, text its messages' texts in id order,
+  joined by newlines. One table for every block made a query's cost grow with the index
+  (:data:`SHARD_BLOCKS`); a file made with one (``blocks_fts``) has it set aside when the
+  projector opens it (renamed ``blocks_retired``, emptied a part per backfill chunk and
+  dropped) and its messages filed again in the background (:mod:`tapestryd.projections.backfill`).
+* ``blocks_shards(shard)``: the shards made.
+* ``blocks_format(shard_blocks)``: one row, the :data:`SHARD_BLOCKS` the shards were made with;
+  a file made with another has its blocks filed again.
 
 A message's text is as the messages projection stores it (private spans removed, secrets
 redacted). A deleted message (forgotten, or a compacted one dropped) leaves its block
@@ -54,8 +62,8 @@ from operator import itemgetter
 from tapestryd.db import in_chunks
 from tapestryd.projections import fts_options
 
-__all__ = ["BLOCK_SIZE", "BLOCK_WINDOW", "backfill", "block_scores", "blocks_of", "clear", "create_tables",
-           "file_messages", "index_dirty", "mark_dirty", "waiting"]
+__all__ = ["BLOCK_SIZE", "BLOCK_WINDOW", "SHARD_BLOCKS", "backfill", "block_scores", "blocks_of", "clear",
+           "create_tables", "file_messages", "index_dirty", "mark_dirty", "shard_tables", "waiting"]
 
 _URGENT, _GROWN = 1, 2
 """``conversation_blocks.dirty``: indexed at the next flush; grown, indexed when the projector settles."""
@@ -66,6 +74,24 @@ BLOCK_SIZE = 64
 BLOCK_WINDOW = 1000
 """Blocks ranked for one query at most: when more match, only the most recently made ones compete
 (the bound :mod:`tapestryd.projections.messages_search` puts on messages; bm25 keeps its idf over every block)."""
+
+SHARD_BLOCKS = 1 << 15
+"""Blocks per shard of the blocks' index: block ``id``'s document is in table ``blocks_fts_<id // SHARD_BLOCKS>``.
+FTS5's ``bm25()`` walks every match of each of the query's phrases in its table once per statement to count
+their documents (the idf), so on one table ranking even the :data:`BLOCK_WINDOW` newest blocks grew with the
+whole index; ranked shard by shard, newest first, until the bound is filled, it grows with a shard.
+``block_scores`` of the bench's 60 queries (``bench/search_bench.py``, CPU, best of 3) at 1M messages (83,334 blocks):
+one table median 4.1–4.2 ms, p95 8.2–8.8; three shards of 32,768 median 2.7–3.4, p95 4.7–5.3 (search's top 10 the
+same set as with one table for 54 of 60 queries, mean overlap 97.5%: idf from the newest shards); 100k (one shard)
+unchanged. Shards of 4,096 (21 at 1M, the newest of 1,414 blocks) fell to 86% overlap."""
+
+_RETIRED = "blocks_retired"
+"""The one ``blocks_fts`` of a file made before shards, until the backfill drops it."""
+
+_RETIRE_ROWS = 5000
+"""Rows of each large shadow table of :data:`_RETIRED` deleted per backfill chunk (:func:`fts_options.retire`)."""
+
+_TOKENIZE = "tokenize='porter unicode61 remove_diacritics 2'"
 
 _INDEX_CHUNK = 64
 """Blocks indexed per statement: up to 64 messages' text each (4096 blocks at once held a whole batch's text twice)."""
@@ -79,8 +105,8 @@ _SCHEMA = [
     "CREATE INDEX IF NOT EXISTS conversation_blocks_pending ON conversation_blocks(dirty) WHERE dirty > 0",
     "CREATE TABLE IF NOT EXISTS block_members (message_id INTEGER PRIMARY KEY, block INTEGER NOT NULL)",
     "CREATE INDEX IF NOT EXISTS block_members_block ON block_members(block)",
-    """CREATE VIRTUAL TABLE IF NOT EXISTS blocks_fts USING fts5(
-        text, tokenize='porter unicode61 remove_diacritics 2')""",
+    "CREATE TABLE IF NOT EXISTS blocks_shards (shard INTEGER PRIMARY KEY)",
+    "CREATE TABLE IF NOT EXISTS blocks_format (shard_blocks INTEGER NOT NULL)",
     """CREATE TRIGGER IF NOT EXISTS block_members_ad AFTER DELETE ON messages BEGIN
         UPDATE conversation_blocks SET size = size - 1, dirty = 1
             WHERE id = (SELECT block FROM block_members WHERE message_id = old.id);
@@ -89,27 +115,82 @@ _SCHEMA = [
 
 
 def create_tables(conn: sqlite3.Connection) -> bool:
-    """Create the tables, indexes and delete trigger if missing; True when ``conversation_blocks`` was new."""
-    return fts_options.create(conn, _SCHEMA, "conversation_blocks", "blocks_fts")
+    """Create the tables, indexes and delete trigger if missing; True when ``conversation_blocks`` was new (the
+    file predates blocks, or their shards of :data:`SHARD_BLOCKS`: its one ``blocks_fts`` is set aside as
+    :data:`_RETIRED`, shards of another size are dropped, and its blocks are filed again by the backfill)."""
+    made = conn.execute("SELECT * FROM blocks_format").fetchall() if _exists(conn, "blocks_format") else []
+    if made != [(SHARD_BLOCKS,)]:
+        if _exists(conn, "blocks_fts") and not _exists(conn, _RETIRED):  # renamed now, dropped by the backfill:
+            conn.execute(f"ALTER TABLE blocks_fts RENAME TO {_RETIRED}")  # a DROP frees every page at once
+        for table in ("blocks_fts", "conversation_blocks", "block_members", "blocks_format"):
+            conn.execute(f"DROP TABLE IF EXISTS {table}")
+    new = not _exists(conn, "conversation_blocks")
+    for shard in _shards(conn) if new else ():  # shards of blocks filed again (their ids may change)
+        conn.execute(f"DROP TABLE {_table(shard)}")
+    if new and _exists(conn, "blocks_shards"):
+        conn.execute("DELETE FROM blocks_shards")
+    for statement in _SCHEMA:
+        conn.execute(statement)
+    if not conn.execute("SELECT 1 FROM blocks_format").fetchone():
+        conn.execute("INSERT INTO blocks_format (shard_blocks) VALUES (?)", (SHARD_BLOCKS,))
+    return new
+
+
+def _exists(conn: sqlite3.Connection, table: str) -> bool:
+    return conn.execute("SELECT 1 FROM sqlite_master WHERE name = ?", (table,)).fetchone() is not None
+
+
+def _table(shard: int) -> str:
+    """The FTS5 table of shard ``shard`` (the documents of block ids ``[shard, shard + 1) * SHARD_BLOCKS``)."""
+    return f"blocks_fts_{int(shard)}"
+
+
+def _shards(conn: sqlite3.Connection) -> list[int]:
+    """The shards made, oldest first."""
+    if not _exists(conn, "blocks_shards"):
+        return []
+    return [int(shard) for (shard,) in conn.execute("SELECT shard FROM blocks_shards ORDER BY shard")]
+
+
+def shard_tables(conn: sqlite3.Connection) -> list[str]:
+    """The FTS5 tables holding blocks, newest shard first: ``blocks_fts`` alone in a file made before shards and
+    not opened by a writer of this version since (a read-only connection ranks it as it is)."""
+    if not _exists(conn, "blocks_shards"):
+        return ["blocks_fts"] if _exists(conn, "blocks_fts") else []
+    return [_table(shard) for shard in reversed(_shards(conn))]
+
+
+def _ensure_shards(conn: sqlite3.Connection, shards: set[int]) -> None:
+    """Make the FTS5 tables of ``shards`` that are missing (with :data:`fts_options.BULK_OPTIONS`)."""
+    for shard in sorted(shards - set(_shards(conn))):
+        conn.execute(f"CREATE VIRTUAL TABLE {_table(shard)} USING fts5(text, {_TOKENIZE})")
+        fts_options.configure(conn, _table(shard), fts_options.BULK_OPTIONS)
+        conn.execute("INSERT INTO blocks_shards (shard) VALUES (?)", (shard,))
 
 
 def clear(conn: sqlite3.Connection) -> None:
     """Delete every block, membership and indexed document.
 
-    ``blocks_fts`` is dropped and made again: a DELETE of its rows reads every document back to take
+    The shards' tables are dropped: a DELETE of their rows reads every document back to take
     its terms out of the index.
     """
     conn.execute("DELETE FROM block_members")
     conn.execute("DELETE FROM conversation_blocks")
-    conn.execute("DROP TABLE blocks_fts")
-    create_tables(conn)
+    for shard in _shards(conn):
+        conn.execute(f"DROP TABLE {_table(shard)}")
+    conn.execute("DELETE FROM blocks_shards")
+    conn.execute(f"DROP TABLE IF EXISTS {_RETIRED}")
 
 
 def backfill(conn: sqlite3.Connection, after: int, last: int) -> int:
     """File the stored messages of id ``(after, last]`` into blocks, in id order, and index the blocks made dirty
-    (a file made before blocks, :mod:`tapestryd.projections.backfill`: every message before them is filed, none
-    after them is). Returns how many messages were filed.
+    (a file made before blocks or their shards, :mod:`tapestryd.projections.backfill`: every message before them
+    is filed, none after them is). Returns how many messages were filed. Each chunk also takes a part of the
+    blocks' index of a file made before shards away (:func:`create_tables` set it aside), the last one what is
+    left.
     """
+    fts_options.retire(conn, _RETIRED, _RETIRE_ROWS,
+                       whole=last >= int(conn.execute("SELECT COALESCE(MAX(id), 0) FROM messages").fetchone()[0]))
     count = file_messages(conn, conn.execute("SELECT id, conversation FROM messages WHERE id > ? AND id <= ?"
                                              " ORDER BY id", (after, last)).fetchall())
     index_dirty(conn)
@@ -178,13 +259,16 @@ def index_dirty(conn: sqlite3.Connection, *, grown: bool = True) -> int:
     dirty = sorted(int(i) for (i,) in conn.execute(f"SELECT id FROM conversation_blocks WHERE dirty > 0{wanted}"))
     if not dirty:
         return 0
-    conn.executemany("DELETE FROM blocks_fts WHERE rowid = ?", [(i,) for i in dirty])
+    _ensure_shards(conn, {i // SHARD_BLOCKS for i in dirty})
+    for shard, members in groupby(dirty, lambda i: i // SHARD_BLOCKS):
+        conn.executemany(f"DELETE FROM {_table(shard)} WHERE rowid = ?", [(i,) for i in members])
     for start in range(0, len(dirty), _INDEX_CHUNK):  # one read of the chunk's members, not one per block
         chunk = dirty[start:start + _INDEX_CHUNK]
         rows = conn.execute("SELECT b.block, m.text FROM block_members b JOIN messages m ON m.id = b.message_id"
                             f" WHERE b.block IN ({','.join('?' * len(chunk))}) ORDER BY b.block, m.id", chunk)
         documents = [(block, "\n".join(text for _, text in members)) for block, members in groupby(rows, itemgetter(0))]
-        conn.executemany("INSERT INTO blocks_fts (rowid, text) VALUES (?, ?)", documents)
+        for shard, part in groupby(documents, lambda document: int(document[0]) // SHARD_BLOCKS):
+            conn.executemany(f"INSERT INTO {_table(shard)} (rowid, text) VALUES (?, ?)", part)
     for done, marks in in_chunks(dirty, 8192):
         conn.execute(f"DELETE FROM conversation_blocks WHERE id IN ({marks}) AND size <= 0", done)
         conn.execute(f"UPDATE conversation_blocks SET dirty = 0 WHERE id IN ({marks})", done)
@@ -195,15 +279,20 @@ def block_scores(conn: sqlite3.Connection, expr: str, limit: int) -> dict[int, f
     """``{block id: -bm25}`` of the ``limit`` best blocks matching FTS5 expression ``expr`` (higher is better),
     among the :data:`BLOCK_WINDOW` newest matching blocks.
 
-    Empty when the file has no blocks table yet (a read-only connection to an older file).
+    The shards are ranked newest first until the bound is filled, each with its own idf (a
+    word's blocks counted in its shard). Empty when the file has no blocks table yet (a
+    read-only connection to an older file).
     """
-    if not expr or not _has_blocks(conn):
+    if not expr:
         return {}
-    # One walk of the newest matches, scoring each (as windows.window_scores).
-    rows = conn.execute("SELECT rowid, score FROM (SELECT rowid, bm25(blocks_fts) AS score FROM blocks_fts"
-                        " WHERE blocks_fts MATCH ? ORDER BY rowid DESC LIMIT ?) ORDER BY score, rowid LIMIT ?",
-                        (expr, BLOCK_WINDOW, limit))
-    return {int(i): -float(score) for i, score in rows}
+    rows: list[tuple[int, float]] = []
+    for table in shard_tables(conn):
+        # One walk of the shard's newest matches, scoring each (as windows.window_scores).
+        rows += conn.execute(f"SELECT rowid, bm25({table}) FROM {table} WHERE {table} MATCH ?"
+                             " ORDER BY rowid DESC LIMIT ?", (expr, BLOCK_WINDOW - len(rows))).fetchall()
+        if len(rows) >= BLOCK_WINDOW:
+            break
+    return {int(i): -float(score) for i, score in sorted(rows, key=lambda row: (row[1], row[0]))[:limit]}
 
 
 def blocks_of(conn: sqlite3.Connection, message_ids: list[int]) -> dict[int, int]:
@@ -218,5 +307,4 @@ def blocks_of(conn: sqlite3.Connection, message_ids: list[int]) -> dict[int, int
 
 
 def _has_blocks(conn: sqlite3.Connection) -> bool:
-    found = conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'blocks_fts'").fetchone()
-    return found is not None
+    return _exists(conn, "block_members")

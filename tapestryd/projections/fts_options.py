@@ -9,12 +9,12 @@ index fewer times. Both change the segment layout only; rows, matches and ranks 
 from __future__ import annotations
 
 import sqlite3
-from typing import Sequence
 
-__all__ = ["BULK_OPTIONS", "configure", "create"]
+__all__ = ["BULK_OPTIONS", "configure", "retire"]
 
 BULK_OPTIONS = {"hashsize": 16 * 1024 * 1024, "automerge": 8}
-"""Options of ``windows_fts`` and ``blocks_fts``, each batch's text written at its flush. Their
+"""Options of the windows' and the blocks' shards (``windows_fts_<n>``, ``blocks_fts_<n>``), each batch's text
+written at its flush. Their
 documents are written once per batch like ``messages_fts``'s; a smaller ``hashsize`` than that
 table's (64 MiB) bounds the memory of a window's three turns of text, for about the same CPU
 (20 MB ChatGPT export, 28.8 MB of window text inserted: 1.01 s CPU with the defaults, 0.66 s
@@ -32,11 +32,21 @@ def configure(conn: sqlite3.Connection, table: str, options: dict[str, int]) -> 
             conn.execute(f"INSERT INTO {table}({table}, rank) VALUES (?, ?)", (option, value))
 
 
-def create(conn: sqlite3.Connection, schema: Sequence[str], marker: str, fts: str) -> bool:
-    """Run the ``CREATE … IF NOT EXISTS`` statements of ``schema``, give FTS5 table ``fts`` the
-    :data:`BULK_OPTIONS`, and say whether table ``marker`` was new (the file predates these tables)."""
-    new = conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (marker,)).fetchone()
-    for statement in schema:
-        conn.execute(statement)
-    configure(conn, fts, BULK_OPTIONS)
-    return new is None
+def retire(conn: sqlite3.Connection, table: str, rows: int, *, whole: bool) -> None:
+    """Delete up to ``rows`` rows of each large shadow table of FTS5 table ``table`` (an index being thrown away,
+    set aside under that name: its rows go without FTS5), and drop it once they are empty or when ``whole``;
+    nothing when it is gone. A DROP frees every page in one transaction (1M messages' windows: 10 s, 4.4 CPU-s,
+    the writer held all along), so a backfill takes it away a part per chunk.
+    """
+    if conn.execute("SELECT 1 FROM sqlite_master WHERE name = ?", (table,)).fetchone() is None:
+        return
+    left = False
+    # Rows 1 and 10 of ``_data`` (the averages and the structure) stay: DROP TABLE opens the table first.
+    for shadow, keep in ((f"{table}_data", 10), (f"{table}_docsize", 0), (f"{table}_content", 0)):
+        if not whole and conn.execute("SELECT 1 FROM sqlite_master WHERE name = ?", (shadow,)).fetchone():
+            conn.execute(f"DELETE FROM {shadow} WHERE rowid IN (SELECT rowid FROM {shadow} WHERE rowid > ?"
+                         " ORDER BY rowid LIMIT ?)", (keep, rows))
+            rest = conn.execute(f"SELECT 1 FROM {shadow} WHERE rowid > ? LIMIT 1", (keep,)).fetchone()
+            left = left or rest is not None
+    if not left:
+        conn.execute(f"DROP TABLE {table}")

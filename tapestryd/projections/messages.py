@@ -39,7 +39,7 @@ Tables it owns (in ``projections.db``):
 * ``windows_fts_<n>``, ``windows_indexed``, ``windows_stale``: each message indexed with the turns
   before and after it (:mod:`tapestryd.projections.windows`), written at the same flush with
   its neighbours', and again when a neighbour changes or goes; filled in the background for an older file.
-* ``conversation_blocks``, ``block_members``, ``blocks_fts``: runs of up to 64 of a
+* ``conversation_blocks``, ``block_members``, ``blocks_fts_<n>``: runs of up to 64 of a
   conversation's messages indexed as one document (:mod:`tapestryd.projections.blocks`),
   filed and indexed at the same flush, a block written again when a message of it changes
   or goes; a block that only grew may wait until the projector settles (:meth:`MessagesProjection.settle`);

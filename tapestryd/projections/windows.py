@@ -102,8 +102,7 @@ _RETIRED = "windows_retired"
 """The ``windows_fts`` of a file whose windows were made with another cut, until the backfill drops it."""
 
 _RETIRE_ROWS = 5000
-"""Rows of each large shadow table of :data:`_RETIRED` deleted per backfill chunk: a DROP frees every page of
-it in one transaction (1M messages' windows: 10 s, 4.4 CPU-s, the writer held all along)."""
+"""Rows of each large shadow table of :data:`_RETIRED` deleted per backfill chunk (:func:`fts_options.retire`)."""
 
 _HOLDS_OLD = "w.id = old.id OR w.prev = old.id OR w.next = old.id"
 _TOKENIZE = "tokenize='porter unicode61 remove_diacritics 2'"
@@ -231,28 +230,12 @@ def backfill(conn: sqlite3.Connection, after: int, last: int) -> int:
     windows or with another cut, :mod:`tapestryd.projections.backfill`; a flush meanwhile wrote those of new
     messages and their neighbours); returns how many were written. Each chunk also takes a part of the windows
     of the older cut away (:func:`create_tables` set them aside), the last one what is left."""
-    _retire(conn, whole=last >= int(conn.execute("SELECT COALESCE(MAX(id), 0) FROM messages").fetchone()[0]))
+    fts_options.retire(conn, _RETIRED, _RETIRE_ROWS,
+                       whole=last >= int(conn.execute("SELECT COALESCE(MAX(id), 0) FROM messages").fetchone()[0]))
     ids = [int(i) for (i,) in conn.execute("SELECT id FROM messages m WHERE id > ? AND id <= ? AND NOT EXISTS"
                                            " (SELECT 1 FROM windows_indexed w WHERE w.id = m.id) ORDER BY id",
                                            (after, last))]
     return _write(conn, ids)
-
-
-def _retire(conn: sqlite3.Connection, *, whole: bool) -> None:
-    """Delete up to :data:`_RETIRE_ROWS` rows of each large shadow table of :data:`_RETIRED` (its index is being
-    thrown away, so its rows go without FTS5), and drop it once they are empty or when ``whole``."""
-    if not _exists(conn, _RETIRED):
-        return
-    left = False
-    # Rows 1 and 10 of ``_data`` (the averages and the structure) stay: DROP TABLE opens the table first.
-    for shadow, keep in ((f"{_RETIRED}_data", 10), (f"{_RETIRED}_docsize", 0), (f"{_RETIRED}_content", 0)):
-        if not whole and _exists(conn, shadow):
-            conn.execute(f"DELETE FROM {shadow} WHERE rowid IN (SELECT rowid FROM {shadow} WHERE rowid > ?"
-                         " ORDER BY rowid LIMIT ?)", (keep, _RETIRE_ROWS))
-            rest = conn.execute(f"SELECT 1 FROM {shadow} WHERE rowid > ? LIMIT 1", (keep,)).fetchone()
-            left = left or rest is not None
-    if not left:
-        conn.execute(f"DROP TABLE {_RETIRED}")
 
 
 def unindex(conn: sqlite3.Connection, message_ids: Iterable[int]) -> None:

@@ -31,8 +31,8 @@ OWNERS: dict[str, tuple[str, ...]] = {
 TABLES: dict[str, str] = {
     **dict.fromkeys(("conversations", "messages", "messages_fts", "messages_unsplit", "forget_rules",
                      "conversation_blocks", "block_members", "blocks_fts", "windows_fts", "windows_indexed",
-                     "windows_stale", "windows_format", "windows_shards", "windows_retired", "message_vocatives",
-                     "messages_backfill"),
+                     "windows_stale", "windows_format", "windows_shards", "windows_retired", "blocks_shards",
+                     "blocks_retired", "blocks_format", "message_vocatives", "messages_backfill"),
                     "messages"),
     **dict.fromkeys(("nodes", "node_sources", "nodes_fts", "closed_days", "summarizer_usage"), "hierarchy"),
     "similarity_feed": "similarity",

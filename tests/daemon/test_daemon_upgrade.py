@@ -18,7 +18,7 @@ from tapestryd.daemon.service import Service
 from tapestryd.events import MessageRecorded, NewEvent, event_id, format_utc
 from tapestryd.operations.runtime import Runtime
 from tapestryd.paths import paths_for
-from tapestryd.projections import MessagesProjection, Projector, backfill, windows
+from tapestryd.projections import MessagesProjection, Projector, backfill, blocks, windows
 from tapestryd.wire.client import request
 
 T0 = datetime(2026, 3, 2, 9, 0, tzinfo=timezone.utc)
@@ -37,10 +37,10 @@ def _index(conn: sqlite3.Connection) -> tuple[object, ...]:
     for table in windows.shard_tables(conn):
         conn.execute(f"CREATE VIRTUAL TABLE IF NOT EXISTS temp.terms_{table} USING fts5vocab(main, {table}, instance)")
         terms += conn.execute(f"SELECT term, doc, offset FROM temp.terms_{table}").fetchall()
-    return (sorted(terms), *(conn.execute(sql).fetchall() for sql in (
+    documents = sorted(row for t in blocks.shard_tables(conn) for row in conn.execute(f"SELECT rowid, text FROM {t}"))
+    return (sorted(terms), documents, *(conn.execute(sql).fetchall() for sql in (
         "SELECT * FROM windows_indexed ORDER BY id", "SELECT * FROM conversation_blocks ORDER BY id",
-        "SELECT * FROM block_members ORDER BY message_id", "SELECT rowid, text FROM blocks_fts ORDER BY rowid",
-        "SELECT * FROM message_vocatives ORDER BY id, nth")))
+        "SELECT * FROM block_members ORDER BY message_id", "SELECT * FROM message_vocatives ORDER BY id, nth")))
 
 
 def _older_home(settings: Settings) -> None:
@@ -49,7 +49,7 @@ def _older_home(settings: Settings) -> None:
         runtime.store.append([_turn(i) for i in range(40)])
         runtime.projector.catch_up()
     with sqlite3.connect(paths_for(settings).projections_db) as conn:
-        for table in ("message_vocatives", "conversation_blocks", "block_members", "blocks_fts"):
+        for table in ("message_vocatives", "conversation_blocks", "block_members"):  # shards go at the open
             conn.execute(f"DROP TABLE {table}")
         conn.execute("UPDATE windows_format SET neighbour_chars = 0")
 

@@ -44,15 +44,25 @@ def _id(conn: sqlite3.Connection, key: str) -> int:
 
 
 def _blocks_matching(conn: sqlite3.Connection, word: str) -> list[int]:
-    return [int(r[0]) for r in conn.execute("SELECT rowid FROM blocks_fts WHERE blocks_fts MATCH ? ORDER BY rowid",
-                                            (f'"{word}"',))]
+    return sorted(int(r[0]) for t in blocks.shard_tables(conn)
+                  for r in conn.execute(f"SELECT rowid FROM {t} WHERE {t} MATCH ?", (f'"{word}"',)))
+
+
+def _documents(conn: sqlite3.Connection) -> list[tuple[int, str]]:
+    """``(block id, text)`` of every indexed block, after FTS5's integrity check of each shard; a block in the
+    shard of its id only."""
+    found = []
+    for table in blocks.shard_tables(conn):
+        conn.execute(f"INSERT INTO {table}({table}) VALUES ('integrity-check')")
+        rows = conn.execute(f"SELECT rowid, text FROM {table}").fetchall()
+        assert all(i // blocks.SHARD_BLOCKS == int(table.rsplit("_", 1)[1]) for i, _ in rows)
+        found += rows
+    return sorted(found)
 
 
 def _state(conn: sqlite3.Connection) -> tuple[list[tuple[object, ...]], ...]:
-    conn.execute("INSERT INTO blocks_fts(blocks_fts) VALUES ('integrity-check')")
     return (conn.execute("SELECT * FROM conversation_blocks ORDER BY id").fetchall(),
-            conn.execute("SELECT * FROM block_members ORDER BY message_id").fetchall(),
-            conn.execute("SELECT rowid, text FROM blocks_fts ORDER BY rowid").fetchall())
+            conn.execute("SELECT * FROM block_members ORDER BY message_id").fetchall(), _documents(conn))
 
 
 def test_a_word_held_only_by_a_neighbour_finds_the_message_through_its_block(tmp_path: Path) -> None:
@@ -103,7 +113,7 @@ def test_a_file_made_before_blocks_is_filled_by_the_upgrade(tmp_path: Path) -> N
     """The blocks of an older projections file are filed from its messages by the upgrade, as a rebuild would."""
     projector = _project(tmp_path, [_message(i, f"m{i}", f"turn {i}") for i in range(5)])
     expected = _state(projector.conn)
-    for table in ("conversation_blocks", "block_members", "blocks_fts"):
+    for table in ("conversation_blocks", "block_members", *blocks.shard_tables(projector.conn), "blocks_shards"):
         projector.conn.execute(f"DROP TABLE {table}")
     projector.close()
     again = Projector(projector.store, tmp_path / "projections.db", [MessagesProjection()])
@@ -129,9 +139,9 @@ def test_the_block_score_lifts_the_turn_whose_conversation_holds_the_other_words
 
 
 def _document(conn: sqlite3.Connection) -> str:
-    rows = conn.execute("SELECT text FROM blocks_fts ORDER BY rowid").fetchall()
+    rows = _documents(conn)
     assert len(rows) == 1
-    return str(rows[0][0])
+    return str(rows[0][1])
 
 
 def test_a_block_that_only_grew_waits_for_settle_a_changed_one_does_not(tmp_path: Path,
@@ -191,3 +201,60 @@ def test_a_catch_up_with_nothing_waiting_takes_no_write_lock(tmp_path: Path) -> 
     finally:
         other.rollback()
         other.close()
+
+
+def test_blocks_are_kept_in_shards_of_block_ids_and_ranked_newest_shard_first(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Shards of 2 blocks, a conversation per block: each document is in its block's shard, the bound is filled
+    from the newest shard back, and a forget rewrites a block in its own shard."""
+    monkeypatch.setattr(blocks, "SHARD_BLOCKS", 2)
+    monkeypatch.setattr(blocks, "BLOCK_WINDOW", 3)
+    projector = _project(tmp_path, [_message(i, f"m{i}", f"the lantern {i} glows", f"claude-ai:c{i}")
+                                    for i in range(7)])
+    conn = projector.conn
+    assert blocks.shard_tables(conn) == ["blocks_fts_3", "blocks_fts_2", "blocks_fts_1", "blocks_fts_0"]
+    assert [i for i, _ in _documents(conn)] == list(range(1, 8))
+    assert set(blocks.block_scores(conn, '"lantern"', 10)) == {5, 6, 7}
+    monkeypatch.setattr(blocks, "BLOCK_WINDOW", 5)
+    assert set(blocks.block_scores(conn, '"lantern"', 10)) == {3, 4, 5, 6, 7}
+    projector.store.append([_message(20, "m20", "and a lamp", "claude-ai:c3"), _forget(match="lantern 5 ")])
+    projector.catch_up()
+    assert dict(_documents(conn))[4] == "the lantern 3 glows\nand a lamp" and 6 not in dict(_documents(conn))
+    assert set(blocks.block_scores(conn, '"lantern"', 10)) == {2, 3, 4, 5, 7}
+
+
+def test_a_file_made_before_shards_has_its_blocks_filed_again_by_the_upgrade(tmp_path: Path) -> None:
+    """A file whose blocks are in one blocks_fts: opening it sets that table aside (a DROP frees every page at once)
+    and writes nothing; the upgrade files every message again into shards, as a rebuild would, and drops it."""
+    projector = _project(tmp_path, [_message(i, f"m{i}", f"turn {i}", f"claude-ai:c{i % 2}") for i in range(5)])
+    expected = _state(projector.conn)
+    for table in (*blocks.shard_tables(projector.conn), "blocks_shards", "blocks_format"):
+        projector.conn.execute(f"DROP TABLE {table}")
+    projector.conn.execute("CREATE VIRTUAL TABLE blocks_fts USING fts5(text)")  # as blocks were first made
+    projector.conn.executemany("INSERT INTO blocks_fts (rowid, text) VALUES (?, ?)", expected[2])
+    assert blocks.block_scores(projector.conn, '"turn"', 10)  # a reader ranks the older table as it is
+    projector.close()
+    again = Projector(projector.store, tmp_path / "projections.db", [MessagesProjection()])
+    assert _state(again.conn) == ([], [], [])
+    assert again.conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'blocks_retired'").fetchone()
+    again.upgrade()
+    assert _state(again.conn) == expected
+    assert not again.conn.execute("SELECT 1 FROM sqlite_master WHERE name GLOB 'blocks_retired*'").fetchall()
+    assert again.conn.execute("SELECT * FROM blocks_format").fetchall() == [(blocks.SHARD_BLOCKS,)]
+
+
+def test_blocks_made_with_another_shard_size_are_filed_again_by_the_upgrade(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Shards of 2 blocks, then of 3: opening the file drops the shards and files every message again."""
+    events = [_message(i, f"m{i}", f"turn {i}", f"claude-ai:c{i % 5}") for i in range(10)]
+    monkeypatch.setattr(blocks, "SHARD_BLOCKS", 3)
+    expected = _state(_project(tmp_path / "expected", events).conn)
+    monkeypatch.setattr(blocks, "SHARD_BLOCKS", 2)
+    projector = _project(tmp_path, events)
+    assert len(blocks.shard_tables(projector.conn)) == 3
+    projector.close()
+    monkeypatch.setattr(blocks, "SHARD_BLOCKS", 3)
+    again = Projector(projector.store, tmp_path / "projections.db", [MessagesProjection()])
+    assert _state(again.conn) == ([], [], [])
+    again.upgrade()
+    assert _state(again.conn) == expected and len(blocks.shard_tables(again.conn)) == 2

@@ -16,7 +16,7 @@ from test_projection_blocks import _forget, _message, _project, _state
 from test_projection_windows import _windows
 
 from tapestryd.cli.fast import render_status
-from tapestryd.projections import MessagesProjection, Projector, backfill, windows
+from tapestryd.projections import MessagesProjection, Projector, backfill, blocks, windows
 
 ROOT = Path(__file__).resolve().parents[2]
 PARTS = ["speaker names", "blocks", "windows"]
@@ -53,8 +53,8 @@ def _make_older(projector: Projector) -> Path:
     cut, in one table: made before shards) and close it; returns its path."""
     conn = projector.conn
     conn.execute("DROP TABLE message_vocatives")
-    for table in ("conversation_blocks", "block_members", "blocks_fts", *windows.shard_tables(conn),
-                  "windows_shards", "windows_format"):
+    for table in ("conversation_blocks", "block_members", *blocks.shard_tables(conn), "blocks_shards",
+                  *windows.shard_tables(conn), "windows_shards", "windows_format"):
         conn.execute(f"DROP TABLE {table}")
     conn.execute("CREATE TABLE windows_format (neighbour_chars INTEGER NOT NULL)")
     conn.execute("INSERT INTO windows_format VALUES (0)")
@@ -112,7 +112,7 @@ _KILLED_MID_UPGRADE = """
 import os, signal, sys
 from pathlib import Path
 from tapestryd.events import EventStore
-from tapestryd.projections import MessagesProjection, Projector, backfill, windows
+from tapestryd.projections import MessagesProjection, Projector, backfill, blocks, windows
 backfill.CHUNK = 2
 folder = Path(sys.argv[1])
 projector = Projector(EventStore(folder / "events.db"), folder / "projections.db", [MessagesProjection()])

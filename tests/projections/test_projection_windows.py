@@ -11,7 +11,7 @@ import pytest
 
 from test_projection_blocks import _forget, _id, _message, _project
 
-from tapestryd.projections import MessagesProjection, Projector, fts_options, windows
+from tapestryd.projections import MessagesProjection, Projector, blocks, fts_options, windows
 from tapestryd.queries.rerank import KEYWORD_RANKER
 from tapestryd.queries.search import SearchFilters
 
@@ -131,7 +131,7 @@ def test_the_window_and_block_tables_keep_their_bulk_options_through_a_rebuild(t
     """A rebuild drops windows_fts and blocks_fts and makes them again: still with hashsize and automerge set."""
     projector = _project(tmp_path, _holiday())
     projector.rebuild()
-    for table in (*windows.shard_tables(projector.conn), "blocks_fts"):
+    for table in (*windows.shard_tables(projector.conn), *blocks.shard_tables(projector.conn)):
         stored = dict(projector.conn.execute(f"SELECT k, v FROM {table}_config"))
         assert {k: stored.get(k) for k in fts_options.BULK_OPTIONS} == fts_options.BULK_OPTIONS
     assert windows.window_scores(projector.conn, '"dolomites"', 10)  # refilled by the replay
