@@ -78,6 +78,7 @@ def test_parts_held_in_a_batch_leave_the_rows_of_one_part_per_batch(tmp_path: Pa
     assert texts["claude-code:s1", "r2"] == "the lake  by bus\n\nthen lunch\n\nhome by six"
     assert texts["claude-code:s2", "r1"] == "rewritten whole\n\nlate part"
     windows = [row for name, rows in one_by_one.items() if name.startswith("windows_fts") for row in rows]
-    assert windows and one_by_one["blocks_fts"] and "sam" not in {row[0] for row in windows}
+    documents = [row for name, rows in one_by_one.items() if name.startswith("blocks_fts") for row in rows]
+    assert windows and documents and "sam" not in {row[0] for row in windows}
     for batch in (3, 1000):
         assert _build(store, tmp_path / f"batch-{batch}.db", batch) == one_by_one
