@@ -27,7 +27,7 @@ names they call each other, "Hey Mel!"), each sentence is attributed, told in th
 where that is safe (:mod:`tapestryd.summarize.person`: "Caroline went to … Melanie: I ran
 with my kids …"), the vocatives themselves dropped; a week or above keeps the attribution
 of the sentences it takes from its children, reading "Caroline went …" back as her own
-statement when the children name Caroline with a prefix elsewhere.
+statement, ranked as "Caroline: I went …" is.
 
 A day (L1) is extracted from what was said that day, not from its children's summaries:
 its request's ``sources`` (every conversation-day's messages, each conversation's speakers
@@ -64,7 +64,7 @@ from tapestryd.vocatives import names_by_role
 
 __all__ = ["EXTRACTIVE_VERSION", "ExtractiveSummarizer"]
 
-EXTRACTIVE_VERSION = "x19"
+EXTRACTIVE_VERSION = "x20"
 _WEAK = 0.3
 _POOL = 400
 _ROWS = 2000
@@ -107,6 +107,7 @@ _INTENT_WEIGHT = 0.6
 _FEELING = re.compile(r"\b(?:feel|feels|felt|feeling|love|loved|hope|think|believe|means?|meant|glad|happy|proud|"
                       r"excited|grateful|thankful|appreciate)\b", re.I)
 _FEELING_WEIGHT = 0.6
+_OPENING_NAME = re.compile(r"([A-Z][a-z]+(?:-[A-Z][a-z]+)?):? ")
 _PHATIC = re.compile(
     r"^\W*(?:wow|hey|hi|hello|thanks|thank you|congrats|congratulations|awesome|great|cool|nice|glad|sounds|"
     r"that's|that is|so happy|i'm so|sure|yes|yeah|no problem|absolutely|love|good luck|bye|see you|take care|"
@@ -166,7 +167,7 @@ def _candidates(request: SummaryRequest) -> list[Sentence]:
 def _sentences(passages: Sequence[Passage], first: int, day: date | None, *, said: bool) -> list[Sentence]:
     """The sentences of ``passages`` (numbered from ``first``): messages when ``said``, else summaries."""
     names = names_by_role((p.role, p.text) for p in passages) if said else {}
-    told = frozenset() if said else _prefixed_names(passages)
+    told = frozenset() if said else _speaker_names(passages)
     out = []
     for i, passage in enumerate(passages, first):
         speaker = names.get(passage.role, "")
@@ -186,9 +187,22 @@ def _sentences(passages: Sequence[Passage], first: int, day: date | None, *, sai
     return out
 
 
-def _prefixed_names(passages: Sequence[Passage]) -> frozenset[str]:
-    """The speakers a child summary names with a ``Name: `` prefix (whose third-person sentences can be read back)."""
-    return frozenset(name for p in passages for text in split_sentences(p.text) if (name := split_speaker(text)[0]))
+def _speaker_names(passages: Sequence[Passage]) -> frozenset[str]:
+    """The names child summaries may give a speaker: a ``Name: `` prefix, or a capitalised word that opens a
+    sentence and is not an English function word ("Caroline went …", not "She went …" or "There is …").
+
+    :func:`tapestryd.summarize.person.first_person` reads a sentence back only when it is exactly what it
+    would write again, so a name that is no speaker ("Python has a GIL.") changes how the sentence ranks,
+    never its text.
+    """
+    from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
+
+    names = set()
+    for text in (s for p in passages for s in split_sentences(p.text)):
+        opening = _OPENING_NAME.match(text)
+        if opening and opening.group(1).lower() not in ENGLISH_STOP_WORDS:
+            names.add(opening.group(1))
+    return frozenset(names)
 
 
 def _extract(candidates: list[Sentence], limit: int, request: SummaryRequest) -> tuple[str, str]:

@@ -82,3 +82,17 @@ def test_a_conversation_day_and_its_week_tell_each_speaker_by_name() -> None:
                           source_chars=100 * (len(day) + len(OTHER_DAY)))
     text = ExtractiveSummarizer().summarize(week, Budget()).text
     assert "Nadia adopted a grey cat" in text and "Tomas: Nadia" not in text
+
+
+HERS = "Nadia adopted a grey cat called Pixel from the animal shelter on Rua Nova after waiting for many weeks."
+HIS = "Tomas: I visited the animal shelter on Rua Nova with my brother and we played with a grey cat."
+
+
+@pytest.mark.parametrize("order", [(HERS, HIS), (HIS, HERS)])
+def test_a_week_ranks_a_told_sentence_as_the_speakers_own(order: tuple[str, str]) -> None:
+    """"Nadia adopted …" in a child summary is read back as Nadia's "I adopted …", her own event, so it
+    ranks as Tomas's "I visited …" does: a week with room for one keeps the one with more in it, even
+    though no sentence of the children names Nadia with a prefix."""
+    inputs = tuple(Passage(f"Day {i}", text) for i, text in enumerate(order))
+    week = SummaryRequest("L2:x:2026-04-27w", 2, "week of 27 April 2026", inputs, source_chars=4800)
+    assert ExtractiveSummarizer().summarize(week, Budget()).text == HERS
