@@ -72,7 +72,7 @@ def third_person(name: str, sentence: str) -> str:
     lead = _LEAD.match(sentence)
     if lead and not _PERSON.search(lead.group()):
         told = _told(name, sentence[lead.end():])
-        return lead.group() + told if told else ""
+        return _POSSESSIVE.sub(lambda m: _THEIR[m.group()], lead.group()) + told if told else ""
     return _told(name, sentence)
 
 

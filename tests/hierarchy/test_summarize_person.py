@@ -31,6 +31,7 @@ from tapestryd.summarize.speakers import attributed
     ("I was tired and hungry after the hike.", "Nadia was tired and hungry after the hike."),
     ("On Fri 14 Jul 2023 I went to a council meeting.", "On Fri 14 Jul 2023 Nadia went to a council meeting."),
     ("In 2022, I took a solo trip to Spain.", "In 2022, Nadia took a solo trip to Spain."),
+    ("In my old town I ran a bakery.", "In their old town Nadia ran a bakery."),
 ])
 def test_the_speakers_own_statement_is_told_with_their_name_as_subject(said: str, told: str) -> None:
     """Past forms stay, an auxiliary follows its table, a present verb gets its "-s"; reading it back gives
