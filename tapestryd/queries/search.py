@@ -24,7 +24,8 @@
 * A time phrase in the query and a ``since``/``until`` filter both apply: the range
   searched is their overlap, echoed back with both ("reading 'last 2 months' as … within
   --since …"); ranges that do not overlap are an error.
-* ``regex`` mode scans message text with Python's ``re`` (case-insensitive), newest first.
+* ``regex`` mode scans message text with a Python regular expression (case-insensitive), newest
+  first, within a time limit (:mod:`tapestryd.queries.timed_pattern`).
 * A query term holding characters FTS5 cannot find words in (Chinese, Japanese, Korean,
   Thai, emoji: :mod:`tapestryd.projections.unsplit`) is matched as a substring instead,
   over the messages holding such characters; its message hits come newest first, every
@@ -51,7 +52,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 
 from tapestryd.errors import TapestryError
 from tapestryd.events.types import parse_utc
@@ -71,6 +72,9 @@ from tapestryd.queries.stopwords import STOPWORDS
 from tapestryd.queries.substring import fts_words, has_terms, substring_pattern, unsplit_terms
 from tapestryd.queries.timephrase import TimeRange, find_time_phrase
 from tapestryd.queries.tokens import flatten
+
+if TYPE_CHECKING:
+    from tapestryd.queries.timed_pattern import TimedPattern
 
 __all__ = ["LEVELS", "QUOTE_SCAN", "SORTS", "SearchFilters", "SearchHit", "content_terms", "fts_expression",
            "fts_ranking", "list_period", "message_hits", "one_per_passage", "outside_range", "rrf_merge",
@@ -338,22 +342,28 @@ def search_regex(reader: Reader, pattern: str, filters: SearchFilters = SearchFi
                  limit: int = 20) -> list[SearchHit]:
     """Messages whose text matches the regular expression ``pattern`` (case-insensitive), newest first.
 
-    Raises TapestryError when ``pattern`` is not a valid Python regular expression.
+    Raises TapestryError when ``pattern`` is not a valid Python regular expression, or when matching
+    it took more than :data:`~tapestryd.queries.timed_pattern.SECONDS` in all (a pattern that backtracks
+    without end held the daemon before).
     """
-    try:
-        compiled = re.compile(pattern, re.IGNORECASE)
-    except (re.error, OverflowError) as exc:  # OverflowError: a repetition count too large
-        raise TapestryError(f"not a valid regular expression {pattern!r}: {exc}") from exc
-    rows = matching_messages(reader.conn, lambda text: compiled.search(text) is not None, filters, limit)
+    from tapestryd.queries.timed_pattern import TimedPattern  # the regex package, for --regex alone
+
+    compiled = TimedPattern(pattern)
+    rows = matching_messages(reader.conn, compiled.matches, filters, limit)
+    compiled.check()
     return [_message_hit(reader, row, _regex_snippet(compiled, row[7]), 0.0) for row in rows]
 
 
-def _regex_snippet(compiled: re.Pattern[str], text: str, width: int = 60) -> str:
+def _regex_snippet(compiled: re.Pattern[str] | TimedPattern, text: str, width: int = 60) -> str:
+    """``width`` characters either side of the first match, the match in brackets and cut to ``2 * width``
+    characters (a pattern such as ``(\\w+\\s?)+`` matches a whole 2 MB message, which was printed whole)."""
     match = compiled.search(text)
     if match is None:
         return text[: 2 * width]
     lo, hi = max(0, match.start() - width), min(len(text), match.end() + width)
-    return (("…" if lo else "") + text[lo:match.start()] + "[" + match.group(0) + "]" + text[match.end():hi]
+    start, end = match.start(), match.end()
+    found = match.group(0) if end - start <= 2 * width else text[start:start + 2 * width] + "…"
+    return (("…" if lo else "") + text[lo:match.start()] + "[" + found + "]" + text[match.end():hi]
             + ("…" if hi < len(text) else ""))
 
 
