@@ -150,6 +150,10 @@ def decode(type_name: str, schema: int, payload: str) -> Event:
         data = UPCASTERS[(type_name, schema)](data)
         schema += 1
     known = _field_set(cls)
+    if data.keys() == known:  # every field given: what the generated __init__ does, without its per-field calls
+        event = object.__new__(cls)
+        event.__dict__.update(data)
+        return event
     if data.keys() <= known:
         return cls(**data)
     return cls(**{k: v for k, v in data.items() if k in known})

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from datetime import datetime, timedelta, timezone
 from zoneinfo import ZoneInfo
@@ -9,7 +10,7 @@ from zoneinfo import ZoneInfo
 import pytest
 
 from tapestryd.events.codec import decode, encode, loads
-from tapestryd.events.types import ConversationTitled, MessageRecorded, format_utc
+from tapestryd.events.types import ConversationTitled, Event, MessageRecorded, NodeSummarized, format_utc
 
 STDLIB = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
 
@@ -56,6 +57,25 @@ def test_decode_drops_unknown_keys_and_keeps_known_ones() -> None:
     assert decode("ConversationTitled", 1, payload) == ConversationTitled("c", "t")
     with pytest.raises(TypeError):
         decode("ConversationTitled", 1, '{"conversation":"c"}')
+
+
+@pytest.mark.parametrize("event", [
+    MessageRecorded("c", "m", "user", "hi", "2026-01-01T00:00:00.000000Z", "model", "s", {"image": 1}, {"n": [1]}),
+    ConversationTitled("c", "a title", "2026-01-01T00:00:00.000000Z", "ai"),
+    NodeSummarized("L0:x", 0, "f", "extractive", "m", "1", "T", "S", {"calls": 1}),
+])
+def test_decode_of_every_field_is_the_constructed_event(event: Event) -> None:
+    """A payload holding every field (set without the generated __init__) gives the event the constructor gives:
+    equal, hashable alike, fields in declaration order (so encoding it again reuses its __dict__ as before)."""
+    type_name, schema, payload = encode(event)
+    decoded = decode(type_name, schema, payload)
+    assert decoded == event and type(decoded) is type(event) and list(vars(decoded)) == list(vars(event))
+    assert encode(decoded) == (type_name, schema, payload)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        decoded.type_name = "x"  # type: ignore[attr-defined]
+    missing = json.loads(payload)
+    missing.pop(next(reversed(missing)))  # a payload without a defaulted field still goes through __init__
+    assert decode(type_name, schema, json.dumps(missing)) == type(event)(**missing)
 
 
 @pytest.mark.parametrize("text", [
