@@ -159,3 +159,22 @@ def test_claude_ai_bad_messages_are_located() -> None:
                         "export.json#conv-tea/t4: sender is null; expected 'human' or 'assistant'"]
     assert [m.message for m in messages(items)] == []
     assert not any(isinstance(i, Skip) and i.reason == "empty" for i in items)
+
+
+def test_claude_ai_a_repeated_message_uuid_is_reported_unless_the_message_is_the_same() -> None:
+    """Two messages of a conversation with one uuid share one event id, so the log kept the first alone and the
+    receipt said nothing (a user's question and its answer under one uuid: the answer was lost silently). Now a
+    repeat with other content is a Problem naming both; an exact repeat is skipped and counted."""
+    export = json.loads(CLAUDE_AI.read_bytes())
+    chat = export[0]["chat_messages"]
+    chat.append({**chat[0]})  # the same message again
+    chat.append({**chat[1], "uuid": chat[0]["uuid"]})  # another message under the first one's uuid
+    items = parse(ClaudeAIParser(), json.dumps(export).encode())
+    problems = [str(p) for p in items if isinstance(p, Problem)]
+    n = len(chat)
+    assert problems == [f"export.json#conv-tea/{chat[0]['uuid']}: message {n} has the uuid of message 1 but other "
+                        "content: only message 1 is stored"]
+    assert [i.reason for i in items if isinstance(i, Skip) and i.reason == "repeated-uuid"] == ["repeated-uuid"]
+    stored = [m for m in messages(items) if m.message == chat[0]["uuid"]]
+    assert {m.message for m in messages(items)} == {m["uuid"] for m in chat[: n - 2]}
+    assert [m.role for m in stored] == ["assistant"]  # the first t2 (the answer), not the question filed under it

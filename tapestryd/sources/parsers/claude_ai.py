@@ -83,11 +83,18 @@ def _conversation(conv: dict[str, Any], where: str, origin: Origin) -> Iterator[
 def _messages(conv: dict[str, Any], uuid: str, messages: list[Any], where: str, origin: Origin) -> Iterator[Item]:
     fallback = parse_iso(conv.get("created_at")) or parse_iso(conv.get("updated_at"))
     timed: list[tuple[datetime, int, dict[str, Any]]] = []
+    first: dict[str, tuple[int, dict[str, Any]]] = {}  # each uuid's first message: its index and itself
     for index, msg in enumerate(messages):
         try:
-            timed.append((_checked_time(msg, fallback), index, msg))
+            ts = _checked_time(msg, fallback)
         except _BadMessage as exc:
             yield Problem(_where_message(where, msg, index), str(exc))
+            continue
+        if msg["uuid"] in first:  # its event id is the first's: the log would keep the first alone, silently
+            yield _repeated(msg, index, *first[msg["uuid"]], _where_message(where, msg, index))
+            continue
+        first[msg["uuid"]] = (index, msg)
+        timed.append((ts, index, msg))
     timed.sort(key=lambda t: (t[0], t[1]))
     recorded = 0
     for ts, index, msg in timed:
@@ -100,6 +107,15 @@ def _messages(conv: dict[str, Any], uuid: str, messages: list[Any], where: str, 
         yield NewEvent(event_id("claude-ai", uuid, "title", name),
                        ConversationTitled(f"claude-ai:{uuid}", name, format_utc(updated) if updated else ""),
                        fallback or timed[0][0], origin.agent, f"{origin.sha256}#{uuid}")
+
+
+def _repeated(msg: dict[str, Any], index: int, first_index: int, first: dict[str, Any], where: str) -> Item:
+    """A message whose uuid an earlier one of its conversation has: a Skip (``repeated-uuid``) when it says the
+    same, else a Problem naming both (only the first is stored)."""
+    if all(msg.get(k) == first.get(k) for k in ("sender", "text", "content")):
+        return Skip("repeated-uuid", where)
+    return Problem(where, f"message {index + 1} has the uuid of message {first_index + 1} but other content: only "
+                          f"message {first_index + 1} is stored")
 
 
 def _where_message(where: str, msg: Any, index: int) -> str:
