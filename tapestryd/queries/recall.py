@@ -42,7 +42,8 @@ def cover(first: date, last: date, first_day_of_week: int = 0) -> list[Period]:
 
 def recall(reader: Reader, when: str, *, now: datetime, agent: str = "", limit: int = 50,
            days: int = 0) -> dict[str, Any]:
-    """The best available nodes for ``when`` (a date, period key, phrase, ``A..B``, ``A..`` or ``..B``).
+    """The best available nodes for ``when`` (a date, period key, phrase, ``A..B``, ``A..`` or ``..B``; two phrases
+    are read as their overlap or the later one, as search reads them, the reading in ``range.label``).
 
     A range open at its end, or a rolling window ("last 3 months"), stops at today; one open
     at its start begins at the first recorded day.
@@ -56,7 +57,7 @@ def recall(reader: Reader, when: str, *, now: datetime, agent: str = "", limit: 
     TapestryError when ``when`` cannot be read as a time.
     """
     fdow = reader.settings.first_day_of_week
-    found = parse_when(when, now=now, tz=reader.tz, first_day_of_week=fdow)
+    found = parse_when(when, now=now, tz=reader.tz, first_day_of_week=fdow, two=True)
     last = min(found.last, local_date(now, reader.tz))
     first = _earliest(reader, found.first) if found.since is None else found.first
     periods = cover(first, last, fdow) if first <= last else []

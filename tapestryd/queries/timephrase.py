@@ -257,15 +257,17 @@ def _first_of_two(found: str) -> str:
     return found if two is None else two.group(1) or two.group(2)
 
 
-def parse_when(text: str, *, now: datetime, tz: ZoneInfo, first_day_of_week: int = 0) -> TimeRange:
+def parse_when(text: str, *, now: datetime, tz: ZoneInfo, first_day_of_week: int = 0, two: bool = False) -> TimeRange:
     """Read a whole string as a date, period or range.
 
     Accepts period keys (``2026``, ``2026-03``, ``2026-03-04``, ``2026-03-30w``), ranges
     ``A..B`` of any two whens (``A..`` up to now, ``..B`` from the beginning), and any
     phrase :func:`find_time_phrase` understands ("last week", "last 3 months", "since
-    March"). Raises TapestryError when the text is not a time, names a day that does not
-    exist or lies outside the supported range (UnsupportedDateError), or is a range that
-    ends before it starts.
+    March"). Two separate phrases ("last week yesterday") are an error naming both, or with
+    ``two`` their overlap or the later one, the reading in the range's note (for a user's
+    words, which an agent passes on as said; a range's end, as ``--until``, keeps the error).
+    Raises TapestryError when the text is not a time, names a day that does not exist or lies
+    outside the supported range (UnsupportedDateError), or is a range that ends before it starts.
     """
     raw = text.strip()
     if ".." in raw:
@@ -279,7 +281,7 @@ def parse_when(text: str, *, now: datetime, tz: ZoneInfo, first_day_of_week: int
     _check_real_days(raw)
     if _ISO_KEY.match(raw):
         return _from_period_key(raw, tz, first_day_of_week)
-    found, rest = find_time_phrase(raw, now=now, tz=tz, first_day_of_week=first_day_of_week, two=False)
+    found, rest = find_time_phrase(raw, now=now, tz=tz, first_day_of_week=first_day_of_week, two=two)
     if found is None or rest.strip(" ,.;:") and not _only_filler(rest):
         raise _Unreadable(f"cannot read {text!r} as a date, period or range (try 2026-03-04, "
                           f"'last week', 'July 2025', 'since March' or 2026-03-01..2026-03-15)")

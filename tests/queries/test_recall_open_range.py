@@ -51,3 +51,11 @@ def test_the_cli_recalls_an_open_ended_range(reader: Reader) -> None:
                           text=True, env=env, timeout=60)
     assert done.returncode == 0, done.stderr
     assert done.stdout.startswith("recall '2026-03-02..': 2026-03-02 00:00 → now (Europe/Paris)")
+
+
+def test_two_phrases_are_read_as_the_later_with_the_reading_echoed(reader: Reader) -> None:
+    """An agent passes a user's words on as said: 'last week yesterday' is not an error but the later of the
+    two (yesterday, 3 March), as search reads it, and the range's label says so."""
+    result = recall(reader, "last week yesterday", now=NOW)
+    assert result["periods"] == ["L1:2026-03-03"]
+    assert "'last week' and 'yesterday' do not overlap: read as 'yesterday'" in result["range"]["label"]
