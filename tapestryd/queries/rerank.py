@@ -14,6 +14,20 @@ sit in the middle of both plateaus, block 1.5 and window 1.5 (recall@5/@10/@25 .
 step 3 cost about a third of the ranking's CPU time (100k messages, 60 bench queries: median
 24 ms with it, 20 ms without, 15 ms with neither windows nor blocks).
 
+Where the time goes (``bench/search_bench.py``'s 60 queries, CPU a query, 1M messages, on a
+shared machine): step 1's FTS5 candidates 27 ms of 39, the windows 3.2, the blocks 3.2,
+snippets 1.2, the rest about 4. ``bm25()`` costs about a microsecond a match and phrase, and
+a common word's candidates score :data:`~tapestryd.projections.messages_search.RANK_WINDOW`
+(20,000) of its matches; each statement also walks every match of each phrase in its table
+for the idf, which the windows and blocks bound by ranking their newest shards
+(:mod:`tapestryd.projections.windows`, :mod:`tapestryd.projections.blocks`). Through the
+daemon's socket (``bench/daemon_first_start.py --search 120`` on a copy of the 1M home): with
+one windows table, one blocks table and a walk for filtered queries, daemon CPU 58.7 ms a
+request, wall median 78.7 ms, p95 134.0 (load 3.5); with the shards and one walk, 44.0–44.1 ms,
+median 41.3–44.5, p95 60.3–97.6 (load 2.5–3.2). A window of 10,000 would give 38.3 ms, median
+37.4, p95 58.6 (load 4.1–4.6; in process CPU median 36.3 -> 24.7 ms) for a top 10 that keeps
+92.0% of the answers instead of 95.5% (mean overlap with the one-table ranking).
+
 0. **Titles.** A conversation whose title holds every query term (a case-insensitive
    substring) is found by its title: its first turn joins the candidates with
    :attr:`KeywordRanker.title` times the best candidate's score (the :data:`TITLED` most
