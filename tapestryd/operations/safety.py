@@ -63,6 +63,7 @@ from tapestryd.queries.conversations import ambiguity, find_conversation
 from tapestryd.queries.hook import drop_cached_contexts
 from tapestryd.queries.integrity import verify_log
 from tapestryd.queries.reader import Reader
+from tapestryd.queries.timed_pattern import TimedPattern
 from tapestryd.queries.timephrase import parse_when
 
 __all__ = ["MIN_END", "backup", "before_instant", "compact", "forget", "list_backups", "restore", "verify"]
@@ -77,12 +78,17 @@ _ISO_TIME = re.compile(r"^\d{4}-\d{2}-\d{2}[T ]\d")
 def forget(request: ForgetRequest, deps: WriteDeps) -> ForgetResult:
     """Forget a conversation, everything before an instant, or messages matching a regex.
 
-    Raises TapestryError unless exactly one rule is given, or when it names nothing valid.
+    A pattern is first tried on every stored message within :data:`~tapestryd.queries.timed_pattern.SECONDS`
+    in all (nothing is appended when it takes longer). Raises TapestryError unless exactly one rule is given,
+    when it names nothing valid, or when its pattern runs out of time.
     """
     runtime = deps.runtime
     runtime.projector.catch_up()
     rule = _rule(request, deps)
-    found = preview(runtime.projector.conn, rule)
+    timed = TimedPattern(request.match.strip()) if rule.match else None  # case-insensitive, as the rule
+    found = preview(runtime.projector.conn, rule, timed.matches if timed else None)
+    if timed:
+        timed.check()  # a pattern that backtracks without end would hang the projector applying it
     result: dict[str, Any] = {"rule": asdict(rule), "dry_run": request.dry_run, **found}
     if rule.before:
         result["before_read"] = _before_line(request.before.strip(), rule.before, runtime.settings)

@@ -1,7 +1,8 @@
 """Forgetting in the messages projection: the rules a ``Forgotten`` event adds, and their effect.
 
 A ``Forgotten`` event names one rule: a conversation key, an instant (everything before
-it, ISO UTC), or a regular expression (Python :mod:`re` syntax, searched in the message
+it, ISO UTC), or a regular expression (Python :mod:`re` syntax, matched by the ``regex``
+package, the engine the forget operation times a new pattern with, in the message
 text as the projection stores it: private spans removed, secrets redacted). When it is
 applied, the messages it covers are deleted (conversations left empty go with them; a
 pattern also blanks the conversation titles it matches, now and when they arrive later), and
@@ -14,10 +15,13 @@ Table it owns (in ``projections.db``): ``forget_rules(seq, conversation, before,
 
 from __future__ import annotations
 
-import re
 import sqlite3
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import Any
+
+import regex
 
 from tapestryd.db import in_chunks
 from tapestryd.events.types import Forgotten
@@ -42,22 +46,24 @@ class ForgetRule:
         """The rule of a Forgotten event."""
         return cls(event.conversation, event.before, event.match)
 
-    def covers(self, conversation: str, ts: str, text: str) -> bool:
-        """Whether a message (conversation key, ISO UTC time, stored text) is forgotten by this rule."""
+    def covers(self, conversation: str, ts: str, text: str, matches: Callable[[str], bool] | None = None) -> bool:
+        """Whether a message (conversation key, ISO UTC time, stored text) is forgotten by this rule; ``matches``
+        tries the pattern on a text in its place (the forget operation's timed pattern)."""
         if not (self.conversation or self.before or self.match):
             return False
         return ((not self.conversation or conversation == self.conversation)
                 and (not self.before or ts < self.before)
-                and (not self.match or compiled(self.match).search(text) is not None))
+                and (not self.match or (matches(text) if matches else compiled(self.match).search(text) is not None)))
 
 
 @lru_cache(maxsize=256)
-def compiled(pattern: str) -> re.Pattern[str]:
-    """A rule's pattern, compiled once; an invalid one (only an old log can hold it) matches nothing."""
+def compiled(pattern: str) -> Any:
+    """A rule's pattern compiled once by the ``regex`` package (``re``'s syntax: its V0 mode), a pattern object
+    with ``search``; an invalid one (only an old log can hold it) matches nothing."""
     try:
-        return re.compile(pattern)
-    except (re.error, OverflowError):
-        return re.compile(r"(?!)")  # an invalid pattern in the log forgets nothing; the op refuses new ones
+        return regex.compile(pattern, regex.V0)
+    except (regex.error, OverflowError):
+        return regex.compile(r"(?!)")  # an invalid pattern in the log forgets nothing; the op refuses new ones
 
 
 def create_rules(conn: sqlite3.Connection) -> None:
@@ -87,8 +93,10 @@ def conversation_forgotten(conn: sqlite3.Connection, key: str) -> bool:
                         (key,)).fetchone() is not None
 
 
-def _covered(conn: sqlite3.Connection, rule: ForgetRule) -> list[tuple[int, str]]:
-    """``(message id, conversation)`` of every stored message the rule covers."""
+def _covered(conn: sqlite3.Connection, rule: ForgetRule,
+             matches: Callable[[str], bool] | None = None) -> list[tuple[int, str]]:
+    """``(message id, conversation)`` of every stored message the rule covers (``matches``: as in
+    :meth:`ForgetRule.covers`)."""
     where, params = [], []  # type: tuple[list[str], list[object]]
     if rule.conversation:
         where.append("conversation = ?")
@@ -97,12 +105,14 @@ def _covered(conn: sqlite3.Connection, rule: ForgetRule) -> list[tuple[int, str]
         where.append("ts < ?")
         params.append(rule.before)
     sql = "SELECT id, conversation, ts, text FROM messages" + (" WHERE " + " AND ".join(where) if where else "")
-    return [(mid, conv) for mid, conv, ts, text in conn.execute(sql, params) if rule.covers(conv, ts, text)]
+    return [(mid, conv) for mid, conv, ts, text in conn.execute(sql, params) if rule.covers(conv, ts, text, matches)]
 
 
-def preview(conn: sqlite3.Connection, rule: ForgetRule) -> dict[str, object]:
-    """What the rule would forget now: counts of messages and conversations, and up to 20 keys."""
-    covered = _covered(conn, rule)
+def preview(conn: sqlite3.Connection, rule: ForgetRule,
+            matches: Callable[[str], bool] | None = None) -> dict[str, object]:
+    """What the rule would forget now: counts of messages and conversations, and up to 20 keys. ``matches``
+    tries the rule's pattern on a text in its place (the forget operation passes one with a time limit)."""
+    covered = _covered(conn, rule, matches)
     conversations = sorted({conv for _, conv in covered})
     return {"messages": len(covered), "conversations": len(conversations), "sample": conversations[:20]}
 

@@ -146,3 +146,18 @@ def test_a_long_unique_end_or_the_full_key_forgets(runtime: Runtime) -> None:
     _conversations(runtime)
     assert run_json("forget", runtime, {"conversation": "2a-e11"})["rule"]["conversation"] == "chatgpt:3f2a-e11"
     assert run_json("forget", runtime, {"conversation": "chatgpt:zz9"})["messages"] == 1
+
+
+def test_a_pattern_that_backtracks_without_end_is_refused_and_nothing_is_forgotten(tmp_path: Path) -> None:
+    """`forget --match '(a|aa)+$'` over 'aaa…ab' ran until killed, and through the daemon held its writer (status
+    got no answer, SIGKILL needed); the pattern is now tried on the stored messages within a time budget first,
+    and one that runs out is refused with an error naming it: no rule is appended, nothing is forgotten."""
+    with Runtime.open(load_settings(tmp_path)) as rt:
+        rt.store.append([_msg(1, "a" * 64 + "b"), _msg(2, "and the garden plan")])
+        rt.projector.catch_up()
+    out = ctl("forget", "--match", "(a|aa)+$", home=tmp_path)
+    assert out.returncode == 1 and "Traceback" not in out.stderr, out.stderr
+    assert "the regular expression '(a|aa)+$' took more than" in out.stderr and "simplify it" in out.stderr
+    with Runtime.open(load_settings(tmp_path)) as rt:
+        assert list(rt.store.read(types=["Forgotten"])) == []
+        assert rt.projector.conn.execute("SELECT COUNT(*) FROM messages").fetchone()[0] == 2

@@ -7,7 +7,8 @@ record of a ``.jsonl`` transcript, tool calls and thinking included):
   Gemini CLI records all carry one) is earlier. A line without one (a title, a snapshot)
   takes the time of the next line in the same piece that has one, else of the previous one;
   a piece with no time at all is kept.
-* ``match`` (a Python regex, as the Forgotten event stores it, usually ``(?i)...``): a
+* ``match`` (a Python regex, as the Forgotten event stores it, usually ``(?i)...``, matched by the
+  ``regex`` package as in the projections): a
   line whose bytes, read as UTF-8, match, or whose JSON string values (escapes undone,
   joined by newlines) match; so a word inside a tool result or an escaped string is found.
 
@@ -18,10 +19,11 @@ conversation's files whole.
 from __future__ import annotations
 
 import json
-import re
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Iterable, Iterator
+
+import regex
 
 from tapestryd.events.types import format_utc
 from tapestryd.sources.parsers.jsonstream import parse_iso
@@ -46,7 +48,7 @@ class LineRules:
     """The line rules in force: the latest ``before`` instant (ISO UTC, "" for none) and the patterns."""
 
     before: str = ""
-    patterns: tuple[re.Pattern[str], ...] = ()
+    patterns: tuple[Any, ...] = ()
 
     @classmethod
     def of(cls, rules: Iterable[tuple[str, str]]) -> LineRules:
@@ -57,8 +59,8 @@ class LineRules:
                 befores.append(before)
             if match:
                 try:
-                    patterns.append(re.compile(match))
-                except (re.error, OverflowError):
+                    patterns.append(regex.compile(match, regex.V0))  # the projections' engine
+                except (regex.error, OverflowError):
                     continue
         return cls(max(befores, default=""), tuple(patterns))
 
