@@ -122,7 +122,7 @@ class MessagesProjection:
         # in the same batch (a streamed reply's parts are neighbours in the log) reads no event back.
         self._verbatim: dict[int, str] = {}
         self._ids: dict[tuple[str, str], int] = {}  # (conversation, message key) → id, of the rows stored this batch
-        self._changed: dict[int, _Change] = {}  # message id → its text change this batch, written at the flush
+        self._changed: dict[int, _Change] = {}  # message id → its text change this batch, written at the batch's end
         self._log: EventStore | None = None
 
     def attach_log(self, store: EventStore) -> None:
@@ -202,6 +202,7 @@ class MessagesProjection:
         payload = event.event
         if isinstance(payload, MessageRecorded):
             self._record(conn, event, payload)
+            self._write_changes(conn)  # the projections after this one read the event's message as it now is
         elif (isinstance(payload, ConversationTitled)
               and not forgetting.conversation_forgotten(conn, payload.conversation)):
             self._ensure_conversation(conn, event, payload.conversation)
@@ -243,6 +244,7 @@ class MessagesProjection:
             span.add(payload, self._store(conn, event, payload))
         for key, span in spans.items():
             _touch(conn, key, span)
+        self._write_changes(conn)  # the projections after this one (vectors, hierarchy) read the joined texts
 
     def flush(self, conn: sqlite3.Connection) -> None:
         """Index the texts stored since the last flush, in id order (the runner calls it before committing).
@@ -292,7 +294,7 @@ class MessagesProjection:
     def _store(self, conn: sqlite3.Connection, event: StoredEvent, msg: MessageRecorded) -> bool:
         """Insert the message, or join it to the stored one of its key; True when it was inserted.
 
-        A later part changes the message's :class:`_Change`, written at the flush: a reply streamed
+        A later part changes the message's :class:`_Change`, written at the end of the batch: a reply streamed
         as many parts in one batch is filtered, updated and taken out of the indexes once, not once
         per part, with the rows a part-by-part update would leave.
         """
@@ -352,7 +354,9 @@ class MessagesProjection:
         return join_parts([e.event.text for e in self._log.at(seqs) if isinstance(e.event, MessageRecorded)])
 
     def _write_changes(self, conn: sqlite3.Connection) -> None:
-        """Store the texts the batch's later parts changed (indexed by the flush that calls it).
+        """Store the texts the batch's later parts changed, at the end of :meth:`apply_batch` (or of :meth:`apply`),
+        so the projections applied after this one (the hierarchy, the vectors) read the joined texts; the
+        flush indexes them.
 
         A message indexed before this batch is taken out of ``messages_fts`` and of its windows
         first, while its stored text is still the one they were made of; its block is marked to
@@ -400,7 +404,7 @@ def _set_title(conn: sqlite3.Connection, titled: ConversationTitled) -> None:
 
 
 class _Change:
-    """A stored message's text as this batch's later parts change it, written at the flush.
+    """A stored message's text as this batch's later parts change it, written at the end of the batch.
 
     ``stored``: its text in the table now (``indexed``: in ``messages_fts`` and its windows, i.e.
     stored before this batch); ``first``: the log seq of its first part; ``parts``: the seqs of its
