@@ -83,10 +83,15 @@ def test_forget_removes_the_text_from_the_neighbours_windows(tmp_path: Path) -> 
     assert conn.execute("SELECT count(*) FROM windows_stale").fetchone()[0] == 0
 
 
-def test_changed_and_deleted_turns_leave_the_index_of_their_stored_texts(tmp_path: Path) -> None:
+@pytest.mark.parametrize("shard_ids", [None, 2])
+def test_changed_and_deleted_turns_leave_the_index_of_their_stored_texts(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, shard_ids: int | None) -> None:
     """Windows indexed, then a turn's later part joined, a new turn between two, and a turn forgotten, a batch
     apart: the index is each time the one the stored texts call for (a window taken out with other text
-    than it was made of would leave its words findable)."""
+    than it was made of would leave its words findable). With shards of 2 ids the turns are spread over three
+    shards, and each window is taken out of its own (the delete trigger holds a statement per shard)."""
+    if shard_ids:
+        monkeypatch.setattr(windows, "SHARD_IDS", shard_ids)
     projector = _project(tmp_path, [_message(i, f"m{i}", f"turn {i} words") for i in range(0, 8, 2)])
     conn = projector.conn
     steps = [[_message(30, "m2", "and the rest of turn two")], [_message(3, "m3", "a late turn three")],
@@ -95,6 +100,7 @@ def test_changed_and_deleted_turns_leave_the_index_of_their_stored_texts(tmp_pat
         projector.store.append(events)
         projector.catch_up(batch=1)
         assert _windows(conn) == _expected(conn)[0]
+    assert len(windows.shard_tables(conn)) == (3 if shard_ids else 1)
     assert not windows.window_scores(conn, '"late"', 10) and not windows.window_scores(conn, '"6"', 10)
 
 
@@ -208,20 +214,3 @@ def test_windows_are_kept_in_shards_of_message_ids_and_ranked_newest_shard_first
     monkeypatch.setattr(windows, "WINDOW_BOUND", 6)
     assert set(windows.window_scores(conn, '"lantern"', 10)) == {5, 6, 7, 8, 9, 10}
     assert set(windows.window_scores(conn, '"lantern"', 2)) <= {5, 6, 7, 8, 9, 10}
-
-
-def test_windows_across_shards_leave_the_index_of_their_stored_texts(tmp_path: Path,
-                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
-    """Shards of 2 ids, a conversation's turns spread over them: a part joined, a turn put between two and turns
-    forgotten take each window out of its own shard (the delete trigger holds a statement per shard)."""
-    monkeypatch.setattr(windows, "SHARD_IDS", 2)
-    projector = _project(tmp_path, [_message(i, f"m{i}", f"turn {i} words") for i in range(0, 8, 2)])
-    conn = projector.conn
-    steps = [[_message(30, "m2", "and the rest of turn two")], [_message(3, "m3", "a late turn three")],
-             [_forget(match="late turn")], [_message(31, "m4", "more of four"), _forget(match="turn 6 ")]]
-    for events in steps:
-        projector.store.append(events)
-        projector.catch_up(batch=1)
-        assert _windows(conn) == _expected(conn)[0]
-    assert len(windows.shard_tables(conn)) == 3
-    assert not windows.window_scores(conn, '"late"', 10) and not windows.window_scores(conn, '"6"', 10)
