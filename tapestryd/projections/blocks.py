@@ -61,6 +61,7 @@ from operator import itemgetter
 
 from tapestryd.db import in_chunks
 from tapestryd.projections import fts_options
+from tapestryd.projections.fts_shards import FtsShards, exists
 
 __all__ = ["BLOCK_SIZE", "BLOCK_WINDOW", "SHARD_BLOCKS", "backfill", "block_scores", "blocks_of", "clear",
            "create_tables", "file_messages", "index_dirty", "mark_dirty", "shard_tables", "waiting"]
@@ -91,8 +92,6 @@ _RETIRED = "blocks_retired"
 _RETIRE_ROWS = 5000
 """Rows of each large shadow table of :data:`_RETIRED` deleted per backfill chunk (:func:`fts_options.retire`)."""
 
-_TOKENIZE = "tokenize='porter unicode61 remove_diacritics 2'"
-
 _INDEX_CHUNK = 64
 """Blocks indexed per statement: up to 64 messages' text each (4096 blocks at once held a whole batch's text twice)."""
 
@@ -118,17 +117,15 @@ def create_tables(conn: sqlite3.Connection) -> bool:
     """Create the tables, indexes and delete trigger if missing; True when ``conversation_blocks`` was new (the
     file predates blocks, or their shards of :data:`SHARD_BLOCKS`: its one ``blocks_fts`` is set aside as
     :data:`_RETIRED`, shards of another size are dropped, and its blocks are filed again by the backfill)."""
-    made = conn.execute("SELECT * FROM blocks_format").fetchall() if _exists(conn, "blocks_format") else []
+    made = conn.execute("SELECT * FROM blocks_format").fetchall() if exists(conn, "blocks_format") else []
     if made != [(SHARD_BLOCKS,)]:
-        if _exists(conn, "blocks_fts") and not _exists(conn, _RETIRED):  # renamed now, dropped by the backfill:
+        if exists(conn, "blocks_fts") and not exists(conn, _RETIRED):  # renamed now, dropped by the backfill:
             conn.execute(f"ALTER TABLE blocks_fts RENAME TO {_RETIRED}")  # a DROP frees every page at once
         for table in ("blocks_fts", "conversation_blocks", "block_members", "blocks_format"):
             conn.execute(f"DROP TABLE IF EXISTS {table}")
-    new = not _exists(conn, "conversation_blocks")
-    for shard in _shards(conn) if new else ():  # shards of blocks filed again (their ids may change)
-        conn.execute(f"DROP TABLE {_table(shard)}")
-    if new and _exists(conn, "blocks_shards"):
-        conn.execute("DELETE FROM blocks_shards")
+    new = not exists(conn, "conversation_blocks")
+    if new:  # the shards of blocks filed again (their ids may change)
+        _SHARDS.drop(conn)
     for statement in _SCHEMA:
         conn.execute(statement)
     if not conn.execute("SELECT 1 FROM blocks_format").fetchone():
@@ -136,36 +133,13 @@ def create_tables(conn: sqlite3.Connection) -> bool:
     return new
 
 
-def _exists(conn: sqlite3.Connection, table: str) -> bool:
-    return conn.execute("SELECT 1 FROM sqlite_master WHERE name = ?", (table,)).fetchone() is not None
-
-
-def _table(shard: int) -> str:
-    """The FTS5 table of shard ``shard`` (the documents of block ids ``[shard, shard + 1) * SHARD_BLOCKS``)."""
-    return f"blocks_fts_{int(shard)}"
-
-
-def _shards(conn: sqlite3.Connection) -> list[int]:
-    """The shards made, oldest first."""
-    if not _exists(conn, "blocks_shards"):
-        return []
-    return [int(shard) for (shard,) in conn.execute("SELECT shard FROM blocks_shards ORDER BY shard")]
+_SHARDS = FtsShards("blocks_fts", "blocks_shards", "text")
+"""Shard ``n`` holds the documents of block ids ``[n, n + 1) * SHARD_BLOCKS``."""
 
 
 def shard_tables(conn: sqlite3.Connection) -> list[str]:
-    """The FTS5 tables holding blocks, newest shard first: ``blocks_fts`` alone in a file made before shards and
-    not opened by a writer of this version since (a read-only connection ranks it as it is)."""
-    if not _exists(conn, "blocks_shards"):
-        return ["blocks_fts"] if _exists(conn, "blocks_fts") else []
-    return [_table(shard) for shard in reversed(_shards(conn))]
-
-
-def _ensure_shards(conn: sqlite3.Connection, shards: set[int]) -> None:
-    """Make the FTS5 tables of ``shards`` that are missing (with :data:`fts_options.BULK_OPTIONS`)."""
-    for shard in sorted(shards - set(_shards(conn))):
-        conn.execute(f"CREATE VIRTUAL TABLE {_table(shard)} USING fts5(text, {_TOKENIZE})")
-        fts_options.configure(conn, _table(shard), fts_options.BULK_OPTIONS)
-        conn.execute("INSERT INTO blocks_shards (shard) VALUES (?)", (shard,))
+    """The FTS5 tables holding blocks, newest shard first (:meth:`FtsShards.tables`)."""
+    return _SHARDS.tables(conn)
 
 
 def clear(conn: sqlite3.Connection) -> None:
@@ -176,9 +150,7 @@ def clear(conn: sqlite3.Connection) -> None:
     """
     conn.execute("DELETE FROM block_members")
     conn.execute("DELETE FROM conversation_blocks")
-    for shard in _shards(conn):
-        conn.execute(f"DROP TABLE {_table(shard)}")
-    conn.execute("DELETE FROM blocks_shards")
+    _SHARDS.drop(conn)
     conn.execute(f"DROP TABLE IF EXISTS {_RETIRED}")
 
 
@@ -259,16 +231,16 @@ def index_dirty(conn: sqlite3.Connection, *, grown: bool = True) -> int:
     dirty = sorted(int(i) for (i,) in conn.execute(f"SELECT id FROM conversation_blocks WHERE dirty > 0{wanted}"))
     if not dirty:
         return 0
-    _ensure_shards(conn, {i // SHARD_BLOCKS for i in dirty})
+    _SHARDS.ensure(conn, {i // SHARD_BLOCKS for i in dirty})
     for shard, members in groupby(dirty, lambda i: i // SHARD_BLOCKS):
-        conn.executemany(f"DELETE FROM {_table(shard)} WHERE rowid = ?", [(i,) for i in members])
+        conn.executemany(f"DELETE FROM {_SHARDS.table(shard)} WHERE rowid = ?", [(i,) for i in members])
     for start in range(0, len(dirty), _INDEX_CHUNK):  # one read of the chunk's members, not one per block
         chunk = dirty[start:start + _INDEX_CHUNK]
         rows = conn.execute("SELECT b.block, m.text FROM block_members b JOIN messages m ON m.id = b.message_id"
                             f" WHERE b.block IN ({','.join('?' * len(chunk))}) ORDER BY b.block, m.id", chunk)
         documents = [(block, "\n".join(text for _, text in members)) for block, members in groupby(rows, itemgetter(0))]
         for shard, part in groupby(documents, lambda document: int(document[0]) // SHARD_BLOCKS):
-            conn.executemany(f"INSERT INTO {_table(shard)} (rowid, text) VALUES (?, ?)", part)
+            conn.executemany(f"INSERT INTO {_SHARDS.table(shard)} (rowid, text) VALUES (?, ?)", part)
     for done, marks in in_chunks(dirty, 8192):
         conn.execute(f"DELETE FROM conversation_blocks WHERE id IN ({marks}) AND size <= 0", done)
         conn.execute(f"UPDATE conversation_blocks SET dirty = 0 WHERE id IN ({marks})", done)
@@ -283,16 +255,7 @@ def block_scores(conn: sqlite3.Connection, expr: str, limit: int) -> dict[int, f
     word's blocks counted in its shard). Empty when the file has no blocks table yet (a
     read-only connection to an older file).
     """
-    if not expr:
-        return {}
-    rows: list[tuple[int, float]] = []
-    for table in shard_tables(conn):
-        # One walk of the shard's newest matches, scoring each (as windows.window_scores).
-        rows += conn.execute(f"SELECT rowid, bm25({table}) FROM {table} WHERE {table} MATCH ?"
-                             " ORDER BY rowid DESC LIMIT ?", (expr, BLOCK_WINDOW - len(rows))).fetchall()
-        if len(rows) >= BLOCK_WINDOW:
-            break
-    return {int(i): -float(score) for i, score in sorted(rows, key=lambda row: (row[1], row[0]))[:limit]}
+    return _SHARDS.newest_scores(conn, expr, BLOCK_WINDOW, limit) if expr else {}
 
 
 def blocks_of(conn: sqlite3.Connection, message_ids: list[int]) -> dict[int, int]:
@@ -307,4 +270,4 @@ def blocks_of(conn: sqlite3.Connection, message_ids: list[int]) -> dict[int, int
 
 
 def _has_blocks(conn: sqlite3.Connection) -> bool:
-    return _exists(conn, "block_members")
+    return exists(conn, "block_members")

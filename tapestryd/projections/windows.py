@@ -52,6 +52,7 @@ from itertools import groupby
 
 from tapestryd.db import in_chunks
 from tapestryd.projections import fts_options
+from tapestryd.projections.fts_shards import FtsShards, exists
 
 __all__ = ["NEIGHBOUR_CHARS", "SHARD_IDS", "WINDOW_BOUND", "backfill", "clear", "create_tables", "refresh",
            "shard_tables", "unindex", "window_scores"]
@@ -105,7 +106,6 @@ _RETIRE_ROWS = 5000
 """Rows of each large shadow table of :data:`_RETIRED` deleted per backfill chunk (:func:`fts_options.retire`)."""
 
 _HOLDS_OLD = "w.id = old.id OR w.prev = old.id OR w.next = old.id"
-_TOKENIZE = "tokenize='porter unicode61 remove_diacritics 2'"
 _SCHEMA = [
     "CREATE TABLE IF NOT EXISTS windows_indexed (id INTEGER PRIMARY KEY, prev INTEGER, next INTEGER)",
     "CREATE INDEX IF NOT EXISTS windows_indexed_prev ON windows_indexed(prev)",
@@ -116,24 +116,13 @@ _SCHEMA = [
 ]
 
 
-def _table(shard: int) -> str:
-    """The FTS5 table of shard ``shard`` (the windows of message ids ``[shard, shard + 1) * SHARD_IDS``)."""
-    return f"windows_fts_{int(shard)}"
-
-
-def _shards(conn: sqlite3.Connection) -> list[int]:
-    """The shards made, oldest first (none in a file made before shards)."""
-    if not _exists(conn, "windows_shards"):
-        return []
-    return [int(shard) for (shard,) in conn.execute("SELECT shard FROM windows_shards ORDER BY shard")]
+_SHARDS = FtsShards("windows_fts", "windows_shards", "text, content=''")
+"""Shard ``n`` holds the windows of message ids ``[n, n + 1) * SHARD_IDS``."""
 
 
 def shard_tables(conn: sqlite3.Connection) -> list[str]:
-    """The FTS5 tables holding windows, newest shard first: ``windows_fts`` alone in a file made before shards
-    and not opened by a writer of this version since (a read-only connection ranks it as it is)."""
-    if not _exists(conn, "windows_shards"):
-        return ["windows_fts"] if _exists(conn, "windows_fts") else []
-    return [_table(shard) for shard in reversed(_shards(conn))]
+    """The FTS5 tables holding windows, newest shard first (:meth:`FtsShards.tables`)."""
+    return _SHARDS.tables(conn)
 
 
 def _make_trigger(conn: sqlite3.Connection) -> None:
@@ -144,9 +133,9 @@ def _make_trigger(conn: sqlite3.Connection) -> None:
     joined = _joined(_text_of("w.prev"), _text_of("w.id"), _text_of("w.next"))
     # ``+w.id``: the shard's range must not steer SQLite from the three indexed lookups to a scan of the range.
     outs = "".join(f"""
-        INSERT INTO {_table(k)} ({_table(k)}, rowid, text) SELECT 'delete', w.id, {joined} FROM windows_indexed w
+        INSERT INTO {t} ({t}, rowid, text) SELECT 'delete', w.id, {joined} FROM windows_indexed w
             WHERE ({_HOLDS_OLD}) AND +w.id BETWEEN {k * SHARD_IDS} AND {(k + 1) * SHARD_IDS - 1};"""
-                   for k in _shards(conn))
+                   for k, t in ((k, _SHARDS.table(k)) for k in _SHARDS.shards(conn)))
     conn.execute(f"""CREATE TRIGGER windows_message_deleted AFTER DELETE ON messages
         WHEN EXISTS (SELECT 1 FROM windows_indexed w WHERE {_HOLDS_OLD}) BEGIN{outs}
         INSERT OR IGNORE INTO windows_stale (id)
@@ -155,14 +144,8 @@ def _make_trigger(conn: sqlite3.Connection) -> None:
 
 
 def _ensure_shards(conn: sqlite3.Connection, shards: set[int]) -> None:
-    """Make the FTS5 tables of ``shards`` that are missing (with :data:`fts_options.BULK_OPTIONS`), and the
-    delete trigger again when one was."""
-    new = sorted(shards - set(_shards(conn)))
-    for shard in new:
-        conn.execute(f"CREATE VIRTUAL TABLE {_table(shard)} USING fts5(text, content='', {_TOKENIZE})")
-        fts_options.configure(conn, _table(shard), fts_options.BULK_OPTIONS)
-        conn.execute("INSERT INTO windows_shards (shard) VALUES (?)", (shard,))
-    if new:
+    """Make the FTS5 tables of ``shards`` that are missing, and the delete trigger again when one was."""
+    if _SHARDS.ensure(conn, shards):
         _make_trigger(conn)
 
 
@@ -180,26 +163,21 @@ def _document(before: str | None, text: str, after: str | None) -> str:
     return "\n".join(t for t in (before and before[-NEIGHBOUR_CHARS:], text, after and after[:NEIGHBOUR_CHARS]) if t)
 
 
-def _exists(conn: sqlite3.Connection, table: str) -> bool:
-    return conn.execute("SELECT 1 FROM sqlite_master WHERE name = ?", (table,)).fetchone() is not None
-
-
 def create_tables(conn: sqlite3.Connection) -> bool:
     """Create the tables and the delete trigger if missing; True when the windows must be written (none are
     indexed: a new file, one made before windows, one whose ``windows_fts`` kept their text, or one whose windows
     were made with other than :data:`NEIGHBOUR_CHARS` or :data:`SHARD_IDS`: their tables are dropped here)."""
-    made = conn.execute("SELECT * FROM windows_format").fetchall() if _exists(conn, "windows_format") else []
-    if made != [(NEIGHBOUR_CHARS, SHARD_IDS)] or not _exists(conn, "windows_indexed"):
+    made = conn.execute("SELECT * FROM windows_format").fetchall() if exists(conn, "windows_format") else []
+    if made != [(NEIGHBOUR_CHARS, SHARD_IDS)] or not exists(conn, "windows_indexed"):
         conn.execute("DROP TRIGGER IF EXISTS windows_ad")
         conn.execute("DROP TRIGGER IF EXISTS windows_message_deleted")
-        if _exists(conn, "windows_fts") and not _exists(conn, _RETIRED):  # renamed now, dropped by the backfill:
+        if exists(conn, "windows_fts") and not exists(conn, _RETIRED):  # renamed now, dropped by the backfill:
             conn.execute(f"ALTER TABLE windows_fts RENAME TO {_RETIRED}")  # a DROP frees every page (1 s at 100k)
-        for shard in _shards(conn):  # shards of another size (none was ever shipped): dropped at once
-            conn.execute(f"DROP TABLE {_table(shard)}")
+        _SHARDS.drop(conn)  # shards of another size (none was ever shipped): dropped at once
         for table in ("windows_fts", "windows_indexed", "windows_stale", "windows_gone", "windows_format",
                       "windows_shards"):
             conn.execute(f"DROP TABLE IF EXISTS {table}")
-    new = not _exists(conn, "windows_indexed")
+    new = not exists(conn, "windows_indexed")
     for statement in _SCHEMA:
         conn.execute(statement)
     if new:
@@ -216,10 +194,8 @@ def clear(conn: sqlite3.Connection) -> None:
 
     The shards' tables are dropped: taking each window out would need its text.
     """
-    for shard in _shards(conn):
-        conn.execute(f"DROP TABLE {_table(shard)}")
+    _SHARDS.drop(conn)
     conn.execute(f"DROP TABLE IF EXISTS {_RETIRED}")
-    conn.execute("DELETE FROM windows_shards")
     conn.execute("DELETE FROM windows_indexed")
     conn.execute("DELETE FROM windows_stale")
     _make_trigger(conn)
@@ -286,7 +262,7 @@ def _take_out(conn: sqlite3.Connection, rows: list[tuple[int, int | None, int | 
         chunk = members[start:start + _CHUNK]
         texts.update(conn.execute(f"SELECT id, text FROM messages WHERE id IN ({','.join('?' * len(chunk))})", chunk))
     for shard, part in groupby(sorted(rows), lambda row: row[0] // SHARD_IDS):
-        table = _table(shard)
+        table = _SHARDS.table(shard)
         conn.executemany(f"INSERT INTO {table} ({table}, rowid, text) VALUES ('delete', ?, ?)",
                          [(i, _document(None if p is None else texts[p], texts[i], None if n is None else texts[n]))
                           for i, p, n in part])
@@ -309,7 +285,7 @@ def _write(conn: sqlite3.Connection, ids: list[int]) -> int:
             texts.update(conn.execute(f"SELECT id, text FROM messages WHERE id IN ({marks})", part))
         _ensure_shards(conn, {int(row[0]) // SHARD_IDS for row in rows})
         for shard, members in groupby(rows, lambda row: int(row[0]) // SHARD_IDS):  # rows in id order
-            conn.executemany(f"INSERT INTO {_table(shard)} (rowid, text) VALUES (?, ?)",
+            conn.executemany(f"INSERT INTO {_SHARDS.table(shard)} (rowid, text) VALUES (?, ?)",
                              [(i, _document(texts.get(prev), text, texts.get(following)))
                               for i, text, prev, following in members])
         conn.executemany("INSERT INTO windows_indexed (id, prev, next) VALUES (?, ?, ?)",
@@ -327,14 +303,4 @@ def window_scores(conn: sqlite3.Connection, expr: str, limit: int) -> dict[int, 
     words' shares are the index's but for chance). Empty when the file has no windows table
     yet (a read-only connection to an older file).
     """
-    if not expr:
-        return {}
-    rows: list[tuple[int, float]] = []
-    for table in shard_tables(conn):
-        # One walk of the shard's newest matches, scoring each (a first walk to find the bound's start, then a
-        # second to score the matches past it, read the same posting lists twice).
-        rows += conn.execute(f"SELECT rowid, bm25({table}) FROM {table} WHERE {table} MATCH ?"
-                             " ORDER BY rowid DESC LIMIT ?", (expr, WINDOW_BOUND - len(rows))).fetchall()
-        if len(rows) >= WINDOW_BOUND:
-            break
-    return {int(i): -float(score) for i, score in sorted(rows, key=lambda row: (row[1], row[0]))[:limit]}
+    return _SHARDS.newest_scores(conn, expr, WINDOW_BOUND, limit) if expr else {}
