@@ -64,7 +64,7 @@ from tapestryd.vocatives import names_by_role
 
 __all__ = ["EXTRACTIVE_VERSION", "ExtractiveSummarizer"]
 
-EXTRACTIVE_VERSION = "x21"
+EXTRACTIVE_VERSION = "x22"
 _WEAK = 0.3
 _POOL = 400
 _ROWS = 2000
@@ -170,13 +170,15 @@ def _sentences(passages: Sequence[Passage], first: int, day: date | None, *, sai
     told = frozenset() if said else _speaker_names(passages)
     out = []
     for i, passage in enumerate(passages, first):
-        speaker = names.get(passage.role, "")
+        speaker = run = names.get(passage.role, "")
         for j, text in enumerate(split_sentences(passage.text)):
             if not said:  # a child summary's "Caroline: ..." (before x10: a run goes on to the next name)
                 named, text = split_speaker(text)
+                read_back = ""
                 if not named:
-                    named, text = first_person(text, told)
-                speaker = named or (speaker if _FIRST_PERSON.match(text) else "")
+                    read_back, text = first_person(text, told)
+                speaker = named or read_back or (run if _FIRST_PERSON.match(text) else "")
+                run = "" if read_back else speaker  # a name read back names its own sentence only
             elif names:
                 text = unaddressed(text, names.values())
             if day is None and has_relative(text):

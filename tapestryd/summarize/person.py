@@ -47,6 +47,8 @@ _PAST = frozenset(
     "wore woke forgot understood stood sat slept paid sent lent".split())
 _PRESENT_EED = frozenset("need feed bleed breed proceed succeed exceed speed heed".split())  # "-ed", not a past
 _ALIKE = frozenset("put read set cut let hit quit hurt cost shut spread bet".split())  # past and present alike
+# Words after "I" that are no verb to give an "-s" ("I myself fixed …", "I wanna …", "I sure do …").
+_NO_VERB = frozenset("myself wanna gotta gonna kinda sorta sure".split())
 # Anything after the subject that names a person by pronoun other than the speaker's possessives.
 _PERSON = re.compile(r"\b(?:I|I'm|I've|I'll|I'd|me|we|we're|we've|we'll|we'd|us|our|ours|ourselves|"
                      r"you|your|you're|you've|you'll|you'd|yours|yourself)\b", re.I)
@@ -59,8 +61,9 @@ _LEAD_WORDS = (r"(?:On|In|Around|Since|Recently|Lately|Today|Yesterday|Tonight|L
 _LEAD = re.compile(rf"{_LEAD_WORDS}[^,.!?]{{0,40}}?,?\s(?=I\b)")
 _THEIR = {"my": "their", "mine": "theirs", "myself": "themself"}
 _MY = {v: k for k, v in _THEIR.items()}
-_POSSESSIVE = re.compile(r"(?<![\w-])(?:my|mine|myself)(?![\w-])")
-_THEIRS = re.compile(r"(?<![\w-])(?:their|theirs|themself)(?![\w-])")
+# A whole word, not part of a file name or path ("my.cnf", "my/notes.txt").
+_POSSESSIVE = re.compile(r"(?<![\w./\\-])(?:my|mine|myself)(?![\w-]|[./\\]\w)")
+_THEIRS = re.compile(r"(?<![\w./\\-])(?:their|theirs|themself)(?![\w-]|[./\\]\w)")
 
 
 def third_person(name: str, sentence: str) -> str:
@@ -85,7 +88,7 @@ def _told(name: str, sentence: str) -> str:
     if match.group("aux") or match.group("aux2"):
         aux = match.group("aux") or " " + match.group("aux2")
         verb = _CHANGED.get(aux, aux.strip())
-    elif match.group("verb") in _ALIKE:
+    elif match.group("verb") in _ALIKE or match.group("verb") in _NO_VERB:
         return ""
     else:
         verb = _third(match.group("verb"))
