@@ -64,7 +64,7 @@ from tapestryd.vocatives import names_by_role
 
 __all__ = ["EXTRACTIVE_VERSION", "ExtractiveSummarizer"]
 
-EXTRACTIVE_VERSION = "x22"
+EXTRACTIVE_VERSION = "x23"
 _WEAK = 0.3
 _POOL = 400
 _ROWS = 2000

@@ -55,6 +55,7 @@ _PERSON = re.compile(r"\b(?:I|I'm|I've|I'll|I'd|me|we|we're|we've|we'll|we'd|us|
 # A present verb's "-s" does not reach a second verb joined to it ("I stay calm and find a way").
 _PRESENT = frozenset({"has", "does", "doesn't", "hasn't"})
 _COORDINATED = re.compile(r"\b(?:and|or|but)\b")
+_QUOTE = re.compile("[\"\u201c\u201d]")
 # A time or place phrase before the subject: "On 7 May 2023 I went …", "In 2022, I took …", "Yesterday I …".
 _LEAD_WORDS = (r"(?:On|In|Around|Since|Recently|Lately|Today|Yesterday|Tonight|Last|This|Back|After|Before|Over|"
                r"At|Earlier|Later|Then)\b")
@@ -94,8 +95,10 @@ def _told(name: str, sentence: str) -> str:
         verb = _third(match.group("verb"))
     rest = sentence[match.end():]
     present = verb in _PRESENT or (bool(match.group("verb")) and verb != match.group("verb"))
-    if _PERSON.search(rest) or present and _COORDINATED.search(rest):
-        return ""
+    if _PERSON.search(rest) or present and (_COORDINATED.search(rest) or rest.startswith(",")):
+        return ""  # "I mean, …", "I know, right?": a filler, not a statement of the speaker's
+    if _QUOTE.search(rest) and _POSSESSIVE.search(rest):
+        return ""  # a quoted "my" may be another's ('I heard Tomas say "my dad is sick"')
     return f"{name} {adverb}{verb}{_POSSESSIVE.sub(lambda m: _THEIR[m.group()], rest)}"
 
 
