@@ -63,7 +63,7 @@ from tapestryd.queries.conversations import ambiguity, find_conversation
 from tapestryd.queries.hook import drop_cached_contexts
 from tapestryd.queries.integrity import verify_log
 from tapestryd.queries.reader import Reader
-from tapestryd.queries.timed_pattern import TimedPattern
+from tapestryd.queries.timed_pattern import TimedPattern, check_syntax
 from tapestryd.queries.timephrase import parse_when
 
 __all__ = ["MIN_END", "backup", "before_instant", "compact", "forget", "list_backups", "restore", "verify"]
@@ -117,7 +117,7 @@ def _rule(request: ForgetRequest, deps: WriteDeps) -> ForgetRule:
                                                 now_of(request.now, deps.clock, runtime.settings.tz)))
     pattern = given["match"] if given["match"].startswith("(?i)") else "(?i)" + given["match"]
     try:
-        re.compile(given["match"])  # the user's own pattern, so an error's position is theirs
+        check_syntax(given["match"])  # the user's own pattern, so an error's position is theirs
     except (re.error, OverflowError) as exc:  # OverflowError: a repetition count too large
         raise TapestryError(f"--match {given['match']!r} is not a valid regular expression: {exc}") from exc
     return ForgetRule(match=pattern)

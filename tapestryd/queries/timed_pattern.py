@@ -12,17 +12,28 @@ from __future__ import annotations
 
 import re
 import time
+import warnings
 from typing import Any
 
 import regex
 
 from tapestryd.errors import TapestryError
 
-__all__ = ["SECONDS", "TimedPattern"]
+__all__ = ["SECONDS", "TimedPattern", "check_syntax"]
 
 SECONDS = 10.0
 """Matching time one pattern may spend over all the texts it is tried on, in seconds (a search through
 the daemon's socket waits 30 s)."""
+
+
+def check_syntax(pattern: str, flags: int = 0) -> None:
+    """Raise ``re.error`` (or OverflowError: a repetition count too large) when ``pattern`` is not valid in Python's
+    ``re``, with its message and position. ``re``'s FutureWarning on a set such as ``[[:digit:]]`` ("Possible
+    nested set") is not shown: the ``regex`` package that matches the pattern reads it as the POSIX class, and the
+    warning printed a source line of tapestryd to the user."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", FutureWarning)
+        re.compile(pattern, flags)
 
 
 class TimedPattern:
@@ -35,7 +46,7 @@ class TimedPattern:
 
     def __init__(self, pattern: str, seconds: float = SECONDS) -> None:
         try:
-            re.compile(pattern, re.IGNORECASE)  # the syntax and messages of Python's re
+            check_syntax(pattern, re.IGNORECASE)  # the syntax and messages of Python's re
             self._compiled: Any = regex.compile(pattern, regex.IGNORECASE | regex.V0)
         except (re.error, regex.error, OverflowError) as exc:  # OverflowError: a repetition count too large
             raise TapestryError(f"not a valid regular expression {pattern!r}: {exc}") from exc

@@ -7,6 +7,7 @@ import os
 import subprocess
 import sys
 import threading
+import warnings
 from datetime import datetime
 from pathlib import Path
 
@@ -74,3 +75,12 @@ def test_a_match_over_a_whole_long_message_is_cut_in_its_snippet(history: Histor
 def test_an_invalid_pattern_is_named_with_re_s_message() -> None:
     with pytest.raises(TapestryError, match=r"not a valid regular expression '\(unclosed': missing \), unterminated"):
         TimedPattern("(unclosed")
+
+
+def test_a_posix_class_is_matched_as_the_regex_package_reads_it_and_no_warning_reaches_the_user() -> None:
+    """`search '[[:digit:]]{4}' --regex` printed re's FutureWarning ("Possible nested set") with a source line of
+    tapestryd, though the regex package that matches reads the set as the POSIX class."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        pattern = TimedPattern("[[:digit:]]{4} plums")
+    assert pattern.matches("In 2026 plums were cheap") and not pattern.matches("In 20 plums")
