@@ -24,7 +24,8 @@ Wednesday, "may" the verb):
   before it starts is refused; "A.." runs from A's start up to now, "..B" from the
   beginning to B's end;
 * a query holding two separate time phrases ("last 2 months 2026-10-02", "in July in August")
-  is read as their overlap, or, when they do not overlap, as the later of the two; the range's note says
+  is read as their overlap, or, when they do not overlap, as the later of the two, but a month named
+  without a year beside a year ("in October last year") is that month of that year; the range's note says
   which (a whole string read by :func:`parse_when` holding two is an error naming both); a day word
   beside a period counted from today ("last week yesterday", "today 3 days ago") is two phrases, though
   dateparser reads it as one day (a week before yesterday);
@@ -197,7 +198,8 @@ def warm_up(tz: ZoneInfo) -> None:
 
 
 def _both(first: TimeRange, second: TimeRange) -> TimeRange:
-    """Two phrases of one query as one range: their overlap, or the later one when they do not overlap.
+    """Two phrases of one query as one range: their overlap, a month named without a year in the year beside it
+    ("in October last year"), or the later one when they do not overlap.
 
     "Later" is the range that starts later (an open start is the earliest); the note names
     both phrases and says which reading was taken.
@@ -211,8 +213,21 @@ def _both(first: TimeRange, second: TimeRange) -> TimeRange:
         day_hi = (hi - timedelta(microseconds=1)).astimezone(tz).date() if hi else min(first.last, second.last)
         return TimeRange(phrase, lo, hi, day_lo, day_hi, "range", first.timezone,
                          f"the overlap of {first.phrase!r} and {second.phrase!r}")
+    for month, year in ((first, second), (second, first)):
+        inside = _month_in_year(month, year)
+        if inside is not None:
+            return replace(inside, phrase=phrase, note=f"{month.phrase!r} read in {year.phrase!r}")
     later = max((first, second), key=lambda r: r.since or datetime.min.replace(tzinfo=timezone.utc))
     return replace(later, note=f"{first.phrase!r} and {second.phrase!r} do not overlap: read as {later.phrase!r}")
+
+
+def _month_in_year(month: TimeRange, year: TimeRange) -> TimeRange | None:
+    """A month named without a year ("in October") read in the year of the phrase beside it ("last year"), as
+    people mean "October last year"; None unless ``month`` is such a month and ``year`` a whole year."""
+    if month.granularity != "month" or _YEAR.search(month.phrase) or year.granularity != "year":
+        return None
+    tz = ZoneInfo(month.timezone)
+    return _whole_period(month.phrase, month.first.replace(year=year.first.year), "month", tz, 0)
 
 
 def _find_one(text: str, now: datetime, tz: ZoneInfo, first_day_of_week: int) -> tuple[TimeRange | None, str]:

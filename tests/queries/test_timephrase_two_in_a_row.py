@@ -55,3 +55,14 @@ def test_a_day_word_inside_its_period_is_their_overlap() -> None:
     found, left = find_time_phrase("hike yesterday this month", now=NOW, tz=PARIS)
     assert found is not None and left == "hike" and found.first.isoformat() == "2026-11-28"
     assert "the overlap of 'yesterday' and 'this month'" in found.label()
+
+
+@pytest.mark.parametrize("query", ["garlic in October last year", "garlic last year in October",
+                                   "garlic October last year"])
+def test_a_month_without_a_year_beside_a_year_is_that_month_of_that_year(query: str) -> None:
+    """'in October last year' is October 2025 (t15: it was read as the later of two phrases that do not
+    overlap, October 2026, the wrong month)."""
+    found, left = find_time_phrase(query, now=NOW, tz=PARIS)
+    assert found is not None and left == "garlic"
+    assert (found.first.isoformat(), found.last.isoformat()) == ("2025-10-01", "2025-10-31")
+    assert "read in 'last year'" in found.label()
