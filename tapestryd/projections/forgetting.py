@@ -10,7 +10,9 @@ the rule is kept, so a message of a forgotten conversation that arrives later (a
 session, an old export imported again) is never stored either. Replaying the log applies
 the same rules at the same positions, so a rebuild equals the incremental result.
 
-Table it owns (in ``projections.db``): ``forget_rules(seq, conversation, before, match)``.
+Tables it owns (in ``projections.db``): ``forget_rules(seq, conversation, before, match)``, and
+``forgotten_keys(conversation, message_key)``: the messages a rule deleted, so a later part of a
+streamed reply (the same message key, text the rule may not match) is not stored as a new message.
 """
 
 from __future__ import annotations
@@ -31,6 +33,8 @@ __all__ = ["ForgetRule", "apply_forgotten", "clear_rules", "compiled", "conversa
 
 _SCHEMA = ("CREATE TABLE IF NOT EXISTS forget_rules (seq INTEGER PRIMARY KEY, conversation TEXT NOT NULL,"
            " before TEXT NOT NULL, match TEXT NOT NULL)")
+_KEYS = ("CREATE TABLE IF NOT EXISTS forgotten_keys (conversation TEXT NOT NULL, message_key TEXT NOT NULL,"
+         " PRIMARY KEY (conversation, message_key))")
 
 
 @dataclass(frozen=True)
@@ -67,13 +71,15 @@ def compiled(pattern: str) -> Any:
 
 
 def create_rules(conn: sqlite3.Connection) -> None:
-    """Create the ``forget_rules`` table if missing."""
+    """Create the ``forget_rules`` and ``forgotten_keys`` tables if missing."""
     conn.execute(_SCHEMA)
+    conn.execute(_KEYS)
 
 
 def clear_rules(conn: sqlite3.Connection) -> None:
-    """Delete every rule (a rebuild replays them)."""
+    """Delete every rule and forgotten key (a rebuild replays them)."""
     conn.execute("DELETE FROM forget_rules")
+    conn.execute("DELETE FROM forgotten_keys")
 
 
 def rules(conn: sqlite3.Connection) -> list[ForgetRule]:
@@ -82,8 +88,12 @@ def rules(conn: sqlite3.Connection) -> list[ForgetRule]:
         "SELECT conversation, before, match FROM forget_rules ORDER BY seq")]
 
 
-def is_forgotten(conn: sqlite3.Connection, conversation: str, ts: str, text: str) -> bool:
-    """Whether any rule applied so far covers this message."""
+def is_forgotten(conn: sqlite3.Connection, conversation: str, ts: str, text: str, message_key: str = "") -> bool:
+    """Whether any rule applied so far covers this message, or deleted the message of its key (``message_key``:
+    a later part of a forgotten message is forgotten too, whatever its own text)."""
+    if message_key and conn.execute("SELECT 1 FROM forgotten_keys WHERE conversation = ? AND message_key = ?",
+                                    (conversation, message_key)).fetchone():
+        return True
     return any(rule.covers(conversation, ts, text) for rule in rules(conn))
 
 
@@ -124,6 +134,9 @@ def apply_forgotten(conn: sqlite3.Connection, seq: int, event: Forgotten) -> int
                  (seq, rule.conversation, rule.before, rule.match))
     covered = _covered(conn, rule)
     for ids, marks in in_chunks([mid for mid, _ in covered]):
+        if rule.match or rule.before:  # a conversation rule covers its later parts already
+            conn.execute("INSERT OR IGNORE INTO forgotten_keys SELECT conversation, message_key FROM messages"
+                         f" WHERE id IN ({marks})", ids)
         conn.execute(f"DELETE FROM messages WHERE id IN ({marks})", ids)
     _refresh_conversations(conn, {conv for _, conv in covered} | ({rule.conversation} - {""}))
     _blank_titles(conn, rule)

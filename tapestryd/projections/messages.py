@@ -282,7 +282,7 @@ class MessagesProjection:
 
     def _record(self, conn: sqlite3.Connection, event: StoredEvent, msg: MessageRecorded) -> None:
         if msg.meta.get("forgotten") or forgetting.is_forgotten(conn, msg.conversation, msg.timestamp,
-                                                                outbound(msg.text)):
+                                                                outbound(msg.text), msg.message):
             self.flush(conn)
             forgetting.drop_message(conn, msg.conversation, msg.message)
             return

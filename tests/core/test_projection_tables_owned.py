@@ -29,7 +29,7 @@ OWNERS: dict[str, tuple[str, ...]] = {
 """Projection → its modules under ``tapestryd/projections/``."""
 
 TABLES: dict[str, str] = {
-    **dict.fromkeys(("conversations", "messages", "messages_fts", "messages_unsplit", "forget_rules",
+    **dict.fromkeys(("conversations", "messages", "messages_fts", "messages_unsplit", "forget_rules", "forgotten_keys",
                      "conversation_blocks", "block_members", "blocks_fts", "windows_fts", "windows_indexed",
                      "windows_stale", "windows_format", "windows_shards", "windows_retired", "blocks_shards",
                      "blocks_retired", "blocks_format", "message_vocatives", "messages_backfill"),

@@ -175,3 +175,24 @@ def test_a_posix_class_in_a_pattern_forgets_what_it_names_and_prints_no_warning(
         out = ctl("forget", "--match", "[[:digit:]]{4} vintage of quinces", "--dry-run", home=tmp_path)
     assert out.returncode == 0 and "Warning" not in out.stderr, out.stderr
     assert "would forget 1 messages" in out.stdout
+
+
+def test_a_later_part_of_a_forgotten_message_is_not_stored_as_a_new_one(tmp_path: Path) -> None:
+    """A streamed reply forgotten by its word, then its next part arrives (same message key, text without the
+    word): it was stored as a new message and found by search (t15); the message's key is remembered as
+    forgotten, so the part goes too, now and on a rebuild."""
+    def part(n: int, text: str) -> NewEvent:
+        event = MessageRecorded("claude-ai:conv-math", "reply", "assistant", text, format_utc(T0))
+        return NewEvent(event_id("part", str(n)), event, T0, "claude-ai", f"f#p{n}")
+
+    with Runtime.open(load_settings(tmp_path)) as rt:
+        rt.store.append([_msg(1, "and the garden plan"), part(1, "the quokka migration plan"), part(2, "step two")])
+        rt.projector.catch_up()
+    assert ctl("forget", "--match", "quokka", home=tmp_path).returncode == 0
+    with Runtime.open(load_settings(tmp_path)) as rt:
+        rt.store.append([part(3, "then the pelican index")])
+        rt.projector.catch_up()
+    assert json.loads(ctl("search", "pelican", "-f", "json", home=tmp_path).stdout or "[]") == []
+    assert ctl("rebuild", home=tmp_path).returncode == 0
+    assert json.loads(ctl("search", "pelican", "-f", "json", home=tmp_path).stdout or "[]") == []
+    assert json.loads(ctl("search", "garden", "-f", "json", home=tmp_path).stdout or "[]") != []
