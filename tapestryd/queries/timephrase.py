@@ -27,8 +27,8 @@ Wednesday, "may" the verb):
   is read as their overlap, or, when they do not overlap, as the later of the two, but a month named
   without a year beside a year ("in October last year") is that month of that year; the range's note says
   which (a whole string read by :func:`parse_when` holding two is an error naming both); a day word
-  beside a period counted from today ("last week yesterday", "today 3 days ago") is two phrases, though
-  dateparser reads it as one day (a week before yesterday);
+  beside a period counted from today ("last week yesterday", "today 3 days ago"), or two such periods or
+  day words ("last week next week"), are two phrases, though dateparser reads them as one;
 * a date written YYYY-MM-DD that does not exist ("2025-02-30") is an error naming it, not
   words;
 * a lone month name followed by "of" and a word ("march of progress") and an article with
@@ -84,10 +84,12 @@ _DAY_NUMBER = re.compile(
 _LEADING_NUMBER = re.compile(r"^[\d.,]+\s+")
 _BARE_TO = re.compile(r"(?<=\s)(?:to|through)(?=\s)", re.I)
 _RANGE_WORDS = 5  # the most words read as either end of a range
-_DAY_WORD = r"(?:today|yesterday|tomorrow)"
+_DAY_WORD = r"(?:today|yesterday)"
 _ANCHORED = r"(?:(?:last|this|next|past|previous)\s+(?:week(?:end)?|month|year)|\d+\s+(?:day|week|month|year)s?\s+ago)"
-_DAY_AND_PERIOD = re.compile(rf"^(?:({_DAY_WORD})\s+{_ANCHORED}|({_ANCHORED})\s+{_DAY_WORD})$", re.I)
-"""A day word next to a period counted from today ("last week yesterday"): two phrases dateparser reads as one."""
+_COUNTED = rf"(?:{_DAY_WORD}|{_ANCHORED})"
+_TWO_COUNTED = re.compile(rf"^({_COUNTED})\s+{_COUNTED}$", re.I)
+"""Two phrases each counted from today side by side ("last week yesterday", "last week next week", "this month
+last month"): dateparser reads them as one."""
 _NOT_A_DATE = re.compile(r"\d+\.\d+|\d{1,2}:\d{2}(?::\d{2})?")  # a decimal number, a clock time
 _DATE_RUN = re.compile(r"[\d/.:-](?:[\d\s/.:-]*[\d/.:-])?")  # what a digits-only time phrase can be
 
@@ -265,11 +267,12 @@ def _without_stray_number(text: str, found: str, start: int) -> tuple[str, int]:
 
 
 def _first_of_two(found: str) -> str:
-    """The first phrase of a dateparser find that is two phrases each counted from today: a day word and a
-    period ("last week yesterday", "yesterday 3 days ago"), which dateparser reads as one day ("yesterday, a week
-    back"); the second is then read on its own and the two as one range (:func:`_both`). Other finds whole."""
-    two = _DAY_AND_PERIOD.match(found)
-    return found if two is None else two.group(1) or two.group(2)
+    """The first phrase of a dateparser find that is two phrases each counted from today, day words or periods
+    ("last week yesterday", "yesterday 3 days ago", "last week next week"), which dateparser reads as one
+    ("yesterday, a week back"); the second is then read on its own and the two as one range (:func:`_both`).
+    Other finds whole."""
+    two = _TWO_COUNTED.match(found)
+    return found if two is None else two.group(1)
 
 
 def parse_when(text: str, *, now: datetime, tz: ZoneInfo, first_day_of_week: int = 0, two: bool = False) -> TimeRange:

@@ -66,3 +66,11 @@ def test_a_month_without_a_year_beside_a_year_is_that_month_of_that_year(query: 
     assert found is not None and left == "garlic"
     assert (found.first.isoformat(), found.last.isoformat()) == ("2025-10-01", "2025-10-31")
     assert "read in 'last year'" in found.label()
+
+
+def test_two_periods_counted_from_today_are_two_phrases() -> None:
+    """'this month last month' was read as one phrase with no note (t15); the two are read as the later, said so."""
+    found, left = find_time_phrase("hike this month last month", now=NOW, tz=PARIS)
+    assert found is not None and left == "hike"
+    assert (found.first.isoformat(), found.last.isoformat()) == ("2026-11-01", "2026-11-30")
+    assert "'this month' and 'last month' do not overlap: read as 'this month'" in found.label()
