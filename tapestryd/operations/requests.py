@@ -14,9 +14,9 @@ dataclasses of its own request only. Standard library only: the registry imports
 
 from __future__ import annotations
 
-from importlib import import_module
-from types import ModuleType
 from typing import TYPE_CHECKING, Any
+
+from tapestryd.operations.families import FamilyModules
 
 if TYPE_CHECKING:
     from tapestryd.operations.requests_query import (ContextRequest, ConversationsRequest, MessagesRequest,
@@ -53,19 +53,11 @@ FAMILIES: dict[str, tuple[str, ...]] = {
 }
 """Family → the request types its module (``requests_<family>``) defines."""
 
-_FAMILY_OF = {name: family for family, names in FAMILIES.items() for name in names}
+_MODULES = FamilyModules("requests", FAMILIES)
+family_module = _MODULES.module
+"""The module of one family of :data:`FAMILIES` (``requests_<family>``, imported now); KeyError for another name."""
 
 
 def __getattr__(name: str) -> Any:
     """A request type from its family's module, imported now; AttributeError for any other name."""
-    family = _FAMILY_OF.get(name)
-    if family is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    return getattr(family_module(family), name)
-
-
-def family_module(family: str) -> ModuleType:
-    """The module of one family of :data:`FAMILIES` (``requests_<family>``, imported now); KeyError for another name."""
-    if family not in FAMILIES:
-        raise KeyError(family)
-    return import_module(f"tapestryd.operations.requests_{family}")
+    return _MODULES.attribute(__name__, name)

@@ -21,9 +21,9 @@ to build, so ``tapestryctl status`` builds the 6 its answer needs, not all 74.
 
 from __future__ import annotations
 
-from importlib import import_module
-from types import ModuleType
 from typing import TYPE_CHECKING, Any
+
+from tapestryd.operations.families import FamilyModules
 
 from tapestryd.operations.shape import Listing, Record
 
@@ -65,20 +65,12 @@ FAMILIES: dict[str, tuple[str, ...]] = {
 }
 """Family → the names its module (``results_<family>``) defines: its results and their parts."""
 
-_FAMILY_OF = {name: family for family, names in FAMILIES.items() for name in names}
+_MODULES = FamilyModules("results", FAMILIES)
+family_module = _MODULES.module
+"""The module of one family of :data:`FAMILIES` (``results_<family>``, imported now); KeyError for another name."""
 
 
 def __getattr__(name: str) -> Any:
     """A result type (or a part: :mod:`~tapestryd.operations.result_parts`) from its family's module,
     imported now; AttributeError for any other name."""
-    family = _FAMILY_OF.get(name)
-    if family is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    return getattr(family_module(family), name)
-
-
-def family_module(family: str) -> ModuleType:
-    """The module of one family of :data:`FAMILIES` (``results_<family>``, imported now); KeyError for another name."""
-    if family not in FAMILIES:
-        raise KeyError(family)
-    return import_module(f"tapestryd.operations.results_{family}")
+    return _MODULES.attribute(__name__, name)
