@@ -11,26 +11,39 @@ events, or is not a readable database, the errors here say to run ``tapestryctl 
 from __future__ import annotations
 
 import sqlite3
-from dataclasses import dataclass
+from collections.abc import Callable
+from concurrent.futures import Future
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TypeVar
 from zoneinfo import ZoneInfo
 
 from tapestryd.config import Settings
 from tapestryd.db import connect
 from tapestryd.errors import StoreError
 from tapestryd.paths import Paths, paths_for
+from tapestryd.queries.side_reads import InlineReads, SideReads, ThreadedReads
 
 __all__ = ["Reader", "check_projections", "damaged", "log_has_events", "nothing_stored", "unreadable",
            "unreadable_error"]
 
+T = TypeVar("T")
+
 
 @dataclass
 class Reader:
-    """Settings, paths and a connection to ``projections.db`` (read-only unless shared)."""
+    """Settings, paths and a connection to ``projections.db`` (read-only unless shared).
+
+    ``threaded``: reads asked :meth:`aside` run on worker threads with connections of their own
+    (:mod:`tapestryd.queries.side_reads`); else on ``conn``, in turn (a Reader sharing a writer's
+    connection sees its uncommitted rows, which another connection would not).
+    """
 
     settings: Settings
     paths: Paths
     conn: sqlite3.Connection
+    threaded: bool = False
+    _side: ThreadedReads | None = field(default=None, init=False, repr=False)
 
     @classmethod
     def open(cls, settings: Settings) -> Reader:
@@ -49,15 +62,30 @@ class Reader:
         except sqlite3.DatabaseError as exc:
             conn.close()
             raise unreadable_error(paths, str(exc)) from exc
-        return cls(settings, paths, conn)
+        return cls(settings, paths, conn, threaded=True)
 
     @property
     def tz(self) -> ZoneInfo:
         """The configured timezone."""
         return self.settings.tz
 
+    @property
+    def side(self) -> SideReads:
+        """Where reads beside this one's run (see the class docstring)."""
+        if not self.threaded:
+            return InlineReads(self.conn)
+        if self._side is None:
+            self._side = ThreadedReads(self.paths.projections_db)
+        return self._side
+
+    def aside(self, fn: Callable[[Reader], T]) -> Future[T]:
+        """``fn`` run on a Reader of the same home over a side connection (:attr:`side`), which reads in turn."""
+        return self.side.submit(lambda conn: fn(Reader(self.settings, self.paths, conn)))
+
     def close(self) -> None:
-        """Close the connection."""
+        """Close the connection and the side reads' threads and connections."""
+        if self._side is not None:
+            self._side.close()
         self.conn.close()
 
     def __enter__(self) -> Reader:

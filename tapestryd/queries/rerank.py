@@ -103,6 +103,7 @@ from tapestryd.projections.messages_search import (MessageFilters, any_expressio
                                                    titled_openings, turns_around)
 from tapestryd.projections.speaker_names import named_turns
 from tapestryd.projections.windows import window_scores
+from tapestryd.queries.side_reads import InlineReads, SideReads
 
 __all__ = ["KEYWORD_RANKER", "SCAN", "SESSION_K1", "TITLED", "KeywordRanker"]
 
@@ -143,7 +144,7 @@ class KeywordRanker:
     speaker: float = 1.0
 
     def rank(self, conn: sqlite3.Connection, terms: list[str], filters: MessageFilters,
-             limit: int) -> tuple[list[tuple[int, float]], dict[int, str]]:
+             limit: int, *, side: SideReads | None = None) -> tuple[list[tuple[int, float]], dict[int, str]]:
         """``(message id, score)`` of the best ``limit`` messages for content words ``terms``, best first
         (a turn holding none of the words just below its best neighbour holding them, at most), and why
         those among them that hold none of the words came: ``next_to_match`` (by a neighbouring turn or
@@ -151,17 +152,23 @@ class KeywordRanker:
         conversation's title holds the words).
 
         ``score`` is the negated combined score (lower is better). Every returned message
-        passes ``filters``. Raises StoreError on a database error.
+        passes ``filters``. ``side`` ranks the windows and the blocks while ``conn`` ranks the
+        candidates (:mod:`tapestryd.queries.side_reads`; default: on ``conn``, in turn): the
+        answer is the same. Raises StoreError on a database error.
         """
         if not terms or limit <= 0:
             return [], {}
+        side = side or InlineReads(conn)
+        expr = any_expression(terms)
+        windows = side.submit(lambda c: window_scores(c, expr, max(self.pool, limit)) if self.window else {})
+        blocks = side.submit(lambda c: block_scores(c, expr, self.blocks) if self.block else {})
         wanted = sorted({stem for term in terms for stem in _ANALYZER.terms(term)})
         # The words' document frequencies weigh step 3; reading them walks each word's matches.
         frequencies = document_frequencies(conn, wanted) if wanted and self.session else ({}, 0)
         base = self.candidates(conn, terms, filters, max(self.pool, limit))
         holding = set(base)
         if self.window:
-            self._add_windows(conn, base, terms, filters, max(self.pool, limit))
+            self._add_windows(conn, base, windows.result(), filters)
         openings = [i for i in titled_openings(conn, terms, filters, TITLED) if i not in base] if self.title else []
         if not base and not openings:
             return [], {}
@@ -186,7 +193,7 @@ class KeywordRanker:
         if self.session:
             self._add_sessions(scores, base, wanted, frequencies, {i: passing[i] for i in scores if i in passing})
         if self.block:
-            self._add_blocks(conn, scores, base, terms)
+            self._add_blocks(conn, scores, base, blocks.result())
         if self.speaker:
             self._add_speakers(conn, scores, base, terms)
         if self.neighbour or self.window:
@@ -217,14 +224,14 @@ class KeywordRanker:
                 base.setdefault(i, -score)
         return base
 
-    def _add_windows(self, conn: sqlite3.Connection, base: dict[int, float], terms: list[str],
-                     filters: MessageFilters, size: int) -> None:
-        """Step 1, windows: add each candidate's share of its window's score (of the ``size`` best windows)
-        to ``base``, in place; the messages of the :attr:`pool` best windows that pass ``filters`` join
-        the candidates when the turns around them pass too: a window's words may be those of a neighbour
-        that ``filters`` leave out (by role, subagent, machine or time), which brings nothing (as a
-        neighbour's loan, step 2)."""
-        found = window_scores(conn, any_expression(terms), size)
+    def _add_windows(self, conn: sqlite3.Connection, base: dict[int, float], found: dict[int, float],
+                     filters: MessageFilters) -> None:
+        """Step 1, windows: add each candidate's share of its window's score (``found``, the best windows,
+        ``{message id: -bm25}``) to ``base``, in place; the messages of the :attr:`pool` best windows that
+        pass ``filters`` join the candidates when the turns around them pass too: a window's words may be
+        those of a neighbour that ``filters`` leave out (by role, subagent, machine or time), which brings
+        nothing (as a neighbour's loan, step 2). A window of a message ``conn`` cannot see (a side
+        connection's newer snapshot) passes no filter."""
         if not found or max(found.values()) <= 0:
             return
         passing = conversations_and_texts(conn, [i for i in list(found)[: self.pool] if i not in base], filters, 0)
@@ -238,9 +245,9 @@ class KeywordRanker:
                 base[i] = base.get(i, 0.0) + scale * score
 
     def _add_blocks(self, conn: sqlite3.Connection, scores: dict[int, float], base: dict[int, float],
-                    terms: list[str]) -> None:
-        """Add each message's share of its block's score (step 4) to ``scores``, in place."""
-        found = block_scores(conn, any_expression(terms), self.blocks)
+                    found: dict[int, float]) -> None:
+        """Add each message's share of its block's score (``found``, the best blocks, ``{block id: -bm25}``;
+        step 4) to ``scores``, in place."""
         if not found or max(found.values()) <= 0:
             return
         member = blocks_of(conn, list(scores))

@@ -230,11 +230,14 @@ def _time_phrase(reader: Reader, query: str, filters: SearchFilters, now: dateti
 
 def _ranked(reader: Reader, terms: str, filters: SearchFilters, *, limit: int, sort: str,
             ranker: KeywordRanker, dense: DenseIndex | None) -> list[SearchHit]:
+    # The summaries are ranked on a side connection while the messages are (:meth:`Reader.aside`).
+    summaries = (reader.aside(lambda side: search_summaries(side, terms, filters, limit=limit, sort=sort))
+                 if filters.level != "messages" and not filters.role else None)
     lists = []
     if filters.level in ("all", "messages"):
         lists.append(search_messages(reader, terms, filters, limit=limit, sort=sort, ranker=ranker, dense=dense))
-    if filters.level != "messages" and not filters.role:
-        lists.append(search_summaries(reader, terms, filters, limit=limit, sort=sort))
+    if summaries is not None:
+        lists.append(summaries.result())
     if sort == "time":
         return sorted((h for hits in lists for h in hits), key=lambda h: h.ts, reverse=True)[:limit]
     merged = rrf_merge(lists, limit=sum(map(len, lists)), key=lambda h: (h.kind, h.id, h.key))
@@ -288,11 +291,11 @@ def search_messages(reader: Reader, query: str, filters: SearchFilters = SearchF
                                 lambda text: _regex_snippet(pattern, text))
     marks: dict[int, str] = {}
     if sort == "relevance" and dense is not None:
-        ranked, marks = ranker.rank(reader.conn, content_terms(query), filters, max(limit, DEPTH))
+        ranked, marks = ranker.rank(reader.conn, content_terms(query), filters, max(limit, DEPTH), side=reader.side)
         ranked, alone = fuse(ranked, dense.rank(reader.conn, query, filters, max(limit, DEPTH)), limit)
         marks = {**marks, **dict.fromkeys(alone, "meaning_match")}
     elif sort == "relevance":
-        ranked, marks = ranker.rank(reader.conn, content_terms(query), filters, limit)
+        ranked, marks = ranker.rank(reader.conn, content_terms(query), filters, limit, side=reader.side)
     else:
         ranked = fts_ranking(reader, query, filters, limit=limit, sort=sort)
     stems = query_stems(" ".join(content_terms(query)))
