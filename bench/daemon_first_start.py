@@ -14,7 +14,8 @@ run beside what is measured). Then, in order:
   read-only), the daemon's CPU seconds and resident memory, and its similarity index
   (``similar``'s ``index`` status: fitted, refitting), until every projection has caught up and
   the index is warm and not refitting, or ``--timeout`` seconds;
-* the index fits the daemon logged (``similarity.fitted``: seconds, documents each);
+* the index fits the daemon logged (``similarity.fitted``: seconds, documents each), and the
+  loads of the index a previous run saved (``similarity.loaded``: seconds, documents each);
 * with ``--search N``, once settled: ``search_bench.py``'s seeded mix of N queries through the
   socket (:func:`socket_search`; issue 14: p95 under 50 ms at 1M messages).
 
@@ -84,8 +85,9 @@ def timed(sock: Path, pid: int, op: str, args: dict[str, Any]) -> tuple[float, f
     return (time.perf_counter() - began) * 1000, (cpu_seconds(pid) - cpu) * 1000, result
 
 
-def fits(log: Path, since: int) -> list[dict[str, Any]]:
-    """The ``similarity.fitted`` records the daemon logged after byte ``since`` of ``log``."""
+def fits(log: Path, since: int, event: str = "similarity.fitted") -> list[dict[str, Any]]:
+    """The ``event`` records (``similarity.fitted`` or ``similarity.loaded``) the daemon logged after byte
+    ``since`` of ``log``: seconds and documents (``fit_seconds``/``documents``, or the load's), terms, time."""
     found = []
     with log.open("rb") as fh:
         fh.seek(since)
@@ -94,8 +96,10 @@ def fits(log: Path, since: int) -> list[dict[str, Any]]:
                 record = json.loads(line)
             except ValueError:
                 continue
-            if record.get("event") == "similarity.fitted":
-                found.append({k: record.get(k) for k in ("fit_seconds", "documents", "terms", "timestamp")})
+            if record.get("event") == event:
+                found.append({"fit_seconds": record.get("fit_seconds", record.get("load_seconds")),
+                              "documents": record.get("documents", record.get("loaded_documents")),
+                              **{k: record.get(k) for k in ("terms", "timestamp")}})
     return found
 
 
@@ -185,6 +189,7 @@ def main() -> int:
         caught = next((r["s"] for r in timeline if not any(r["lag"].values())), None)
         result.update({"caught_up_after_s": caught, "daemon_cpu_s": timeline[-1]["cpu_s"],
                        "peak_rss_mb": max(r["rss_mb"] for r in timeline), "fits": fits(LOG, log_from),
+                       "loads": fits(LOG, log_from, "similarity.loaded"),
                        "load_average_at_end": os.getloadavg()})
         if opts.search and result["settled_after_s"] is not None:
             result["search"] = found = socket_search(sock, proc.pid, opts.search)
@@ -198,7 +203,8 @@ def main() -> int:
         proc.wait(120)
     print(f"caught up after {result['caught_up_after_s']} s, settled (index warm) after {result['settled_after_s']} s;"
           f" daemon CPU {result['daemon_cpu_s']} s, peak RSS {result['peak_rss_mb']} MB;"
-          f" {len(result['fits'])} index fits: {[(f['fit_seconds'], f['documents']) for f in result['fits']]};"
+          f" {len(result['fits'])} index fits: {[(f['fit_seconds'], f['documents']) for f in result['fits']]},"
+          f" {len(result['loads'])} loads: {[(f['fit_seconds'], f['documents']) for f in result['loads']]};"
           f" load average {result['load_average_at_start'][0]:.1f} at start, {result['load_average_at_end'][0]:.1f}"
           " at end", flush=True)
     (OUT / "daemon_first_start.json").write_text(json.dumps(result, indent=2))

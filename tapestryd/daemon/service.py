@@ -2,8 +2,9 @@
 
 Start: the :class:`~tapestryd.operations.runtime.Runtime` (writer lock, event log,
 projector; a second instance fails here with StoreLockedError naming the holder), the
-warm similarity index (:class:`~tapestryd.projections.tfidf.SimilarityIndex`, fitted in the
-background and registered for the ``similar`` query), the
+warm similarity index (:class:`~tapestryd.projections.tfidf.SimilarityIndex`, loaded from the file
+its last fit saved in the cache folder, or else fitted, in the background, and registered for the
+``similar`` query), the
 :class:`~tapestryd.daemon.writer.Writer` thread, the scheduler, the sources
 (:class:`~tapestryd.daemon.feeds.Feeds`: tailer over the watched roots and the inbox),
 whose first sweep catches up with every session file that changed while the daemon was
@@ -75,6 +76,7 @@ from tapestryd.operations.runtime import Runtime
 from tapestryd.operations.syncing import run_round
 from tapestryd.paths import paths_for
 from tapestryd.projections.tfidf import SimilarityIndex
+from tapestryd.projections.warmfile import index_file
 from tapestryd.queries.dense import DenseKeeper
 from tapestryd.queries.reader import Reader
 from tapestryd.queries.timephrase import warm_up
@@ -124,7 +126,7 @@ class Service:
         """
         self.runtime = Runtime.open(self.settings, role="daemon")
         try:
-            self.similarity = SimilarityIndex(self.paths.projections_db)
+            self.similarity = SimilarityIndex(self.paths.projections_db, saved=index_file(self.paths.projections_db))
             self.similarity.start()
             self.writer = Writer(self.runtime, on_error=self._task_failed)
             self.writer.start()

@@ -59,6 +59,7 @@ from tapestryd.paths import paths_for
 from tapestryd.privacy import forgotten_id
 from tapestryd.projections import Projector, default_projections
 from tapestryd.projections.forgetting import ForgetRule, preview
+from tapestryd.projections.warmfile import discard, index_file
 from tapestryd.queries.conversations import ambiguity, find_conversation
 from tapestryd.queries.hook import drop_cached_contexts
 from tapestryd.queries.integrity import verify_log
@@ -239,6 +240,7 @@ def restore(request: RestoreRequest, deps: LocalDeps) -> RestoreResult:
         result = backups.restore_log(source.resolve(), paths.events_db, paths.backups)
         for suffix in ("", "-wal", "-shm"):  # projections are rebuilt from the restored log
             Path(f"{paths.projections_db}{suffix}").unlink(missing_ok=True)
+        discard(index_file(paths.projections_db))  # and the warm index is fitted from them
         with EventStore(paths.events_db, machine=settings.sync.machine) as store:
             projector = Projector(store, paths.projections_db,
                                   default_projections(settings.timezone, settings.first_day_of_week,

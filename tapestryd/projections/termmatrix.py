@@ -26,6 +26,18 @@ class Codes:
         self.names: list[str] = [""]
         self.index: dict[str, int] = {"": 0}
 
+    @classmethod
+    def of(cls, names: list[str]) -> Codes:
+        """The codes whose names are ``names`` in code order (a saved table; ``names[0]`` must be ``''``).
+
+        Raises ValueError when it is not, or when a name repeats.
+        """
+        codes = cls()
+        codes.names, codes.index = list(names), {name: code for code, name in enumerate(names)}
+        if not names or names[0] != "" or len(codes.index) != len(names):
+            raise ValueError("a code table starts with '' and names each string once")
+        return codes
+
     def code(self, name: str) -> int:
         """The code of ``name``, assigning the next one when new."""
         found = self.index.get(name)

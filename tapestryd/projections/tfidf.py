@@ -9,11 +9,19 @@ the delta passes ``refit_fraction`` of the fitted rows (or a ``reset`` arrives: 
 was forgotten), a background thread refits from the database and swaps the new index in;
 queries keep using the old one meanwhile. A fit remembers how far the messages and hierarchy
 projections had come when it read them (:class:`Through`): the feed rows of changes it read
-already are passed over, not refitted. The feed lags behind those projections when the
+already are passed over, not refitted (:mod:`tapestryd.projections.warmsnap` holds the
+snapshot of a fit and the steps from one to the next). The feed lags behind those projections when the
 similarity projection catches up later than they did (a first start on a home imported
 without it: at 1M messages every message came back as changed, and each fit that ended
 during the catch-up started another one of the whole store).
 A poller thread refreshes every few seconds in the daemon.
+
+Each fit is saved beside the home's other caches (:mod:`tapestryd.projections.warmfile`,
+stamped with the feed seq and checkpoints it read through), and :meth:`~SimilarityIndex.start`
+loads it instead of fitting when it is still current: then the feed rows after its seq come in
+through the delta, as they do while the daemon runs. A file that is missing, damaged, of another
+format or analyzer, or older than a ``Forgotten`` event or the database it was fitted on (a
+rebuilt or replaced ``projections.db``) is not used: the index is fitted and the file replaced.
 
 :meth:`~SimilarityIndex.query` answers ``similar`` from the counts: TF-IDF cosine
 similarity (:mod:`tapestryd.projections.termmatrix`). Search does not use this index: it
@@ -32,15 +40,15 @@ from tapestryd.db import connect
 from tapestryd.lazylog import get_logger
 from tapestryd.projections.analysis import Analyzer
 from tapestryd.projections.failures import Failures
-from tapestryd.projections.hierarchy import HierarchyProjection
 from tapestryd.projections.hierarchy_views import summary_count
-from tapestryd.projections.messages import MessagesProjection
 from tapestryd.projections.messages_read import document_count
-from tapestryd.projections.runner import checkpoints
 from tapestryd.projections.similarity import feed_after, feed_head
-from tapestryd.projections.termcount import count, fit_counts
-from tapestryd.projections.termmatrix import Block, Codes, Stats, cosine
+from tapestryd.projections.termcount import fit_counts
+from tapestryd.projections.termmatrix import Codes, cosine
 from tapestryd.projections.warmdocs import MESSAGE, Corpus, load_changed
+from tapestryd.projections.warmfile import Unusable, discard, read, write
+from tapestryd.projections.warmsnap import (Snapshot, Through, delta_block, fitted_snapshot, from_saved, hide, outdated,
+                                            saved_of)
 
 __all__ = ["MESSAGE", "Match", "SimilarityIndex", "Through"]
 
@@ -57,70 +65,25 @@ class Match:
     score: float
 
 
-@dataclass(frozen=True)
-class Through:
-    """The log seqs through which a fit's documents were current: ``messages`` the messages
-    projection's checkpoint and ``summaries`` the hierarchy's, read before the documents were."""
-
-    messages: int = 0
-    summaries: int = 0
-
-    @classmethod
-    def read(cls, conn: Any) -> Through:
-        """The two checkpoints in ``projections.db`` now (0 for one never written)."""
-        marks = checkpoints(conn)
-        return cls(marks.get(MessagesProjection.name, 0), marks.get(HierarchyProjection.name, 0))
-
-    def covers(self, doc: str, seq: int) -> bool:
-        """Whether feed row ``(doc, seq)`` names a change the fit read already: a message changed
-        at or before ``messages``, a summary at or before ``summaries``, a ``reset`` before both."""
-        if doc.startswith("m:"):
-            return seq <= self.messages
-        if doc.startswith("n:"):
-            return seq <= self.summaries
-        return seq <= min(self.messages, self.summaries)
-
-
-@dataclass
-class _Snapshot:
-    """One fitted state: vocabulary, statistics, the fitted block and the delta block.
-
-    ``delta_corpus`` holds the delta's documents with their texts; it shares ``node_keys``
-    (the same list object), since its nodes' refs are positions in that table.
-    """
-
-    vocabulary: dict[str, int]
-    stats: Stats
-    fitted: Block
-    node_keys: list[str]
-    seq: int
-    delta_corpus: Corpus
-    delta: Block | None = None
-    through: Through = Through()
-
-    def blocks(self) -> list[Block]:
-        return [self.fitted] + ([self.delta] if self.delta is not None else [])
-
-    def doc(self, block: Block, row: int) -> str:
-        kind, ref = int(block.kinds[row]), int(block.refs[row])
-        return f"m:{ref}" if kind == MESSAGE else f"n:{self.node_keys[ref]}"
-
-
 class SimilarityIndex:
     """The warm index of one ``projections.db`` (see the module docstring).
 
     Thread-safe: queries read an immutable snapshot; refresh and refit swap snapshots
     under a lock. ``refit_fraction`` and ``refit_min`` (documents) say when the delta is
-    big enough to refit in the background.
+    big enough to refit in the background. With ``saved`` (a file path:
+    :func:`~tapestryd.projections.warmfile.index_file`), every fit is saved there and
+    :meth:`start` loads it when it is still current.
     """
 
-    def __init__(self, db_path: Path, *, refit_fraction: float = 0.2, refit_min: int = 2000) -> None:
+    def __init__(self, db_path: Path, *, saved: Path | None = None, refit_fraction: float = 0.2,
+                 refit_min: int = 2000) -> None:
         self.db_path = db_path
+        self.saved = saved
         self.refit_fraction = refit_fraction
         self.refit_min = refit_min
         self.codes = Codes()
         self.analyzer = Analyzer()
-        self._snap: _Snapshot | None = None
+        self._snap: Snapshot | None = None
         self._lock = threading.Lock()
         self._ready = threading.Event()
         self._stopping = threading.Event()
@@ -130,19 +93,24 @@ class SimilarityIndex:
         self._conn: Any = None
         self.failures = Failures("similarity", db=str(db_path))
         self.last_fit: dict[str, Any] = {}
+        self.last_load: dict[str, Any] = {}
+        self.origin = ""  # how the snapshot's fitted block came: "fitted" here or "loaded" from the saved file
 
     # -- life cycle ----------------------------------------------------------------------
 
     def start(self, *, poll_seconds: float = 2.0) -> None:
-        """Fit in a background thread (queries wait for it), then refresh every ``poll_seconds``."""
-        self._start_refit()
+        """Load the saved index or else fit, in a background thread (queries wait for it), then refresh
+        every ``poll_seconds``."""
+        self._start_refit(load=True)
         self._poller = threading.Thread(target=self._poll, args=(poll_seconds,), name="similarity-poll", daemon=True)
         self._poller.start()
 
     def build(self) -> None:
-        """Fit now, in this thread (the CLI's one-off index when no daemon runs)."""
-        self._install(self._fit())
+        """Fit now, in this thread (the CLI's one-off index when no daemon runs), and save the fit."""
+        snap = self._fit()
+        self._install(snap, "fitted")
         self.refresh()
+        self._save(snap)
 
     def stop(self, timeout: float = 10.0) -> None:
         """Stop polling, wait for a running refit (at most ``timeout`` s), close the connection."""
@@ -161,44 +129,104 @@ class SimilarityIndex:
         return self._ready.is_set()
 
     def status(self) -> dict[str, Any]:
-        """Documents fitted and in the delta, hidden rows, feed seq, bytes, the last fit's figures,
-        and ``errors`` (task → ``"Type: message"``) while a background refit or refresh keeps failing."""
+        """Documents fitted and in the delta, hidden rows, feed seq, bytes, ``origin`` (``fitted``, or
+        ``loaded`` from the saved file), the last fit's and the last load's figures, and ``errors`` (task →
+        ``"Type: message"``) while a background refit, refresh or save keeps failing."""
         snap, errors = self._snap, self.failures.current()
         failing = {"errors": errors} if errors else {}
         if snap is None:
-            return {"ready": False, **self.last_fit, **failing}
+            return {"ready": False, **self.last_fit, **self.last_load, **failing}
         hidden = sum(int(b.dead.sum()) for b in snap.blocks())
         return {"ready": True, "fitted": snap.fitted.size, "delta": snap.delta.size if snap.delta else 0,
-                "hidden": hidden, "seq": snap.seq, "refitting": self._fitting,
-                "bytes": sum(b.nbytes() for b in snap.blocks()), **self.last_fit, **failing}
+                "hidden": hidden, "seq": snap.seq, "refitting": self._fitting, "origin": self.origin,
+                "bytes": sum(b.nbytes() for b in snap.blocks()), **self.last_fit, **self.last_load, **failing}
 
     # -- fitting -------------------------------------------------------------------------
 
-    def _start_refit(self) -> None:
+    def _start_refit(self, *, load: bool = False) -> None:
         if self._stopping.is_set() or (self._refit is not None and self._refit.is_alive()):
             return
-        self._refit = threading.Thread(target=self._refit_run, name="similarity-refit", daemon=True)
+        self._refit = threading.Thread(target=self._refit_run, args=(load,), name="similarity-refit", daemon=True)
         self._refit.start()
 
-    def _refit_run(self) -> None:
+    def _refit_run(self, load: bool) -> None:
+        """Fit (or with ``load`` first try the saved index), install, fold in the feed, save a fit."""
         self._fitting = True
         try:
-            snap = self._fit()
+            from_file = self._load() if load else None
+            snap = from_file or self._fit()
         except Exception as exc:  # a failed refit keeps the old snapshot; the next trigger retries
             self.failures.failed("refit", exc)
             return
         finally:
             self._fitting = False
         self.failures.succeeded("refit")
-        self._install(snap)
+        self._install(snap, "loaded" if from_file else "fitted")
         self._refresh_guarded()
+        if from_file is None:
+            self._save(snap)
 
-    def _install(self, snap: _Snapshot) -> None:
+    def _install(self, snap: Snapshot, origin: str) -> None:
         with self._lock:
-            self._snap = snap
+            self._snap, self.origin = snap, origin
         self._ready.set()
 
-    def _fit(self) -> _Snapshot:
+    # -- the saved index -----------------------------------------------------------------
+
+    def _load(self) -> Snapshot | None:
+        """The saved index as a snapshot when it is usable and current, else None (the reason logged;
+        a damaged or outdated file removed, the fit that follows writes it again)."""
+        if self.saved is None:
+            return None
+        started = time.monotonic()
+        found = read(self.saved)
+        if isinstance(found, Unusable):
+            self._not_loaded(found)
+            return None
+        conn = connect(self.db_path, readonly=True)
+        try:
+            stale = outdated(conn, found.stamp)
+        finally:
+            conn.close()
+        if stale:
+            self._not_loaded(Unusable(stale))
+            return None
+        self.codes, snap = found.codes, from_saved(found)
+        self.last_load = {"load_seconds": round(time.monotonic() - started, 3), "loaded_documents": found.fitted.size,
+                          "loaded_seq": found.stamp.seq}
+        log.info("similarity.loaded", file=str(self.saved), terms=len(found.terms), **self.last_load)
+        return snap
+
+    def _not_loaded(self, why: Unusable) -> None:
+        """Log why the saved file is not used and remove it (the fit that follows writes it again)."""
+        assert self.saved is not None
+        discard(self.saved)
+        if why.damaged:
+            log.warning("similarity.saved_index_damaged", file=str(self.saved), reason=why.reason)
+        else:
+            log.info("similarity.saved_index_unused", file=str(self.saved), reason=why.reason)
+
+    def _save(self, snap: Snapshot) -> None:
+        """Write ``snap`` (a fit) to the saved file, unless something was forgotten since it was read: then
+        the file is removed (checked again after the rename, which a forget may have raced)."""
+        if self.saved is None:
+            return
+        saved = saved_of(snap, self.codes)
+        conn = connect(self.db_path, readonly=True)
+        try:
+            if not outdated(conn, saved.stamp):
+                size = write(self.saved, saved)
+                if not outdated(conn, saved.stamp):
+                    log.info("similarity.saved", file=str(self.saved), bytes=size, seq=saved.stamp.seq)
+                    self.failures.succeeded("save")
+                    return
+            discard(self.saved)
+        except Exception as exc:  # the index works without its file; the next fit tries again
+            self.failures.failed("save", exc)
+        finally:
+            conn.close()
+
+    def _fit(self) -> Snapshot:
         started = time.monotonic()
         conn = connect(self.db_path, readonly=True)
         corpus = Corpus()
@@ -207,7 +235,7 @@ class SimilarityIndex:
             vocabulary, counts, lengths = _count(corpus.stream(conn, self.codes), _documents(conn))
         finally:
             conn.close()
-        snap = replace(_snapshot(vocabulary, counts, lengths, corpus, seq), through=through)
+        snap = fitted_snapshot(vocabulary, counts, lengths, corpus, seq, through)
         self.last_fit = {"fit_seconds": round(time.monotonic() - started, 3), "documents": snap.fitted.size,
                          "terms": len(vocabulary), "matrix_bytes": snap.fitted.nbytes()}
         log.info("similarity.fitted", **self.last_fit)
@@ -254,7 +282,7 @@ class SimilarityIndex:
         log.debug("similarity.refreshed", changed=len(docs))
         return len(docs)
 
-    def _pending(self, snap: _Snapshot, most: int) -> tuple[list[str], int]:
+    def _pending(self, snap: Snapshot, most: int) -> tuple[list[str], int]:
         """The documents of the feed rows after ``snap``'s position that its fit did not read (at
         most ``most`` + 1 of the rows, a page), and the seq of the last row read (``snap.seq`` when
         none): pages the fit read whole are passed over, so a page with something new comes next."""
@@ -268,14 +296,14 @@ class SimilarityIndex:
             if docs or len(rows) <= most:
                 return docs, seq
 
-    def _with_delta(self, snap: _Snapshot, changed: list[str], seq: int) -> _Snapshot:
+    def _with_delta(self, snap: Snapshot, changed: list[str], seq: int) -> Snapshot:
         """A new snapshot: ``changed`` docs' old rows hidden, their current text in the delta."""
         fresh = load_changed(self._conn, changed, self.codes, snap.node_keys)
         gone = set(changed)
-        fitted = replace(snap.fitted, dead=_hide(snap, gone))
+        fitted = replace(snap.fitted, dead=hide(snap, gone))
         corpus = snap.delta_corpus.without(gone).plus(fresh)
-        delta = _delta_block(snap, corpus, self.analyzer)
-        return _Snapshot(snap.vocabulary, snap.stats, fitted, snap.node_keys, seq, corpus, delta, snap.through)
+        delta = delta_block(snap, corpus, self.analyzer)
+        return Snapshot(snap.vocabulary, snap.stats, fitted, snap.node_keys, seq, corpus, delta, snap.through)
 
     def _poll(self, seconds: float) -> None:
         while not self._stopping.wait(seconds):
@@ -296,7 +324,7 @@ class SimilarityIndex:
 
     # -- querying ------------------------------------------------------------------------
 
-    def _current(self, wait: float) -> _Snapshot:
+    def _current(self, wait: float) -> Snapshot:
         if not self._ready.wait(wait):
             raise TimeoutError("the similarity index is still being built")
         assert self._snap is not None
@@ -344,41 +372,7 @@ def _count(texts: Iterator[str], total: int) -> tuple[dict[str, int], Any, list[
     return vocabulary, counts, analyzer.lengths
 
 
-def _snapshot(vocabulary: dict[str, int], counts: Any, lengths: list[int], corpus: Corpus, seq: int) -> _Snapshot:
-    import numpy as np
-    import scipy.sparse as sp
-
-    if counts is None:
-        counts = sp.csr_matrix((len(corpus), 0), dtype=np.float32)
-    stats = Stats.of(counts)
-    fitted = Block.build(counts, lengths, corpus.columns(), stats.idf_smooth)
-    return _Snapshot(vocabulary, stats, fitted, corpus.node_keys, seq, Corpus(node_keys=corpus.node_keys))
-
-
-def _delta_block(snap: _Snapshot, corpus: Corpus, analyzer: Analyzer) -> Block | None:
-    if not corpus.texts:
-        return None
-    analyzer.lengths = []
-    counts = count(corpus.texts, analyzer, snap.vocabulary)
-    return Block.build(counts, analyzer.lengths, corpus.columns(), snap.stats.idf_smooth)
-
-
-def _hide(snap: _Snapshot, gone: set[str]) -> Any:
-    """The fitted block's dead mask with the rows of ``gone`` docs set."""
-    import numpy as np
-
-    dead = snap.fitted.dead.copy()
-    ids = np.array([int(d[2:]) for d in gone if d.startswith("m:")], dtype=np.int64)
-    if len(ids):
-        dead |= (snap.fitted.kinds == MESSAGE) & np.isin(snap.fitted.refs, ids)
-    keys = {d[2:] for d in gone if d.startswith("n:")}
-    for row in np.flatnonzero(snap.fitted.kinds >= 0):
-        if snap.node_keys[int(snap.fitted.refs[row])] in keys:
-            dead[row] = True
-    return dead
-
-
-def _columns(snap: _Snapshot, terms: list[str], *, strict: bool = False) -> tuple[Any, Any]:
+def _columns(snap: Snapshot, terms: list[str], *, strict: bool = False) -> tuple[Any, Any]:
     """Vocabulary columns of ``terms`` and their counts; None when none is known (or, ``strict``, any is not)."""
     import numpy as np
 
