@@ -89,8 +89,9 @@ def events(logs: list[dict[str, Any]]) -> list[str]:
 
 
 def test_a_saved_index_is_loaded_instead_of_fitted_and_answers_as_a_fit(seeded: History, saved: Path) -> None:
-    """The second start reads the file (0600) and fits nothing; its answers equal a fresh fit's."""
-    assert stat.S_IMODE(saved.stat().st_mode) == 0o600
+    """The second start reads the file (0600, in the home's cache folder) and fits nothing; its answers
+    equal a fresh fit's."""
+    assert stat.S_IMODE(saved.stat().st_mode) == 0o600 and saved.parent == paths_for(seeded.settings).cache
     index, logs = started(seeded, saved)
     try:
         assert "similarity.loaded" in events(logs) and "similarity.fitted" not in events(logs)
