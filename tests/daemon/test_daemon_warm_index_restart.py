@@ -11,6 +11,8 @@ from typing import Any
 from daemon_helpers import Daemon, session_line
 from waiting import wait_for
 
+from tapestryd.operations.dispatch import run_here
+from tapestryd.operations.requests import IngestRequest
 from tapestryd.paths import paths_for
 from tapestryd.projections.warmfile import Saved, index_file, read
 
@@ -24,8 +26,9 @@ def logged(daemon: Daemon, since: int) -> list[str]:
 
 def similar(daemon: Daemon, query: str) -> dict[str, Any]:
     """``similar``'s answer once the warm index answers it."""
-    return wait_for(lambda: (answer := daemon.call("similar", {"query": query}))["index"]["warm"] and answer,
-                    interval=0.1)
+    answer: dict[str, Any] = wait_for(lambda: (found := daemon.call("similar", {"query": query}))["index"]["warm"]
+                                      and found, interval=0.1)
+    return answer
 
 
 def saved_with(path: Path, documents: int) -> Saved | None:
@@ -34,10 +37,11 @@ def saved_with(path: Path, documents: int) -> Saved | None:
     return found if isinstance(found, Saved) and found.fitted.size == documents else None
 
 
-def test_a_restart_loads_the_saved_index_and_forgotten_messages_stay_out(daemon: Daemon, projects: Path) -> None:
+def test_a_restart_loads_the_saved_index_and_forgotten_messages_stay_out(daemon: Daemon, projects: Path,
+                                                                          tmp_path: Path) -> None:
     today = datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")  # no past day to close and summarize
-    folder = projects / "-home-me-proj"
-    folder.mkdir()
+    folder = tmp_path / "export" / "-home-me-proj"  # imported before the start: the first fit reads all four
+    folder.mkdir(parents=True)
     (folder / "lamp.jsonl").write_bytes(session_line("lamp", "u1", "where is the brass lantern", ts=today)
                                         + session_line("lamp", "u2", "the brass lantern hangs in the shed",
                                                        role="assistant", ts=today))
@@ -45,6 +49,7 @@ def test_a_restart_loads_the_saved_index_and_forgotten_messages_stay_out(daemon:
                                                       ts=today)
                                          + session_line("bread", "u4", "braided bread needs a long proof",
                                                         role="assistant", ts=today))
+    run_here(daemon.settings, IngestRequest(paths=(str(folder),)))
     saved = index_file(paths_for(daemon.settings).projections_db)
     daemon.start()
     wait_for(lambda: saved_with(saved, 4))

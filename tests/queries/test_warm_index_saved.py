@@ -14,7 +14,7 @@ import stat
 import zipfile
 from datetime import datetime
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any, Callable, Iterator, MutableMapping
 
 import pytest
 import structlog
@@ -59,7 +59,7 @@ def saved(seeded: History) -> Iterator[Path]:
     yield path
 
 
-def started(history: History, path: Path) -> tuple[SimilarityIndex, list[dict[str, Any]]]:
+def started(history: History, path: Path) -> tuple[SimilarityIndex, list[MutableMapping[str, Any]]]:
     """An index started as the daemon starts it, once its first snapshot (loaded or fitted) is in use and
     its file written, and what it logged meanwhile."""
     index = SimilarityIndex(paths_for(history.settings).projections_db, saved=path)
@@ -84,7 +84,7 @@ def fresh(history: History) -> list[list[Match]]:
         index.stop()
 
 
-def events(logs: list[dict[str, Any]]) -> list[str]:
+def events(logs: list[MutableMapping[str, Any]]) -> list[str]:
     return [e["event"] for e in logs]
 
 
