@@ -21,12 +21,13 @@ import structlog
 from query_helpers import NOW, PARIS, History
 
 from tapestryd.events import Forgotten, NewEvent, event_id
+from tapestryd.events.store import EventStore
 from tapestryd.operations import backup as backups
 from tapestryd.operations.dispatch import run_here
 from tapestryd.operations.requests import RestoreRequest
 from tapestryd.operations.runtime import Runtime
 from tapestryd.paths import paths_for
-from tapestryd.projections import warmfile
+from tapestryd.projections import Projector, default_projections, warmfile
 from tapestryd.projections.tfidf import MESSAGE, Match, SimilarityIndex
 from tapestryd.projections.warmfile import Saved, index_file, read
 
@@ -245,3 +246,22 @@ def test_a_restore_removes_the_saved_index(seeded: History, saved: Path) -> None
     copy = backups.backup_log(paths.events_db, paths.backups).path
     run_here(seeded.settings, RestoreRequest(str(copy)))
     assert not saved.exists()
+
+
+def test_a_projections_db_made_again_behind_the_file_is_refitted(seeded: History, saved: Path) -> None:
+    """projections.db deleted and caught up again only part way (its feed ends before the file's seq):
+    the file's rows would name documents that are not there yet, so it is refitted."""
+    paths = paths_for(seeded.settings)
+    for suffix in ("", "-wal", "-shm"):
+        Path(f"{paths.projections_db}{suffix}").unlink(missing_ok=True)
+    with EventStore(paths.events_db) as store:
+        projector = Projector(store, paths.projections_db, default_projections("Europe/Paris", 0))
+        projector.catch_up(batch=2, max_events=2)
+        projector.close()
+    index, logs = started(seeded, saved)
+    try:
+        unused = [e for e in logs if e["event"] == "similarity.saved_index_unused"]
+        assert len(unused) == 1 and "rebuilt" in unused[0]["reason"]
+        assert index.status()["origin"] == "fitted" and index.status()["fitted"] == 2
+    finally:
+        index.stop()
