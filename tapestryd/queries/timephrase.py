@@ -64,6 +64,7 @@ _TRAILING_FILLER = re.compile(r"(?:[\s,;]+(?:in|on|at|of|the|and|or|during))*[\s
 _OPEN_AFTER = ("since", "after")
 _JOINS = ("and", "or")  # "… in October and in September": the second phrase starts after the word
 _OPEN_BEFORE = ("before", "until", "till")
+_FUTURE_DAY = "tomorrow"
 _PARTS = {"morning": (6, 12), "afternoon": (12, 18), "evening": (18, 24), "night": (18, 30), "tonight": (18, 30)}
 _POSSESSIVE = re.compile(r"(\w)['’]s\b")
 _ISO_KEY = re.compile(r"^\d{4}(-\d{2}(-\d{2}w?)?)?$")
@@ -243,6 +244,7 @@ def _find_one(text: str, now: datetime, tz: ZoneInfo, first_day_of_week: int) ->
         if tail and head.lower() in _OPEN_AFTER + _OPEN_BEFORE + _JOINS:  # dateparser kept the word: "after 2024"
             found, start = tail, start + len(head) + 1
         found, start = _without_stray_number(text, found, start)
+        found, start = _without_future_day(found, start)
         found = _first_of_two(found)
         if not _plausible(found) or _MONTH_OF.match(_LEAD.sub("", text[start:])):
             continue
@@ -254,6 +256,18 @@ def _find_one(text: str, now: datetime, tz: ZoneInfo, first_day_of_week: int) ->
         rest = " ".join((text[:cut_from] + " " + text[start + len(found):]).split())
         return found_range, rest
     return None, text
+
+
+def _without_future_day(found: str, start: int) -> tuple[str, int]:
+    """``found`` without a "tomorrow" before or after another phrase ("tomorrow yesterday", "yesterday
+    tomorrow", "tomorrow 3 days ago"), which dateparser reads as one phrase counted from tomorrow. A memory
+    holds no tomorrow: alone, the word is a search word, never a time phrase, and so it is beside another."""
+    words = found.split(" ")
+    if len(words) > 1 and words[0].lower() == _FUTURE_DAY:
+        return found[len(words[0]) + 1:], start + len(words[0]) + 1
+    if len(words) > 1 and words[-1].lower() == _FUTURE_DAY:
+        return found[:-len(words[-1]) - 1], start
+    return found, start
 
 
 def _without_stray_number(text: str, found: str, start: int) -> tuple[str, int]:

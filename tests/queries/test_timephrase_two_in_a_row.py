@@ -74,3 +74,17 @@ def test_two_periods_counted_from_today_are_two_phrases() -> None:
     assert found is not None and left == "hike"
     assert (found.first.isoformat(), found.last.isoformat()) == ("2026-11-01", "2026-11-30")
     assert "'this month' and 'last month' do not overlap: read as 'this month'" in found.label()
+
+
+@pytest.mark.parametrize(("query", "first", "rest"), [
+    ("hike tomorrow yesterday", "2026-11-28", "hike tomorrow"),
+    ("hike yesterday tomorrow", "2026-11-28", "hike tomorrow"),
+    ("hike tomorrow 3 days ago", "2026-11-26", "hike tomorrow"),
+])
+def test_tomorrow_beside_a_phrase_is_a_search_word(query: str, first: str, rest: str) -> None:
+    """Alone, 'tomorrow' is a search word, never a time phrase; beside another, dateparser read both as one counted
+    from tomorrow ('tomorrow yesterday' was 30 Nov, 'tomorrow 3 days ago' 3 Dec). The other is read alone."""
+    found, left = find_time_phrase(query, now=NOW, tz=PARIS)
+    assert found is not None and left == rest
+    assert found.first.isoformat() == found.last.isoformat() == first
+    assert find_time_phrase("hike tomorrow", now=NOW, tz=PARIS) == (None, "hike tomorrow")
