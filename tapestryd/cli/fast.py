@@ -237,7 +237,9 @@ def render_status(data: dict[str, Any]) -> str:
     upgrading = proj.get("upgrading") or {}
     if upgrading:
         parts = ", ".join(f"{part} {n['done']:,} of {n['total']:,}" for part, n in upgrading.items())
-        lines.append(f"upgrading: {parts} messages (written in the background by the daemon)")
+        how = ("written in the background by the daemon" if (data.get("daemon") or {}).get("running") else
+               "stopped with the daemon: it goes on when the daemon starts, or a write command finishes it")
+        lines.append(f"upgrading: {parts} messages ({how})")
     elif proj.get("upgrade_pending"):
         lines.append("upgrade pending: made by an older version; the daemon upgrades it in the background when it"
                      " starts, a write command (e.g. tapestryctl ingest) before it returns")

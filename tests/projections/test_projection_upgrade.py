@@ -93,8 +93,11 @@ def test_opening_an_older_file_writes_nothing_and_the_upgrade_ends_with_the_inde
     assert seen[len(seen) // 2]["blocks"][0] < 30 and "speaker names" not in seen[len(seen) // 2]
     assert backfill.progress(projector.conn) == {} and not _tables(projector.conn, "windows_retired")
     assert _index(projector.conn) == _rebuilt(projector, tmp_path)
-    assert "upgrading: windows 8 of 31 messages" in render_status(
-        {"projections": {"upgrading": {"windows": {"done": 8, "total": 31}}}})
+    upgrading = {"projections": {"upgrading": {"windows": {"done": 8, "total": 31}}}}
+    assert "upgrading: windows 8 of 31 messages (stopped with the daemon: it goes on when the daemon starts" in (
+        render_status(upgrading))
+    running = {"daemon": {"running": True, "pid": 1}, **upgrading}
+    assert "upgrading: windows 8 of 31 messages (written in the background by the daemon)" in render_status(running)
 
 
 def test_a_new_file_and_a_rebuild_leave_nothing_to_upgrade(tmp_path: Path) -> None:
