@@ -18,7 +18,11 @@ payloads become tombstones:
 :func:`compact_log` first writes a ``pre-compact-*`` backup, updates the rows in one
 transaction (counting the compaction in the log's ``log.compactions`` checkpoint, which tells
 sync to send the tombstones to the hub), then ``VACUUM`` and a truncating WAL checkpoint so the
-old bytes leave the file. :func:`confirm_compaction` deletes the pre-compact backups and applies the same
+old bytes leave the file. ``projections.db`` dropped the forgotten rows when the ``Forgotten`` events
+were projected, but FTS5 keeps a deleted document's terms in its segments until they are merged:
+every full-text index is merged (:func:`~tapestryd.projections.fts_options.optimize_all`) and the
+file vacuumed the same way, so no byte of a forgotten word is left there either.
+:func:`confirm_compaction` deletes the pre-compact backups and applies the same
 tombstones (by ``event_id``) to every other backup, so no copy keeps what was forgotten.
 """
 
@@ -34,7 +38,7 @@ from typing import Any
 
 import structlog
 
-from tapestryd.db import translate_errors
+from tapestryd.db import transaction, translate_errors
 from tapestryd.errors import TapestryError
 from tapestryd.events.codec import encode
 from tapestryd.events.types import (
@@ -52,6 +56,7 @@ from tapestryd.operations.compact_summaries import (
 )
 from tapestryd.operations.runtime import Runtime
 from tapestryd.privacy import outbound
+from tapestryd.projections.fts_options import optimize_all
 from tapestryd.projections.forgetting import ForgetRule, compiled
 from tapestryd.projections.messages_read import stored_message_keys
 
@@ -145,6 +150,9 @@ def compact_log(runtime: Runtime, *, dry_run: bool = False) -> dict[str, Any]:
     store = runtime.store
     store.rewrite(plan.rewrites, {COMPACTIONS: store.checkpoint(COMPACTIONS) + 1})
     squeeze(store.conn)
+    with transaction(runtime.projector.conn):
+        optimize_all(runtime.projector.conn)  # a deleted document's terms leave the index's segments
+    squeeze(runtime.projector.conn)
     log.info("log.compacted", rewritten=dict(plan.counts), backup=report["backup"])
     return {**report, "bytes_after": _log_bytes(runtime.paths.events_db)}
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import sqlite3
 
-__all__ = ["BULK_OPTIONS", "configure", "retire"]
+__all__ = ["BULK_OPTIONS", "configure", "optimize_all", "retire"]
 
 BULK_OPTIONS = {"hashsize": 16 * 1024 * 1024, "automerge": 8}
 """Options of the windows' and the blocks' shards (``windows_fts_<n>``, ``blocks_fts_<n>``), each batch's text
@@ -30,6 +30,21 @@ def configure(conn: sqlite3.Connection, table: str, options: dict[str, int]) -> 
     for option, value in options.items():
         if stored.get(option) != value:
             conn.execute(f"INSERT INTO {table}({table}, rank) VALUES (?, ?)", (option, value))
+
+
+def optimize_all(conn: sqlite3.Connection) -> list[str]:
+    """Merge every FTS5 table's segments into one (FTS5's ``optimize`` command); returns the tables' names.
+
+    A deleted document's terms stay in the segments that held them until those are merged, and
+    the bytes of a forgotten word with them; merged, only the documents kept are left (a
+    ``VACUUM`` after this then drops the freed pages). The whole index is rewritten: seconds at
+    100k messages, minutes at 1M.
+    """
+    tables = [str(name) for (name,) in conn.execute(
+        "SELECT name FROM sqlite_master WHERE type = 'table' AND sql LIKE 'CREATE VIRTUAL TABLE%USING fts5(%'")]
+    for table in tables:
+        conn.execute(f"INSERT INTO {table}({table}) VALUES ('optimize')")
+    return tables
 
 
 def retire(conn: sqlite3.Connection, table: str, rows: int, *, whole: bool) -> None:

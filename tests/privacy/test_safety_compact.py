@@ -95,3 +95,34 @@ def test_forget_and_compact_commands(settings: Settings) -> None:
     assert confirmed.exit_code == 0 and "deleted" in confirmed.output
     bad = runner.invoke(app, ["forget"])
     assert bad.exit_code != 0
+
+
+def _indexed_terms(projections_db: Path) -> set[str]:
+    """Every term in any FTS5 index of ``projections_db`` (fts5vocab, deleted documents' terms included
+    until their segments are merged)."""
+    import sqlite3
+
+    conn = sqlite3.connect(projections_db)
+    try:
+        tables = [name for (name,) in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'"
+                                                   " AND sql LIKE 'CREATE VIRTUAL TABLE%fts5(%'")]
+        terms: set[str] = set()
+        for table in tables:
+            conn.execute(f"CREATE VIRTUAL TABLE temp.v_{table} USING fts5vocab(main, {table}, 'row')")
+            terms.update(term for (term,) in conn.execute(f"SELECT term FROM temp.v_{table}"))
+        return terms
+    finally:
+        conn.close()
+
+
+def test_compaction_takes_forgotten_words_out_of_the_indexes(settings: Settings) -> None:
+    """After forget + compact no full-text index of projections.db holds the forgotten word as a term, and no
+    byte of the file holds it (t15: a deleted document's terms stayed in the FTS5 segments)."""
+    _history(settings)
+    paths = paths_for(settings)
+    _run(settings, "forget", match=PATTERN)
+    assert _on_disk(paths.projections_db)  # deleted rows' terms wait in their segments for a merge
+    _run(settings, "compact")
+    assert SECRET_WORD not in _indexed_terms(paths.projections_db)
+    assert "keep" in _indexed_terms(paths.projections_db)
+    assert not _on_disk(paths.projections_db)
