@@ -57,6 +57,7 @@ from tapestryd.sources.parsers.detect import HEAD_SIZE, ZIP_MAGIC, detect_format
 from tapestryd.sources.parsers.subagents import mark_subagents
 from tapestryd.sources.receipts import FileReceipt, Receipt, receipt_ids
 from tapestryd.sources.screen import Screen, holds_marker
+from tapestryd.sources.transcode import Utf8FromUtf16, utf16_of, utf8_of
 
 __all__ = ["BATCH", "FileReceipt", "Progress", "Receipt", "export_named", "ingest_file", "ingest_paths"]
 
@@ -265,6 +266,10 @@ def _ingest_source(store: EventStore, src: _Source, ctx: _Context) -> FileReceip
         sha, head, data = _fingerprint(src)
     except (ArchiveError, OSError, EOFError, zipfile.BadZipFile, zlib.error) as exc:
         return _failed(src.display, _read_error(src, exc))
+    codec = utf16_of(head)
+    if codec:  # saved again on Windows: read as the UTF-8 it was (the fingerprint stays the file's)
+        head, data = utf8_of(head, codec), None if data is None else utf8_of(data, codec, whole=True)
+        src = _as_utf8(src, codec)
     try:
         name = _format_of(head, src, ctx.parser)
     except UnknownFormatError as exc:
@@ -283,6 +288,13 @@ def _ingest_source(store: EventStore, src: _Source, ctx: _Context) -> FileReceip
     if data is not None:  # read once: the marker scan and the parser take the bytes from memory
         src = _Source(src.display, src.size, lambda: io.BytesIO(data), src.explicit)
     return _import(store, src, sha, name, ctx)
+
+
+def _as_utf8(src: _Source, codec: str) -> _Source:
+    """``src``, a UTF-16 file in ``codec``, opened as UTF-8 (:mod:`tapestryd.sources.transcode`)."""
+    opener = src.open
+    return _Source(src.display, src.size, lambda: io.BufferedReader(Utf8FromUtf16(opener(), codec), 1 << 16),
+                   src.explicit)
 
 
 def _known_receipt(store: EventStore, src: _Source, sha: str, name: str, ctx: _Context) -> FileReceipt | None:
