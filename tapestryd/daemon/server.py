@@ -119,6 +119,8 @@ class SocketServer:
         self._stopping = threading.Event()
         self._wake_r, self._wake_w = os.pipe()
         os.set_blocking(self._wake_w, False)
+        self._wake_lock = threading.Lock()  # a worker finishing after stop() must not write to a reused number
+        self._wake_open = True
         self._returned: queue.SimpleQueue[_Client] = queue.SimpleQueue()
         self._watched: dict[int, _Client] = {}  # waiting for a request, by file descriptor
         self._refused: dict[int, _Refused] = {}  # told busy/forbidden, read until they hang up
@@ -165,15 +167,22 @@ class SocketServer:
             self._listener.close()
         _unlink_if(self.path, self._inode)
         self._selector.close()
-        os.close(self._wake_r)
-        os.close(self._wake_w)
+        with self._wake_lock:
+            self._wake_open = False
+            os.close(self._wake_r)
+            os.close(self._wake_w)
         log.info("socket.closed", path=str(self.path))
 
     def _wake(self) -> None:
-        try:
-            os.write(self._wake_w, b"x")
-        except BlockingIOError:
-            pass  # the loop has wake-ups pending already
+        """Wake the reading thread; nothing once :meth:`stop` closed the pipe (a request answered after the
+        stop), whose file descriptor number another file may hold by then."""
+        with self._wake_lock:
+            if not self._wake_open:
+                return
+            try:
+                os.write(self._wake_w, b"x")
+            except BlockingIOError:
+                pass  # the loop has wake-ups pending already
 
     # The reading thread ------------------------------------------------------------------
 
