@@ -69,7 +69,8 @@ def install(step: Plan) -> str:
     """Carry out ``step``; returns a line saying what was done.
 
     Raises TapestryError when ``claude mcp add`` fails (its message included, e.g. a server
-    of that name already registered) or when the existing ``.claude.json`` is not a JSON object.
+    of that name already registered) or when the existing ``.claude.json`` is not a JSON object, or its
+    ``mcpServers`` is not one.
     """
     if step.argv:
         done = subprocess.run(step.argv, capture_output=True, text=True, timeout=60, check=False)
@@ -96,6 +97,9 @@ def _merge_claude_json(path: Path, command: list[str]) -> None:
     if not isinstance(data, dict):
         raise TapestryError(f"{path} does not hold a JSON object; fix it or add the server with the claude CLI")
     servers = data.setdefault("mcpServers", {})
+    if not isinstance(servers, dict):
+        raise TapestryError(f"{path}: mcpServers is not a JSON object ({type(servers).__name__}); fix it or add "
+                            "the server with the claude CLI")
     servers[NAME] = claude_entry(command)
     temp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
     temp.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")

@@ -48,6 +48,18 @@ def test_without_the_claude_cli_the_server_is_merged_into_claude_json(home: Path
     assert [entry["command"], *entry["args"]] == server_command(str(home), which=beside_or_none())
 
 
+def test_a_claude_json_whose_mcp_servers_is_no_object_is_one_error_line_and_left_as_it_was(home: Path) -> None:
+    """``"mcpServers": null`` or a list (a hand edit gone wrong): one error line naming the file and the key, no
+    traceback, the file unchanged."""
+    config = home / ".claude.json"
+    for servers in (None, [1], "x"):
+        config.write_text(json.dumps({"theme": "dark", "mcpServers": servers}))
+        done = ctl(home, "install-mcp")
+        assert done.returncode == 1 and "Traceback" not in done.stderr, done.stderr
+        assert f"{config}" in done.stderr and "mcpServers" in done.stderr
+        assert json.loads(config.read_text()) == {"theme": "dark", "mcpServers": servers}
+
+
 def test_with_the_claude_cli_it_runs_claude_mcp_add_in_user_scope(home: Path, tmp_path: Path) -> None:
     """The documented line: claude mcp add --scope user tapestry -- <command>."""
     bin_dir = tmp_path / "bin"
