@@ -14,6 +14,7 @@ from tapestryd.config import default_config_file, load_settings, resolve_home, s
 from tapestryd.errors import DiskFullError, TapestryError
 from tapestryd.operations import requests as rq
 from tapestryd.paths import paths_for
+from tapestryd.plural import counted
 
 if TYPE_CHECKING:
     from tapestryd.operations.results import IngestResult, RebuildResult, SearchResult
@@ -240,4 +241,4 @@ def rebuild(ctx: typer.Context) -> None:
     result: RebuildResult = call(ctx, rq.RebuildRequest, {}, timeout=3600)
     if result.set_aside:
         typer.echo(f"projections.db was not a readable database: moved it aside to {result.set_aside}")
-    typer.echo(f"replayed {result.replayed} events (log at seq {result.last_seq})")
+    typer.echo(f"replayed {counted(result.replayed, 'event')} (log at seq {result.last_seq})")

@@ -30,6 +30,7 @@ import os
 import sys
 
 from tapestryd.cli.render import cut_quoted, printable
+from tapestryd.plural import counted
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -227,11 +228,12 @@ def render_status(data: dict[str, Any]) -> str:
     """Status as text: daemon, store, projections, sources, inbox, errors, then extra sections."""
     lines = _daemon_lines(data.get("daemon") or {})
     store, proj = data.get("store", {}), data.get("projections", {})
-    lines.append(f"store: {store.get('conversations', 0)} conversations, {store.get('messages', 0)} messages; "
+    lines.append(f"store: {counted(store.get('conversations', 0), 'conversation')}, "
+                 f"{counted(store.get('messages', 0), 'message')}; "
                  f"log at seq {proj.get('last_seq', 0)}")
     machines = store.get("machines") or {}
     if machines:
-        lines.append("machines: " + ", ".join(f"{name} {count} messages" for name, count in machines.items()))
+        lines.append("machines: " + ", ".join(f"{name} {counted(n, 'message')}" for name, n in machines.items()))
     lag = proj.get("lag", {})
     lines.append("projections: " + (", ".join(f"{k} {v} behind" for k, v in lag.items()) or "none yet"))
     upgrading = proj.get("upgrading") or {}

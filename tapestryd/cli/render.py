@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from typing import TYPE_CHECKING, Any
+from tapestryd.plural import counted
 
 if TYPE_CHECKING:  # the fast path imports this module: the results are named for mypy only
     from tapestryd.operations.results import ConversationsResult, IngestResult, ShowResult, StatsResult
@@ -105,7 +106,7 @@ def render_conversations(result: ConversationsResult) -> str:
 def render_conversation(conv: ShowResult) -> str:
     """A whole conversation: header, then each message with local time and role."""
     lines = [f"# {conv.title or '(untitled)'}", f"{conv.key}  ({conv.agent}, "
-             f"{conv.message_count} messages)"]
+             f"{counted(conv.message_count, 'message')})"]
     if conv.cwd:
         lines.append(f"cwd: {conv.cwd}  branch: {conv.git_branch or '-'}")
     for m in conv.messages:
@@ -116,7 +117,7 @@ def render_conversation(conv: ShowResult) -> str:
 
 def render_stats(data: StatsResult) -> str:
     """Totals, then one line per agent and the role counts."""
-    lines = [f"{data.conversations} conversations, {data.messages} messages"]
+    lines = [f"{counted(data.conversations, 'conversation')}, {counted(data.messages, 'message')}"]
     for name, a in sorted(data.agents.items()):
         lines.append(f"  {name:<12} {a.conversations:>6} conversations {a.messages:>8} messages"
                      f"  {(a.first or '')[:10]} → {(a.last or '')[:10]}")
@@ -142,8 +143,8 @@ def render_receipt(receipt: IngestResult) -> str:
         lines.extend(f"  error: {e}" for e in f.errors)
     t = receipt.totals
     lines.extend(_passed_over(receipt))
-    lines.append(f"total: {t.messages_new} new messages, {t.messages_known} already known, "
-                 f"{t.errors} errors in {t.files} files")
+    lines.append(f"total: {counted(t.messages_new, 'new message')}, {t.messages_known} already known, "
+                 f"{counted(t.errors, 'error')} in {counted(t.files, 'file')}")
     return "\n".join(lines)
 
 
@@ -157,4 +158,4 @@ def _passed_over(receipt: IngestResult) -> list[str]:
     if not reasons:
         return []
     listed = ", ".join(f"{k} {v}" for k, v in sorted(reasons.items()))
-    return [f"passed over {sum(reasons.values())} files ({listed})"]
+    return [f"passed over {counted(sum(reasons.values()), 'file')} ({listed})"]

@@ -17,6 +17,7 @@ from tapestryd.cli.app import Format, app, call, emit, settings, warn
 from tapestryd.errors import DaemonError, TapestryError
 from tapestryd.operations import requests as rq
 from tapestryd.paths import paths_for
+from tapestryd.plural import counted
 
 if TYPE_CHECKING:
     from tapestryd.operations.results import (BackupResult, BackupsResult, CompactResult, ForgetResult, RestoreResult,
@@ -139,7 +140,7 @@ def _archive_outcome(done: Mapping[str, int], dry_run: bool) -> str:
 
 
 def _forget_outcome(result: ForgetResult) -> str:
-    what = f"{result.messages} messages in {result.conversations} conversations"
+    what = f"{counted(result.messages, 'message')} in {counted(result.conversations, 'conversation')}"
     if result.dry_run:
         sample = "".join(f"\n  {key}" for key in result.sample)
         return f"would forget {what}{sample}"

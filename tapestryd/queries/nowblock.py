@@ -14,6 +14,7 @@ from tapestryd.queries.context import ContextScope, message_filter
 from tapestryd.projections.hierarchy_views import nodes_by_keys
 from tapestryd.queries.reader import Reader
 from tapestryd.queries.tokens import CHARS_PER_TOKEN, shorten
+from tapestryd.plural import counted
 
 __all__ = ["NOW_MAX_TOKENS", "active_conversations", "first_sentence", "where_we_are"]
 
@@ -66,11 +67,7 @@ def where_we_are(reader: Reader, scope: ContextScope, *, exclude_session: str = 
 
 
 def _topics(convs: list[dict[str, Any]]) -> str:
-    return "; ".join(f"{c['label']} ({c['agent']}, {_count(c['messages'])})" for c in convs)
-
-
-def _count(messages: int) -> str:
-    return "1 message" if messages == 1 else f"{messages} messages"
+    return "; ".join(f"{c['label']} ({c['agent']}, {counted(c['messages'], 'message')})" for c in convs)
 
 
 def _yesterday(reader: Reader, scope: ContextScope, exclude_session: str) -> str:
@@ -97,4 +94,5 @@ def _in_progress(reader: Reader, conv: dict[str, Any]) -> str:
     since = parse_utc(conv["first"]).astimezone(reader.tz).strftime("%H:%M")
     last = _last_user_text(reader, conv["key"])
     tail = f'; last asked: "{shorten(last, 160)}"' if last else ""
-    return f"In progress: {conv['label']} ({conv['agent']}, since {since}, {_count(conv['messages'])} today){tail}"
+    today = counted(conv["messages"], "message")
+    return f"In progress: {conv['label']} ({conv['agent']}, since {since}, {today} today){tail}"

@@ -17,6 +17,7 @@ from tapestryd.db import connect, translate_errors
 from tapestryd.projections.messages_read import agent_totals
 from tapestryd.queries.reader import Reader
 from tapestryd.queries.status import status_section
+from tapestryd.plural import counted
 
 __all__ = ["source_roots", "sources_status"]
 
@@ -41,7 +42,7 @@ def sources_status(reader: Reader) -> dict[str, str]:
         messages = per_agent.get(agent, 0)
         last = f", last capture {max(mine)}" if mine else ""
         where = ", ".join(str(r) for r in roots) or "nothing watched"
-        lines[f"{name} ({agent})"] = f"{len(mine)} files, {messages} messages{last}; {where}"
+        lines[f"{name} ({agent})"] = f"{counted(len(mine), 'file')}, {counted(messages, 'message')}{last}; {where}"
     return lines
 
 

@@ -58,6 +58,7 @@ from tapestryd.sources.parsers.subagents import mark_subagents
 from tapestryd.sources.receipts import FileReceipt, Receipt, receipt_ids
 from tapestryd.sources.screen import Screen, holds_marker
 from tapestryd.sources.transcode import Utf8FromUtf16, utf16_of, utf8_of
+from tapestryd.plural import counted
 
 __all__ = ["BATCH", "FileReceipt", "Progress", "Receipt", "export_named", "ingest_file", "ingest_paths"]
 
@@ -170,7 +171,7 @@ def _ingest_group(store: EventStore, group: _Group, ctx: _Context, receipt: Rece
             passed[outcome] = passed.get(outcome, 0) + 1
     if group.container and not found:
         detail = ", ".join(f"{k} {v}" for k, v in sorted(passed.items()))
-        why = f" (passed over {sum(passed.values())} files: {detail})" if passed else ""
+        why = f" (passed over {counted(sum(passed.values()), 'file')}: {detail})" if passed else ""
         receipt.files.append(_failed(str(group.path), f"{group.path}: the {group.container} holds no export "
                                                       f"files{why}; nothing to import"))
 

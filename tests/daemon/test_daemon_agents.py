@@ -68,9 +68,9 @@ def test_each_growing_format_is_searchable_soon_after_an_append(agents_daemon: t
     assert wait_for(lambda: found(daemon, "quokkagemini")) == ["gemini-cli"]
     assert wait_for(lambda: found(daemon, "quokkaopencode")) == ["opencode"]
     sources = daemon.call("status")["sources"]
-    assert sources["codex (codex)"].startswith("1 files, 1 messages, last capture 20")
-    assert sources["gemini (gemini-cli)"].startswith("1 files, 1 messages")
-    assert sources["opencode (opencode)"].startswith("1 files, 1 messages")
+    assert sources["codex (codex)"].startswith("1 file, 1 message, last capture 20")
+    assert sources["gemini (gemini-cli)"].startswith("1 file, 1 message")
+    assert sources["opencode (opencode)"].startswith("1 file, 1 message")
 
 
 def test_a_gemini_record_edited_while_tailed_stays_one_message(agents_daemon: tuple[Daemon, Path, Path, Path]) -> None:

@@ -91,7 +91,7 @@ def test_status_through_the_socket_shows_the_daemon(served: Daemon) -> None:
     out = ctl("status", home=served.home).stdout
     assert f"running, pid {served.proc.pid}" in out  # type: ignore[union-attr]
     assert f"{served.home / 'claude-projects'} (native); 1 session files" in out
-    assert "store: 1 conversations, 2 messages" in out and "messages 0 behind" in out
+    assert "store: 1 conversation, 2 messages" in out and "messages 0 behind" in out
 
 
 def test_control_commands_then_read_only_answers_when_the_daemon_is_down(daemon: Daemon, home: Path,

@@ -67,6 +67,6 @@ def test_the_cli_prints_the_resolved_instant_first(home: Path, runtime: Runtime)
     assert done.returncode == 0, done.stderr
     assert done.stdout.splitlines()[:2] == [
         "reading --before '2025-02' as everything before 2025-02-01 00:00 (UTC), 2025-02-01T00:00:00Z",
-        "would forget 2 messages in 1 conversations"]
+        "would forget 2 messages in 1 conversation"]
     help_text = tapestryctl("forget", "--help", env={"COLUMNS": "200", "PATH": "/usr/bin:/bin"}).stdout
     assert "6 or more" in help_text and "last 3 months" in help_text

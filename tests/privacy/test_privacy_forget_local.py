@@ -174,7 +174,7 @@ def test_a_posix_class_in_a_pattern_forgets_what_it_names_and_prints_no_warning(
         warnings.simplefilter("error")
         out = ctl("forget", "--match", "[[:digit:]]{4} vintage of quinces", "--dry-run", home=tmp_path)
     assert out.returncode == 0 and "Warning" not in out.stderr, out.stderr
-    assert "would forget 1 messages" in out.stdout
+    assert "would forget 1 message" in out.stdout
 
 
 def test_a_later_part_of_a_forgotten_message_is_not_stored_as_a_new_one(tmp_path: Path) -> None:

@@ -129,7 +129,7 @@ def test_forget_drops_the_context_the_hook_cached_for_when_the_daemon_is_down(da
     start = ctl(home, "context", "--hook", stdin=hook_json("SessionStart", source="startup"))
     assert "Budget: shorten the oldest levels first" in start.stdout
     forgot = ctl(home, "forget", "--match", "budget")
-    assert forgot.returncode == 0 and "forgot 1 messages" in forgot.stdout, forgot.stdout + forgot.stderr
+    assert forgot.returncode == 0 and "forgot 1 message" in forgot.stdout, forgot.stdout + forgot.stderr
     daemon.stop()
     cached = ctl(home, "context", "--hook", stdin=hook_json("SessionStart", source="startup", session_id="sess-9"))
     assert cached.returncode == 0 and "Budget" not in cached.stdout, cached.stdout[:500]

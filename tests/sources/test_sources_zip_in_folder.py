@@ -135,4 +135,4 @@ def test_cli_names_the_garbage_zip_of_a_folder(tmp_path: Path) -> None:
     out = tapestryctl("ingest", str(folder), env=env)
     assert out.returncode == 0, out.stderr
     assert f"error: {folder / 'bad.zip'}: not a ZIP archive (it starts with 'Salted__" in out.stdout
-    assert "1 errors in 2 files" in out.stdout and "passed over" not in out.stdout
+    assert "1 error in 2 files" in out.stdout and "passed over" not in out.stdout
