@@ -23,7 +23,10 @@ Everything up to the end of the file is taken, a last line without its newline i
 the line is appended when it comes), except: a version's first step waits for its first
 complete line (an unfinished first record names no format yet), and while forget's line
 rules are in force (:class:`~tapestryd.sources.archive.lines.LineRules`, applied to new bytes
-too) only complete lines are taken, so each can be judged whole. Each step of up to
+too) only complete lines are taken, so each can be judged whole. A new line a rule covers that is a
+part of a message written over several lines (:mod:`~tapestryd.sources.archive.parts`) takes the
+message's lines already archived under the path with it, and its later lines are not taken
+either (the archive keeps the message's key). Each step of up to
 :data:`STEP` bytes is one transaction.
 """
 
@@ -37,6 +40,7 @@ from typing import Collection, IO, Mapping
 from tapestryd.events.types import format_utc
 from tapestryd.lazylog import get_logger
 from tapestryd.sources.archive.lines import LineRules
+from tapestryd.sources.archive.rewrite import rewrite_without
 from tapestryd.sources.archive.store import SAMPLE, ArchivedFile, ArchiveStore
 
 __all__ = ["STEP", "Archive"]
@@ -126,17 +130,35 @@ class Archive:
             log.info("archive.replaced", path=path, version=file.version, read=file.consumed, size=info.st_size)
             file = None
         rules = LineRules.of(self.store.rules())
+        forgotten = self.store.forgotten_messages(source) if rules else frozenset()
         start = file.consumed if file is not None else 0
         while data := _next(fd, file, rules):
             if file is None:
                 file = self.store.start_version(path, source, info.st_ino, _now())
-            kept = rules.keep(data)
+            kept, reached = rules.screen(data, source, forgotten)
+            if reached:
+                file = self._forget_messages(file, reached)
+                forgotten |= reached
             end = file.consumed + len(data)
             head = file.head if len(file.head) == SAMPLE else os.pread(fd, min(SAMPLE, end), 0)
             file = self.store.append(file, kept, consumed=end, inode=info.st_ino, head=head,
                                      tail=os.pread(fd, min(SAMPLE, end), end - min(SAMPLE, end)),
                                      edited=len(kept) != len(data), now=_now())
         return file.consumed - start if file is not None else 0
+
+    def _forget_messages(self, file: ArchivedFile, keys: set[str]) -> ArchivedFile:
+        """Remove the lines of the messages ``keys`` (of ``file``'s source: new bytes of ``file`` a rule covers a
+        line of) already archived in any version of ``file``'s path, then record the keys; ``file`` as it is now.
+
+        In this order, so that a crash in between meets the keys again as new on the next pass.
+        """
+        for version in self.store.versions(file.path):
+            if version.state in ("current", "replaced"):
+                rewrite_without(self.store, version, LineRules(), keys)
+        self.store.forget_messages(file.source, keys)
+        found = self.store.get(file.id)
+        assert found is not None
+        return found
 
     def _moved_here(self, path: str, fd: int, inode: int, size: int) -> ArchivedFile | None:
         """The current version of a file moved to ``path`` from a path that is gone, now under ``path``; else None."""

@@ -11,7 +11,11 @@ order, and remembers the last seq applied (its checkpoint). A rule
 * ``before`` an instant or matching a ``match`` pattern (and naming no conversation)
   removes the lines it covers (:mod:`tapestryd.sources.archive.lines`) from every
   archived version, which is then marked ``edited`` (no longer byte-exact), and stays in
-  force: lines captured later are screened the same way.
+  force: lines captured later are screened the same way. A covered line that is a part of a
+  message written over several lines (a Claude Code reply streamed one content block a line:
+  :mod:`tapestryd.sources.archive.parts`) takes every line of that message with it, in every
+  version, and the message's key is kept in the archive, so its parts captured later (also
+  after a restart) are not kept either, as the messages projection forgets the message whole.
 
 Re-applying a rule (after a crash before the checkpoint moved) removes nothing more, so when
 the log no longer holds the checkpoint's event at its seq (restored from a backup) every
@@ -23,12 +27,11 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 from datetime import datetime, timezone
-from typing import Iterator
-
 from tapestryd.events.store import EventStore
 from tapestryd.events.types import Forgotten, StoredEvent, format_utc
 from tapestryd.lazylog import get_logger
-from tapestryd.sources.archive.lines import LineRules, split_lines
+from tapestryd.sources.archive.lines import LineRules
+from tapestryd.sources.archive.rewrite import count_removed, messages_covered, rewrite_without
 from tapestryd.sources.archive.store import ArchivedFile, ArchiveStore
 
 __all__ = ["ArchiveForgotten", "follow_forgotten", "preview_forgotten"]
@@ -71,8 +74,11 @@ def preview_forgotten(archive: ArchiveStore, log_store: EventStore, rule: Forgot
         done.dropped = sum(1 for file in archive.listing() if file.path in paths)
     elif rule.before or rule.match:
         rules = LineRules.of([(rule.before, rule.match)])
-        for file in archive.listing():
-            covered = _count(archive, file, rules)
+        files = archive.listing()
+        reached = _messages_reached(archive, files, rules)
+        for file in files:
+            covered = count_removed(archive, file, rules,
+                                    archive.forgotten_messages(file.source) | reached.get(file.source, set()))
             done.rewritten += covered > 0
             done.lines += covered
     return done
@@ -96,10 +102,24 @@ def _apply(archive: ArchiveStore, log_store: EventStore, stored: StoredEvent, ru
     elif rule.before or rule.match:
         archive.add_rule(stored.seq, rule.before, rule.match)
         rules = LineRules.of([(rule.before, rule.match)])
-        for file in archive.listing():
-            removed = _rewrite(archive, file, rules)
+        files = archive.listing()
+        for source, keys in _messages_reached(archive, files, rules).items():
+            archive.forget_messages(source, keys)  # before any rewrite: a crash mid-way leaves them known
+        forgotten = {source: archive.forgotten_messages(source) for source in {file.source for file in files}}
+        for file in files:
+            removed = rewrite_without(archive, file, rules, forgotten[file.source])
             done.rewritten += removed > 0
             done.lines += removed
+
+
+def _messages_reached(archive: ArchiveStore, files: list[ArchivedFile], rules: LineRules) -> dict[str, set[str]]:
+    """source → the keys of the messages written over several lines that ``rules`` cover a line of, in
+    any of ``files`` (every line of them goes, in every version: :mod:`tapestryd.sources.archive.parts`)."""
+    reached: dict[str, set[str]] = {}
+    for file in files:
+        if keys := messages_covered(archive, file, rules):
+            reached.setdefault(file.source, set()).update(keys)
+    return reached
 
 
 def _files_of(log_store: EventStore, conversation: str) -> set[str]:
@@ -114,30 +134,3 @@ def _paths(sources: set[str]) -> set[str]:
         if path and offset.isdigit() and os.path.isabs(path):
             paths.add(path)
     return paths
-
-
-def _rewrite(archive: ArchiveStore, file: ArchivedFile, rules: LineRules) -> int:
-    """Rewrite ``file`` without the lines ``rules`` cover; returns how many lines went (0: left alone)."""
-    removed = _count(archive, file, rules)
-    if removed:
-        archive.rewrite(file, (rules.keep(piece) for piece in _pieces(archive, file)))
-    return removed
-
-
-def _count(archive: ArchiveStore, file: ArchivedFile, rules: LineRules) -> int:
-    """How many lines of ``file`` the rules cover."""
-    return sum(len(split_lines(piece)) - len(split_lines(rules.keep(piece))) for piece in _pieces(archive, file))
-
-
-def _pieces(archive: ArchiveStore, file: ArchivedFile) -> Iterator[bytes]:
-    """The kept bytes of ``file`` in pieces cut after a newline (a block may end mid-line)."""
-    pending = b""
-    for block in archive.read(file.id):
-        data = pending + block
-        cut = data.rfind(b"\n") + 1
-        pending = data[cut:]
-        if cut:
-            yield data[:cut]
-    if pending:
-        yield pending
-

@@ -12,6 +12,12 @@ record of a ``.jsonl`` transcript, tool calls and thinking included):
   line whose bytes, read as UTF-8, match, or whose JSON string values (escapes undone,
   joined by newlines) match; so a word inside a tool result or an escaped string is found.
 
+A line a rule covers that is a part of a message written over several lines (a Claude Code reply
+streamed one content block a line, a Gemini CLI record appended again as it changes) takes the
+message's other lines with it: :meth:`LineRules.messages` names those messages (their keys, from
+:mod:`tapestryd.sources.archive.parts`) and :meth:`LineRules.keep` leaves out every line of the keys
+it is given (:meth:`LineRules.screen` does both for new bytes, reading each line once).
+
 Conversation rules are not line rules: :mod:`tapestryd.sources.archive.forget` drops the
 conversation's files whole.
 """
@@ -21,11 +27,12 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, Iterable, Iterator
+from typing import Any, Collection, Iterable, Iterator
 
 import regex
 
 from tapestryd.events.types import format_utc
+from tapestryd.sources.archive.parts import message_key
 from tapestryd.sources.parsers.jsonstream import parse_iso
 
 __all__ = ["LineRules", "split_lines"]
@@ -67,21 +74,51 @@ class LineRules:
     def __bool__(self) -> bool:
         return bool(self.before or self.patterns)
 
-    def keep(self, data: bytes) -> bytes:
-        """``data`` without the lines the rules cover (``data`` itself when there are no rules)."""
-        if not self:
+    def keep(self, data: bytes, source: str = "", forgotten: Collection[str] = frozenset()) -> bytes:
+        """``data`` without the lines the rules cover, nor the parts of a message whose key is in ``forgotten``
+        (:func:`~tapestryd.sources.archive.parts.message_key` of ``source``, a parser name); ``data`` itself when
+        there is nothing to remove."""
+        if not self and not forgotten:
             return data
+        return b"".join(line for line, covered, key in self._judged(data, source, bool(forgotten))
+                        if not covered and not (key and key in forgotten))
+
+    def messages(self, data: bytes, source: str) -> set[str]:
+        """The keys of the messages (of ``source``) written over several lines one of whose lines in ``data`` the
+        rules cover: every part of them goes (:mod:`tapestryd.sources.archive.parts`)."""
+        if not self:
+            return set()
+        return {key for _, covered, key in self._judged(data, source, True) if covered and key}
+
+    def screen(self, data: bytes, source: str, forgotten: Collection[str]) -> tuple[bytes, set[str]]:
+        """New bytes judged once, as ``(kept, reached)``: ``reached`` are the keys :meth:`messages` names that are
+        not in ``forgotten`` yet, ``kept`` is ``data`` without the lines the rules cover and the lines of the
+        messages in ``forgotten`` or ``reached``."""
+        if not self and not forgotten:
+            return data, set()
+        judged = self._judged(data, source, True)
+        reached = {key for _, covered, key in judged if covered and key and key not in forgotten}
+        kept = b"".join(line for line, covered, key in judged
+                        if not covered and not (key and (key in forgotten or key in reached)))
+        return kept, reached
+
+    def _judged(self, data: bytes, source: str, keyed: bool) -> list[tuple[bytes, bool, str]]:
+        """``(line, whether the rules cover it, its message key or "" when not ``keyed``)`` for each line."""
         lines = split_lines(data)
         times = self._times(lines) if self.before else [None] * len(lines)
-        return b"".join(line for line, ts in zip(lines, times) if not self._covers(line, ts))
+        judged = []
+        for line, ts in zip(lines, times):
+            text = line.decode("utf-8", "replace")
+            record = _record(text) if self.patterns or keyed else None
+            judged.append((line, self._covers(text, record, ts), message_key(source, record) if keyed else ""))
+        return judged
 
-    def _covers(self, line: bytes, ts: str | None) -> bool:
+    def _covers(self, text: str, record: Any, ts: str | None) -> bool:
         if ts is not None and ts < self.before:
             return True
         if not self.patterns:
             return False
-        text = line.decode("utf-8", "replace")
-        values = _strings(text)
+        values = "\n".join(_walk(record))
         return any(p.search(text) or (values and p.search(values)) for p in self.patterns)
 
     @staticmethod
@@ -113,11 +150,6 @@ def _timestamp(line: bytes) -> str | None:
     record = _record(line.decode("utf-8", "replace"))
     moment: datetime | None = parse_iso(record.get("timestamp")) if isinstance(record, dict) else None
     return format_utc(moment) if moment is not None else None
-
-
-def _strings(text: str) -> str:
-    """The string values of a JSON line, joined by newlines ("" when it is not JSON)."""
-    return "\n".join(_walk(_record(text)))
 
 
 def _walk(value: Any) -> Iterator[str]:

@@ -20,6 +20,9 @@ holds, so the next pass reads them again; FULL cost ~10 ms of fsync per live app
 * ``rules(seq, before, match)``: the line rules of Forgotten events applied so far (seq of
   the event); ``checkpoint``: the seq and event id of the last Forgotten event the archive
   has followed (the id tells a log restored from a backup, whose seqs mean other events).
+* ``forgotten_messages(source, message)``: the keys of the messages written over several lines
+  (:mod:`~tapestryd.sources.archive.parts`; ``source`` is the parser name) a line rule removed a
+  line of: every line of them is removed, now and when captured later, also after a restart.
 
 Every change (blocks and the row that counts them) is one transaction, so a process killed
 mid-append leaves the archive as it was before that append; the bytes are still in the
@@ -35,7 +38,7 @@ import sqlite3
 import zlib
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any, Iterable, Iterator
 
 from tapestryd.db import connect, migrate, transaction, translate_errors
 from tapestryd.filemodes import private_dir
@@ -99,7 +102,12 @@ def _checkpoint_event_id(conn: sqlite3.Connection) -> None:
     conn.execute("ALTER TABLE checkpoint ADD COLUMN event_id TEXT NOT NULL DEFAULT ''")
 
 
-MIGRATIONS = [_create_tables, _checkpoint_event_id]
+def _forgotten_messages(conn: sqlite3.Connection) -> None:
+    conn.execute("CREATE TABLE forgotten_messages (source TEXT NOT NULL, message TEXT NOT NULL, "
+                 "PRIMARY KEY (source, message))")
+
+
+MIGRATIONS = [_create_tables, _checkpoint_event_id, _forgotten_messages]
 
 
 class ArchiveStore:
@@ -223,6 +231,15 @@ class ArchiveStore:
         with translate_errors(self.conn):
             return [(b, m) for b, m in self.conn.execute("SELECT before, match FROM rules ORDER BY seq")]
 
+    def forgotten_messages(self, source: str) -> frozenset[str]:
+        """The keys of the messages of ``source`` (a parser name) whose every line is removed (none in an archive
+        opened read-only before its upgrade added the table)."""
+        with translate_errors(self.conn):
+            if self.conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'forgotten_messages'").fetchone() is None:
+                return frozenset()
+            return frozenset(row[0] for row in self.conn.execute(
+                "SELECT message FROM forgotten_messages WHERE source = ?", (source,)))
+
     def checkpoint(self) -> tuple[int, str]:
         """``(seq, event id)`` of the last Forgotten event followed (``(0, "")`` at first)."""
         with translate_errors(self.conn):
@@ -334,6 +351,12 @@ class ArchiveStore:
         """Record a line rule of the Forgotten event ``seq`` (again: no-op)."""
         with transaction(self.conn):
             self.conn.execute("INSERT OR IGNORE INTO rules VALUES (?, ?, ?)", (seq, before, match))
+
+    def forget_messages(self, source: str, keys: Iterable[str]) -> None:
+        """Record that every line of these messages of ``source`` is removed (keys already recorded: no-op)."""
+        with transaction(self.conn):
+            self.conn.executemany("INSERT OR IGNORE INTO forgotten_messages VALUES (?, ?)",
+                                  [(source, key) for key in keys])
 
     def set_checkpoint(self, seq: int, event_id: str) -> None:
         """Record that every Forgotten event up to ``seq`` (whose id is ``event_id``) has been followed."""
