@@ -46,7 +46,8 @@ from tapestryd.db import translate_errors
 from tapestryd.events.types import format_utc
 from tapestryd.projections.messages_read import origin_sql
 
-__all__ = ["BOUNDS_SCAN", "FIRST_CHECKED", "KEYS_IN", "RANK_WINDOW", "TIME_JOIN", "TIME_WALK", "WIDEN_FACTOR",
+__all__ = ["BOUNDS_SCAN", "FIRST_CHECKED", "KEYS_IN", "RANK_WINDOW", "TIME_JOIN", "TIME_WALK", "TITLE_LIKES",
+           "WIDEN_FACTOR",
            "IdBounds", "MessageFilters", "MessageRow", "any_expression", "conversations_and_texts",
            "document_frequencies", "every_expression", "id_bounds", "keys_json", "like_pattern", "matching_messages",
            "message_rows", "message_where", "newest_messages", "ranked_ids", "substring_ranking", "texts_of",
@@ -59,6 +60,9 @@ FIRST_CHECKED = 4
 BOUNDS_SCAN = 50_000
 TIME_JOIN = 1_000
 TIME_WALK = 100_000
+TITLE_LIKES = 64
+"""Terms a title lookup asks of SQLite (the longest); the rest are checked on the few titles it reads. Each is
+one ``AND`` deeper in the statement's expression tree, which SQLite bounds at 1,000."""
 KEYS_IN = "(SELECT value FROM json_each(?))"
 """A set of keys in SQL, from one JSON-array parameter (SQLite builds it once per statement)."""
 _NO_ID = 2**63 - 1
@@ -388,15 +392,16 @@ def titled_openings(conn: sqlite3.Connection, terms: list[str], filters: Message
     A term is matched as a word of the title, in either case, a plural ``s``/``es`` allowed
     (:func:`_title_holds`: "ai" finds "AI Turing Test", not "Gmail API"; a phrase as
     written). SQLite's ``LIKE`` picks the ``16 * limit`` most recently active titles holding
-    every term as a substring (scanning the ``conversations_titled`` index: titled conversations
-    only); of those holding them as words, the first ``4 * limit`` with a message passing the
-    filters count, most recent first.
+    every term (the longest :data:`TITLE_LIKES` of a longer query) as a substring (scanning the
+    ``conversations_titled`` index: titled conversations only); of those holding them all as words,
+    the first ``4 * limit`` with a message passing the filters count, most recent first.
     Raises StoreError on a database error.
     """
     if not terms or limit <= 0:
         return []
     where, params = message_where(filters)
-    likes = " AND ".join(r"title LIKE ? ESCAPE '\'" for _ in terms)
+    liked = sorted(terms, key=len, reverse=True)[:TITLE_LIKES]  # each LIKE deepens SQLite's expression tree
+    likes = " AND ".join(r"title LIKE ? ESCAPE '\'" for _ in liked)
     # The titles are scanned in the partial index of titled conversations (or, in a file made before
     # it, the table), and only the few that match are read whole and sorted; walking the last_ts index
     # instead read the whole table a row at a time out of order whenever few titles matched.
@@ -405,7 +410,7 @@ def titled_openings(conn: sqlite3.Connection, terms: list[str], filters: Message
     firsts = (f"SELECT (SELECT m.id FROM messages m WHERE m.conversation = j.value{where} ORDER BY m.ts, m.id"
               " LIMIT 1) FROM json_each(?) j ORDER BY j.key")
     with translate_errors(conn):
-        keys = [key for key, title in conn.execute(titles, (*map(like_pattern, terms), 16 * limit))
+        keys = [key for key, title in conn.execute(titles, (*map(like_pattern, liked), 16 * limit))
                 if all(_title_holds(title, t) for t in terms)][:4 * limit]
         found = [int(i) for (i,) in conn.execute(firsts, (*params, json.dumps(keys))) if i is not None] if keys else []
     return found[:limit]

@@ -146,3 +146,22 @@ def test_a_short_ranking_is_the_head_of_a_long_one(reader: Reader) -> None:
         ranked, turns = generous.rank(reader.conn, ["trip"], SearchFilters(), limit)
         assert ranked == full[:limit]
         assert turns == {i: mark for i, mark in full_turns.items() if i in dict(ranked)}
+
+
+def test_a_query_of_a_thousand_words_is_answered_and_a_title_holding_them_all_still_opens(history: History) -> None:
+    """A query of 1,100 different words (an AI pasting a document) is answered, not a StoreError "Expression tree
+    is too large" (one LIKE per word in the title lookup); a title holding more words than the lookup asks SQLite
+    for is still found, when it holds every word of the query."""
+    from tapestryd.queries.search import search
+
+    words = [f"w{n:03d}" for n in range(70)]
+    history.message("claude-ai:long", at(8, 9), "How far along is it?", agent="claude-ai")
+    history.pending.append(NewEvent(event_id("test", "long"), ConversationTitled("claude-ai:long", " ".join(words)),
+                                    at(8, 9), "claude-ai", "test#long"))
+    history.message("claude-ai:other", at(8, 10), "w001 and w002 in a message", agent="claude-ai")
+    history.commit()
+    reader = Reader.open(load_settings(history.settings.home))
+    ranked, marks = KeywordRanker().rank(reader.conn, words, SearchFilters(), 10)
+    assert "m1" in keys(reader, ranked) and marks[1] == "title_match"
+    many = " ".join([*words, *(f"x{n}" for n in range(1030))])
+    assert [h["message_key"] for h in search(reader, many, now=at(9, 9))["hits"]][:1] == ["m2"]  # the one holding some
