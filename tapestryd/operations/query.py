@@ -176,14 +176,21 @@ def similar(request: SimilarRequest, deps: ReadDeps) -> SimilarResult:
     """Most similar messages and summaries by TF-IDF cosine; raises TapestryError for a query without a word
     (blank, or only quotes and punctuation, as search)."""
     from tapestryd.queries.substring import has_terms
+    from tapestryd.queries.similar import saved_index
     from tapestryd.queries.similar import similar as find_similar
 
     query = request.query.strip()
     if not has_terms(query):
         raise TapestryError("similar needs some text to compare with" + (f" (got only {query!r})" if query else ""))
-    found = find_similar(deps.reader, query, top=in_range(request.top, "top", most=1000, clamp=True),
-                         level=level_filter(request.level), index=deps.similarity)
-    return SimilarResult.from_json(found)
+    top, level = in_range(request.top, "top", most=1000, clamp=True), level_filter(request.level)
+    if deps.similarity is not None or deps.control is not None:  # the daemon's index, warm or still fitting
+        return SimilarResult.from_json(find_similar(deps.reader, query, top=top, level=level, index=deps.similarity))
+    index = saved_index(deps.reader)  # no daemon: the index it saved, when there is one still current
+    try:
+        return SimilarResult.from_json(find_similar(deps.reader, query, top=top, level=level, index=index))
+    finally:
+        if index is not None:
+            index.stop()
 
 
 def recall(request: RecallRequest, deps: ReadDeps) -> RecallResult:

@@ -112,6 +112,26 @@ class SimilarityIndex:
         self.refresh()
         self._save(snap)
 
+    def open_saved(self) -> bool:
+        """Install the saved index brought up to date with the feed, in this thread, changing nothing on disk (the
+        CLI's answer when no daemon runs, the one the daemon would give); False, with nothing installed, when the
+        file is missing, unusable or outdated, or when more documents changed since it was saved than the refit
+        threshold (the daemon would refit). Raises StoreError when the database cannot be opened."""
+        found = read(self.saved) if self.saved is not None else None
+        if found is None or isinstance(found, Unusable):
+            return False
+        self._conn = connect(self.db_path, readonly=True)
+        if outdated(self._conn, found.stamp):
+            return False
+        snap = from_saved(found)
+        most = int(max(self.refit_min, self.refit_fraction * snap.fitted.size))
+        docs, seq = self._pending(snap, most)
+        if len(docs) > most or "reset" in docs:
+            return False
+        self.codes = found.codes
+        self._install(self._with_delta(snap, docs, seq) if docs else replace(snap, seq=seq), "loaded")
+        return True
+
     def stop(self, timeout: float = 10.0) -> None:
         """Stop polling, wait for a running refit (at most ``timeout`` s), close the connection."""
         self._stopping.set()

@@ -2,10 +2,12 @@
 
 The daemon hands its :class:`~tapestryd.projections.tfidf.SimilarityIndex` to ``similar``
 (the read operations' ``similarity``, :class:`~tapestryd.operations.base.ReadDeps`); once it is
-fitted, ``similar`` uses it and never refits per query. Without a daemon (the CLI alone), or while the daemon's index
-is still being fitted after a start, nothing is fitted for the answer (that took 24 s on a
-small home): the full-text index on disk answers at once (:func:`cold_similar`), and the
-result says so (``index.warm`` False, ``index.engine`` ``fts5``).
+fitted, ``similar`` uses it and never refits per query. Without a daemon (the CLI alone), the index
+the daemon saved (:mod:`tapestryd.projections.warmfile`) is read and brought up to date with what
+was stored since, read-only (:func:`saved_index`), so the answer is the daemon's. With no such file
+still current, or while the daemon's index is still being fitted after a start, nothing is fitted
+for the answer (that took 24 s on a small home): the full-text index on disk answers at once
+(:func:`cold_similar`), and the result says so (``index.warm`` False, ``index.engine`` ``fts5``).
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from typing import Any
 from tapestryd.errors import TapestryError
 from tapestryd.events.types import parse_utc
 from tapestryd.projections.tfidf import MESSAGE, Match, SimilarityIndex
+from tapestryd.projections.warmfile import index_file
 from tapestryd.projections.messages_search import document_frequencies
 from tapestryd.projections.hierarchy_views import nodes_by_keys
 from tapestryd.queries.reader import Reader
@@ -24,11 +27,27 @@ from tapestryd.queries.search import (SearchFilters, SearchHit, content_terms, m
                                       search_messages, search_summaries)
 from tapestryd.queries.tokens import flatten
 
-__all__ = ["COLD_TERMS", "SIMILAR_LEVELS", "cold_similar", "hydrate", "kinds_for", "message_hits", "similar"]
+__all__ = ["COLD_TERMS", "SIMILAR_LEVELS", "cold_similar", "hydrate", "kinds_for", "message_hits", "saved_index",
+           "similar"]
 
 SIMILAR_LEVELS = ("all", "messages", "summaries", "L0", "L1", "L2", "L3", "L4")
 COLD_TERMS = 16
 """The rarest words of a text the cold path asks FTS5 for (a paragraph's common words add cost, not signal)."""
+
+
+def saved_index(reader: Reader) -> SimilarityIndex | None:
+    """The daemon's saved warm index of ``reader``'s home (:mod:`tapestryd.projections.warmfile`), brought up to
+    date read-only, for an answer without a daemon that is the daemon's; None when there is none usable
+    (:meth:`~tapestryd.projections.tfidf.SimilarityIndex.open_saved`): the cold path answers. The caller stops
+    the index it gets (closing its connection)."""
+    path = index_file(reader.paths.projections_db)
+    if not path.exists():  # nothing to read, and numpy left unimported
+        return None
+    index = SimilarityIndex(reader.paths.projections_db, saved=path)
+    if index.open_saved():
+        return index
+    index.stop()
+    return None
 
 
 def kinds_for(level: str) -> set[int] | None:
