@@ -91,6 +91,7 @@ recall@10 on the LoCoMo dev split (categories 1–4, ``bench/eval_retrieval.py``
 QUOTE_SCAN = 4000  # characters of a message a summary's quote is looked for in
 _TERM = re.compile(r"\w+", re.UNICODE)
 _QUOTED = re.compile(r'"([^"]*\w[^"]*)"')
+_HELD, _HELD_BASE = "\ue000", 0xE100  # a quoted phrase held out of the time phrase's reading: private-use characters
 
 
 @dataclass(frozen=True)
@@ -221,9 +222,24 @@ def soft_narrow(inside: list[SearchHit], anywhere: list[SearchHit], limit: int) 
 
 
 def _time_phrase(reader: Reader, query: str, filters: SearchFilters, now: datetime) -> tuple[TimeRange | None, str]:
-    """The query's time phrase (cut to its overlap with the filters' since/until, if any) and the other words."""
-    found, terms = find_time_phrase(query, now=now, tz=reader.tz, first_day_of_week=reader.settings.first_day_of_week)
-    if found is not None and (filters.since or filters.until):
+    """The query's time phrase (cut to its overlap with the filters' since/until, if any) and the other words.
+
+    A time word inside a quoted phrase is part of the phrase (``"sunday roast"``, ``"March madness"``): each
+    quoted phrase is held out while the phrase is looked for, and put back in the other words."""
+    held: list[str] = []
+
+    def hold(quoted: re.Match[str]) -> str:
+        held.append(quoted.group(0))
+        return f" {_HELD}{chr(_HELD_BASE + len(held) - 1)} "
+
+    outside = _QUOTED.sub(hold, query) if '"' in query else query
+    found, terms = find_time_phrase(outside, now=now, tz=reader.tz,
+                                    first_day_of_week=reader.settings.first_day_of_week)
+    if found is None:
+        return None, query
+    for n, phrase in enumerate(held):
+        terms = terms.replace(f"{_HELD}{chr(_HELD_BASE + n)}", phrase)
+    if filters.since or filters.until:
         found = found.within(filters.since, filters.until)
     return found, terms
 

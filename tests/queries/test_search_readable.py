@@ -99,3 +99,19 @@ def test_a_long_query_is_cut_in_echoes() -> None:
     query = "garlic " * 100
     text = render_hits({"query": query, "hits": [], "time": None})
     assert len(text) < ECHO_CHARS + 30 and text.endswith("…'") and text.startswith("no matches for 'garlic")
+
+
+def test_a_time_word_inside_a_quoted_phrase_stays_in_the_phrase(history: History) -> None:
+    """'"sunday roast"' finds the roast said on a Monday, and '"March madness"' the madness said in January: the
+    quoted words are the phrase, not a day and a range; a time phrase outside the quotes still narrows."""
+    history.message("chatgpt:r1", datetime(2026, 3, 2, 9, tzinfo=PARIS), "a sunday roast with lamb", agent="chatgpt")
+    history.message("chatgpt:r2", datetime(2026, 1, 12, 9, tzinfo=PARIS), "talk of March madness", agent="chatgpt")
+    history.commit()
+    reader = Reader.open(load_settings(history.settings.home))
+    roast = search(reader, '"sunday roast" recipe', MESSAGES, now=NOW)
+    assert roast["time"] is None and roast["terms"] == '"sunday roast" recipe'
+    madness = search(reader, '"March madness"', MESSAGES, now=NOW)
+    assert madness["time"] is None and matched(madness) == ["m2"]
+    narrowed = search(reader, '"March madness" in January', MESSAGES, now=NOW)
+    assert narrowed["time"]["phrase"] == "in January" and narrowed["terms"] == '"March madness"'
+    assert matched(narrowed) == ["m2"] and not narrowed["outside"]
