@@ -169,32 +169,39 @@ def test_re_applying_the_rule_removes_nothing_more(settings: Settings, runtime: 
 
 def test_the_versions_of_a_gemini_record_go_with_the_one_that_holds_the_word(home: Path, folder: Path) -> None:
     """Gemini CLI appends a message record again, whole, as it changes (same id): the word only in its last
-    version's text takes the earlier versions too; the other records and the header stay."""
+    version's text takes the earlier versions too, and a ``$set`` checkpoint holding an earlier copy of it; a
+    checkpoint the rule covers does not reach the other records it holds; those records, the title and the header
+    stay."""
     (home / "tapestry.toml").write_text((home / "tapestry.toml").read_text() + "[archive]\ngemini = true\n")
     settings = load_settings(home)
     path = folder / "session-2026-03-04T10-00-5c0ffee0.jsonl"
     header = json.dumps({"sessionId": "g-1", "projectHash": "ab12", "startTime": "2026-03-04T10:00:00.000Z",
-                         "lastUpdated": "2026-03-04T10:00:00.000Z"}).encode() + b"\n"
+                         "lastUpdated": "2026-03-04T10:00:00.000Z", "messages": []}).encode() + b"\n"
 
-    def record(rid: str, kind: str, content: str, **extra: object) -> bytes:
-        return json.dumps({"id": rid, "timestamp": "2026-03-04T10:00:01.000Z", "type": kind, "content": content,
-                           **extra}).encode() + b"\n"
+    def record(rid: str, kind: str, content: str, **extra: object) -> dict[str, object]:
+        return {"id": rid, "timestamp": "2026-03-04T10:00:01.000Z", "type": kind, "content": content, **extra}
 
-    asked = record("r1", "user", "where are the notes?")
+    def line(value: dict[str, object]) -> bytes:
+        return json.dumps(value).encode() + b"\n"
+
+    asked, other = record("r1", "user", "where are the notes?"), record("r3", "user", "thanks")
     early = [record("r2", "gemini", "", thoughts=[{"subject": "Looking", "description": "through folders"}]),
              record("r2", "gemini", "", toolCalls=[{"id": "c1", "name": "ls", "args": {"path": "~/notes"}}])]
     final = record("r2", "gemini", "in the quokka folder", toolCalls=[{"id": "c1", "name": "ls"}])
-    other = record("r3", "user", "thanks")
+    before = line({"$set": {"messages": [asked, early[1]]}})  # a checkpoint written before the word came
+    after = line({"$set": {"messages": [asked, final]}})  # the rule covers it: it goes, r1 is not reached
+    title = line({"$set": {"summary": "Finding the notes"}})
     with Runtime.open(settings) as rt:
         hook = archive_for(settings)
         assert hook is not None
         try:
-            grow(Tailer(rt.store, agent="claude-code", archive=hook), path, header, asked, *early, final, other)
+            grow(Tailer(rt.store, agent="claude-code", archive=hook), path, header, line(asked), line(early[0]),
+                 before, line(early[1]), line(final), after, title, line(other))
             assert versions(settings, path) == [path.read_bytes()]
-            assert run_json("forget", rt, {"match": "quokka"})["archive"]["lines"] == 3
+            assert run_json("forget", rt, {"match": "quokka"})["archive"]["lines"] == 5
         finally:
             hook.close()
-    assert versions(settings, path) == [header + asked + other]
+    assert versions(settings, path) == [header + line(asked) + title + line(other)]
 
 
 def test_a_streamed_reply_of_a_real_session_goes_whole(settings: Settings, runtime: Runtime, tailer: Tailer,

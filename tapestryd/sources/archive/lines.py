@@ -15,8 +15,8 @@ record of a ``.jsonl`` transcript, tool calls and thinking included):
 A line a rule covers that is a part of a message written over several lines (a Claude Code reply
 streamed one content block a line, a Gemini CLI record appended again as it changes) takes the
 message's other lines with it: :meth:`LineRules.messages` names those messages (their keys, from
-:mod:`tapestryd.sources.archive.parts`) and :meth:`LineRules.keep` leaves out every line of the keys
-it is given (:meth:`LineRules.screen` does both for new bytes, reading each line once).
+:mod:`tapestryd.sources.archive.parts`) and :meth:`LineRules.keep` leaves out every line holding a
+part, or a copy, of the messages it is given (:meth:`LineRules.screen` does both for new bytes, reading each line once).
 
 Conversation rules are not line rules: :mod:`tapestryd.sources.archive.forget` drops the
 conversation's files whole.
@@ -32,7 +32,7 @@ from typing import Any, Collection, Iterable, Iterator
 import regex
 
 from tapestryd.events.types import format_utc
-from tapestryd.sources.archive.parts import message_key
+from tapestryd.sources.archive.parts import message_key, messages_held
 from tapestryd.sources.parsers.jsonstream import parse_iso
 
 __all__ = ["LineRules", "split_lines"]
@@ -75,42 +75,44 @@ class LineRules:
         return bool(self.before or self.patterns)
 
     def keep(self, data: bytes, source: str = "", forgotten: Collection[str] = frozenset()) -> bytes:
-        """``data`` without the lines the rules cover, nor the parts of a message whose key is in ``forgotten``
-        (:func:`~tapestryd.sources.archive.parts.message_key` of ``source``, a parser name); ``data`` itself when
-        there is nothing to remove."""
+        """``data`` without the lines the rules cover, nor the lines holding a part (or a copy) of a message whose
+        key is in ``forgotten`` (:func:`~tapestryd.sources.archive.parts.messages_held` of ``source``, a parser
+        name); ``data`` itself when there is nothing to remove."""
         if not self and not forgotten:
             return data
-        return b"".join(line for line, covered, key in self._judged(data, source, bool(forgotten))
-                        if not covered and not (key and key in forgotten))
+        return b"".join(line for line, covered, _, held in self._judged(data, source, bool(forgotten))
+                        if not covered and not any(key in forgotten for key in held))
 
     def messages(self, data: bytes, source: str) -> set[str]:
         """The keys of the messages (of ``source``) written over several lines one of whose lines in ``data`` the
-        rules cover: every part of them goes (:mod:`tapestryd.sources.archive.parts`)."""
+        rules cover (:func:`~tapestryd.sources.archive.parts.message_key`): every line of them goes."""
         if not self:
             return set()
-        return {key for _, covered, key in self._judged(data, source, True) if covered and key}
+        return {own for _, covered, own, _ in self._judged(data, source, True) if covered and own}
 
     def screen(self, data: bytes, source: str, forgotten: Collection[str]) -> tuple[bytes, set[str]]:
         """New bytes judged once, as ``(kept, reached)``: ``reached`` are the keys :meth:`messages` names that are
-        not in ``forgotten`` yet, ``kept`` is ``data`` without the lines the rules cover and the lines of the
-        messages in ``forgotten`` or ``reached``."""
+        not in ``forgotten`` yet, ``kept`` is what :meth:`keep` keeps of ``data`` with ``forgotten`` and
+        ``reached``."""
         if not self and not forgotten:
             return data, set()
         judged = self._judged(data, source, True)
-        reached = {key for _, covered, key in judged if covered and key and key not in forgotten}
-        kept = b"".join(line for line, covered, key in judged
-                        if not covered and not (key and (key in forgotten or key in reached)))
+        reached = {own for _, covered, own, _ in judged if covered and own and own not in forgotten}
+        kept = b"".join(line for line, covered, _, held in judged
+                        if not covered and not any(key in forgotten or key in reached for key in held))
         return kept, reached
 
-    def _judged(self, data: bytes, source: str, keyed: bool) -> list[tuple[bytes, bool, str]]:
-        """``(line, whether the rules cover it, its message key or "" when not ``keyed``)`` for each line."""
+    def _judged(self, data: bytes, source: str, keyed: bool) -> list[tuple[bytes, bool, str, tuple[str, ...]]]:
+        """For each line of ``data``: ``(line, whether the rules cover it, its message key, the keys of the messages
+        it holds)`` (the keys "" and ``()`` when not ``keyed``)."""
         lines = split_lines(data)
         times = self._times(lines) if self.before else [None] * len(lines)
         judged = []
         for line, ts in zip(lines, times):
             text = line.decode("utf-8", "replace")
             record = _record(text) if self.patterns or keyed else None
-            judged.append((line, self._covers(text, record, ts), message_key(source, record) if keyed else ""))
+            held = messages_held(source, record) if keyed else ()
+            judged.append((line, self._covers(text, record, ts), message_key(source, record) if keyed else "", held))
         return judged
 
     def _covers(self, text: str, record: Any, ts: str | None) -> bool:

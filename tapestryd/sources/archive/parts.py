@@ -12,8 +12,10 @@ line is the field its parser makes the message key from:
   record without it (a user turn, keyed by its ``uuid``) is a message of one line.
 * ``gemini``: the ``id`` of a message record: Gemini CLI appends a record again, whole, each time it
   changes (:mod:`tapestryd.sources.parsers.gemini`), so the versions of one message are several
-  lines. A ``$set`` checkpoint holding every record is not a part of one message (it goes only when
-  a rule covers it).
+  lines. A ``$set`` line (or the header) whose ``messages`` holds a copy of every record (written at a
+  session's start, a compression, a rollback) is a part of none: a rule covering it does not reach
+  each message it holds, but it holds copies of them (:func:`messages_held`), so it goes with any of
+  them that is forgotten.
 * ``codex`` (and any other source): none. A rollout writes each message as one ``response_item``
   line (its key is the segment and an ordinal, not a field of the line); reasoning and tool calls
   are items of their own, not parts of a message.
@@ -27,7 +29,7 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["message_key"]
+__all__ = ["message_key", "messages_held"]
 
 
 def message_key(source: str, record: Any) -> str:
@@ -45,3 +47,19 @@ def message_key(source: str, record: Any) -> str:
         if isinstance(key, str) and "$set" not in record and "$rewindTo" not in record:
             return key
     return ""
+
+
+def messages_held(source: str, record: Any) -> tuple[str, ...]:
+    """The keys of every message one parsed JSON line of ``source`` holds a part or a copy of: its own
+    :func:`message_key`, and for a Gemini CLI ``$set`` or header line the ids of the records in its ``messages``
+    (see the module docstring); ``()`` for none."""
+    own = message_key(source, record)
+    if own:
+        return (own,)
+    if source != "gemini" or not isinstance(record, dict) or "$rewindTo" in record:
+        return ()
+    body = record["$set"] if isinstance(record.get("$set"), dict) else record
+    copies = body.get("messages")
+    if not isinstance(copies, list):
+        return ()
+    return tuple(item["id"] for item in copies if isinstance(item, dict) and isinstance(item.get("id"), str))
