@@ -21,18 +21,6 @@ def at(d: int, h: int = 10) -> datetime:
     return datetime(2026, 3, d, h, 0, tzinfo=PARIS)
 
 
-
-@pytest.fixture
-def seeded(history: History) -> History:
-    history.message("chatgpt:c1", at(2), "A recipe for braided bread with honey and sesame", agent="chatgpt")
-    history.message("claude-code:s1", at(3), "The watchdog observer test is flaky on macOS", session="s1")
-    history.message("claude-code:s2", at(3, 11), "Tie a bowline knot on the sailing rope", session="s2")
-    history.commit()
-    history.summary("L1:claude-code:2026-03-03", "Flaky tests", "Fixed the flaky watchdog observer test.")
-    history.commit()
-    return history
-
-
 @pytest.fixture
 def index(seeded: History) -> Iterator[SimilarityIndex]:
     built = SimilarityIndex(paths_for(seeded.settings).projections_db)

@@ -14,7 +14,7 @@ import stat
 import zipfile
 from datetime import datetime
 from pathlib import Path
-from typing import Any, Callable, Iterator, MutableMapping
+from typing import Any, Callable, MutableMapping
 
 import pytest
 import structlog
@@ -37,27 +37,6 @@ NODE = "L1:claude-code:2026-03-03"
 
 def at(d: int, h: int = 10) -> datetime:
     return datetime(2026, 3, d, h, 0, tzinfo=PARIS)
-
-
-@pytest.fixture
-def seeded(history: History) -> History:
-    history.message("chatgpt:c1", at(2), "A recipe for braided bread with honey and sesame", agent="chatgpt")
-    history.message("claude-code:s1", at(3), "The watchdog observer test is flaky on macOS", session="s1")
-    history.message("claude-code:s2", at(3, 11), "Tie a bowline knot on the sailing rope", session="s2")
-    history.commit()
-    history.summary(NODE, "Flaky tests", "Fixed the flaky watchdog observer test.")
-    history.commit()
-    return history
-
-
-@pytest.fixture
-def saved(seeded: History) -> Iterator[Path]:
-    """The index file of the seeded home, written by a fit."""
-    path = index_file(paths_for(seeded.settings).projections_db)
-    fitted = SimilarityIndex(paths_for(seeded.settings).projections_db, saved=path)
-    fitted.build()
-    fitted.stop()
-    yield path
 
 
 def started(history: History, path: Path) -> tuple[SimilarityIndex, list[MutableMapping[str, Any]]]:

@@ -1,4 +1,4 @@
-"""Fixtures of the importer tests: a real event store and projector in the test's home."""
+"""Fixtures of the importer tests: a real event store, projector, runtime and raw archive in the test's home."""
 
 from __future__ import annotations
 
@@ -8,8 +8,10 @@ import pytest
 
 from tapestryd.config import Settings
 from tapestryd.events.store import EventStore
+from tapestryd.operations.runtime import Runtime
 from tapestryd.paths import paths_for
 from tapestryd.projections import Projector, default_projections
+from tapestryd.sources.archive import ArchiveHook, archive_for
 
 
 @pytest.fixture
@@ -28,3 +30,18 @@ def projector(settings: Settings, store: EventStore) -> Iterator[Projector]:
     yield proj
     proj.close()
 
+
+@pytest.fixture
+def runtime(settings: Settings) -> Iterator[Runtime]:
+    """The home's runtime (log, projector, writer lock), closed after the test."""
+    with Runtime.open(settings) as rt:
+        yield rt
+
+
+@pytest.fixture
+def archive(settings: Settings) -> Iterator[ArchiveHook]:
+    """The home's raw archive (on by default), closed after the test."""
+    hook = archive_for(settings)
+    assert hook is not None
+    yield hook
+    hook.close()

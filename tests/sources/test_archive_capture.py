@@ -48,14 +48,6 @@ def store(settings: Settings) -> Iterator[EventStore]:
 
 
 @pytest.fixture
-def archive(settings: Settings) -> Iterator[ArchiveHook]:
-    hook = archive_for(settings)
-    assert hook is not None
-    yield hook
-    hook.close()
-
-
-@pytest.fixture
 def tailer(store: EventStore, archive: ArchiveHook) -> Tailer:
     return Tailer(store, agent="claude-code", archive=archive)
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterator
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -31,20 +30,6 @@ def line(session: str, n: int, text: str, *, ts: str = "2026-03-04T10:00:00Z", t
     record = {"type": "assistant", "uuid": f"{session}-{n}", "sessionId": session, "timestamp": ts,
               "message": {"role": "assistant", "content": content}}
     return json.dumps(record).encode() + b"\n"
-
-
-@pytest.fixture
-def runtime(settings: Settings) -> Iterator[Runtime]:
-    with Runtime.open(settings) as rt:
-        yield rt
-
-
-@pytest.fixture
-def archive(settings: Settings) -> Iterator[ArchiveHook]:
-    hook = archive_for(settings)
-    assert hook is not None
-    yield hook
-    hook.close()
 
 
 @pytest.fixture

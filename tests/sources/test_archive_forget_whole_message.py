@@ -4,7 +4,6 @@ the raw archive: every version now, the parts captured later (after a restart to
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -54,20 +53,6 @@ ASKED = prompt(1, "where did we put the notes?")
 A = [part(2, "A", thinking("looking through the folders")), part(3, "A", tool(3, "ls ~/notes")),
      part(4, "A", text("they are in the quokka folder")), part(5, "A", tool(5, "cat ~/notes/index"))]
 B = [part(6, "B", thinking("summing up")), part(7, "B", text("anything else?"))]
-
-
-@pytest.fixture
-def runtime(settings: Settings) -> Iterator[Runtime]:
-    with Runtime.open(settings) as rt:
-        yield rt
-
-
-@pytest.fixture
-def archive(settings: Settings) -> Iterator[ArchiveHook]:
-    hook = archive_for(settings)
-    assert hook is not None
-    yield hook
-    hook.close()
 
 
 @pytest.fixture
