@@ -88,9 +88,9 @@ _RANGE_WORDS = 5  # the most words read as either end of a range
 _DAY_WORD = r"(?:today|yesterday)"
 _ANCHORED = r"(?:(?:last|this|next|past|previous)\s+(?:week(?:end)?|month|year)|\d+\s+(?:day|week|month|year)s?\s+ago)"
 _COUNTED = rf"(?:{_DAY_WORD}|{_ANCHORED})"
-_TWO_COUNTED = re.compile(rf"^({_COUNTED})\s+{_COUNTED}$", re.I)
+_TWO_COUNTED = re.compile(rf"^({_COUNTED}|(?:in\s+)?\d{{4}})\s+{_COUNTED}$", re.I)
 """Two phrases each counted from today side by side ("last week yesterday", "last week next week", "this month
-last month"): dateparser reads them as one."""
+last month"), or a year before one ("in 2025 last week"): dateparser reads them as one."""
 _NOT_A_DATE = re.compile(r"\d+\.\d+|\d{1,2}:\d{2}(?::\d{2})?")  # a decimal number, a clock time
 _DATE_RUN = re.compile(r"[\d/.:-](?:[\d\s/.:-]*[\d/.:-])?")  # what a digits-only time phrase can be
 
@@ -264,9 +264,14 @@ def _without_future_day(found: str, start: int) -> tuple[str, int]:
     holds no tomorrow: alone, the word is a search word, never a time phrase, and so it is beside another."""
     words = found.split(" ")
     if len(words) > 1 and words[0].lower() == _FUTURE_DAY:
-        return found[len(words[0]) + 1:], start + len(words[0]) + 1
+        cut = 1 + next((i for i, w in enumerate(words[1:]) if w.lower() not in _JOINS), len(words) - 1)
+        head = len(" ".join(words[:cut])) + 1
+        return found[head:], start + head
     if len(words) > 1 and words[-1].lower() == _FUTURE_DAY:
-        return found[:-len(words[-1]) - 1], start
+        keep = len(words) - 1
+        while keep > 1 and words[keep - 1].lower() in _JOINS:
+            keep -= 1
+        return " ".join(words[:keep]), start
     return found, start
 
 

@@ -80,6 +80,8 @@ def test_two_periods_counted_from_today_are_two_phrases() -> None:
     ("hike tomorrow yesterday", "2026-11-28", "hike tomorrow"),
     ("hike yesterday tomorrow", "2026-11-28", "hike tomorrow"),
     ("hike tomorrow 3 days ago", "2026-11-26", "hike tomorrow"),
+    ("hike yesterday and tomorrow", "2026-11-28", "hike and tomorrow"),
+    ("hike tomorrow or yesterday", "2026-11-28", "hike tomorrow or"),
 ])
 def test_tomorrow_beside_a_phrase_is_a_search_word(query: str, first: str, rest: str) -> None:
     """Alone, 'tomorrow' is a search word, never a time phrase; beside another, dateparser read both as one counted
@@ -87,4 +89,14 @@ def test_tomorrow_beside_a_phrase_is_a_search_word(query: str, first: str, rest:
     found, left = find_time_phrase(query, now=NOW, tz=PARIS)
     assert found is not None and left == rest
     assert found.first.isoformat() == found.last.isoformat() == first
+    assert found.phrase in ("yesterday", "3 days ago")  # the echo names the phrase read, no joining word
     assert find_time_phrase("hike tomorrow", now=NOW, tz=PARIS) == (None, "hike tomorrow")
+
+
+def test_a_year_beside_a_period_counted_from_today_is_two_phrases() -> None:
+    """'in 2025 last week' was read as one phrase, last week, with no word of 2025 (t16); 'python 2025 last week'
+    already said the two do not overlap."""
+    found, left = find_time_phrase("python in 2025 last week", now=NOW, tz=PARIS)
+    assert found is not None and left == "python"
+    assert (found.first.isoformat(), found.last.isoformat()) == ("2026-11-16", "2026-11-22")
+    assert "'in 2025' and 'last week' do not overlap: read as 'last week'" in found.label()
