@@ -35,13 +35,15 @@ Tables it owns (in ``projections.db``, kept by
 * ``blocks_fts_<n>(text)``: the shards, FTS5 tables (the tokenizer of ``messages_fts``), shard
   ``n`` the documents of block ids ``[n, n + 1) *`` :data:`SHARD_BLOCKS` (fixed by the id, so a
   rebuild gives the same shards), rowid the block's id, text its messages' texts in id order,
-  joined by newlines. One table for every block made a query's cost grow with the index
+  joined by :data:`~tapestryd.projections.fts_shards.TURN_BREAK` (no phrase matches across two turns).
+  One table for every block made a query's cost grow with the index
   (:data:`SHARD_BLOCKS`); a file made with one (``blocks_fts``) has it set aside when the
   projector opens it (renamed ``blocks_retired``, emptied a part per backfill chunk and
   dropped) and its messages filed again in the background (:mod:`tapestryd.projections.backfill`).
 * ``blocks_shards(shard)``: the shards made.
-* ``blocks_format(shard_blocks)``: one row, the :data:`SHARD_BLOCKS` the shards were made with;
-  a file made with another has its blocks filed again.
+* ``blocks_format(shard_blocks, turn_break)``: one row, the :data:`SHARD_BLOCKS` the shards were made with
+  and the :data:`~tapestryd.projections.fts_shards.TURN_BREAK_VERSION` of their documents; a file made with
+  another has its blocks filed again.
 
 A message's text is as the messages projection stores it (private spans removed, secrets
 redacted). A deleted message (forgotten, or a compacted one dropped) leaves its block
@@ -61,7 +63,7 @@ from operator import itemgetter
 
 from tapestryd.db import in_chunks
 from tapestryd.projections import fts_options
-from tapestryd.projections.fts_shards import FtsShards, exists
+from tapestryd.projections.fts_shards import TURN_BREAK, TURN_BREAK_VERSION, FtsShards, exists
 
 __all__ = ["BLOCK_SIZE", "BLOCK_WINDOW", "SHARD_BLOCKS", "backfill", "block_scores", "blocks_of", "clear",
            "create_tables", "file_messages", "index_dirty", "mark_dirty", "shard_tables", "waiting"]
@@ -105,7 +107,7 @@ _SCHEMA = [
     "CREATE TABLE IF NOT EXISTS block_members (message_id INTEGER PRIMARY KEY, block INTEGER NOT NULL)",
     "CREATE INDEX IF NOT EXISTS block_members_block ON block_members(block)",
     "CREATE TABLE IF NOT EXISTS blocks_shards (shard INTEGER PRIMARY KEY)",
-    "CREATE TABLE IF NOT EXISTS blocks_format (shard_blocks INTEGER NOT NULL)",
+    "CREATE TABLE IF NOT EXISTS blocks_format (shard_blocks INTEGER NOT NULL, turn_break INTEGER NOT NULL)",
     """CREATE TRIGGER IF NOT EXISTS block_members_ad AFTER DELETE ON messages BEGIN
         UPDATE conversation_blocks SET size = size - 1, dirty = 1
             WHERE id = (SELECT block FROM block_members WHERE message_id = old.id);
@@ -118,7 +120,7 @@ def create_tables(conn: sqlite3.Connection) -> bool:
     file predates blocks, or their shards of :data:`SHARD_BLOCKS`: its one ``blocks_fts`` is set aside as
     :data:`_RETIRED`, shards of another size are dropped, and its blocks are filed again by the backfill)."""
     made = conn.execute("SELECT * FROM blocks_format").fetchall() if exists(conn, "blocks_format") else []
-    if made != [(SHARD_BLOCKS,)]:
+    if made != [(SHARD_BLOCKS, TURN_BREAK_VERSION)]:
         if exists(conn, "blocks_fts") and not exists(conn, _RETIRED):  # renamed now, dropped by the backfill:
             conn.execute(f"ALTER TABLE blocks_fts RENAME TO {_RETIRED}")  # a DROP frees every page at once
         for table in ("blocks_fts", "conversation_blocks", "block_members", "blocks_format"):
@@ -129,7 +131,8 @@ def create_tables(conn: sqlite3.Connection) -> bool:
     for statement in _SCHEMA:
         conn.execute(statement)
     if not conn.execute("SELECT 1 FROM blocks_format").fetchone():
-        conn.execute("INSERT INTO blocks_format (shard_blocks) VALUES (?)", (SHARD_BLOCKS,))
+        conn.execute("INSERT INTO blocks_format (shard_blocks, turn_break) VALUES (?, ?)",
+                     (SHARD_BLOCKS, TURN_BREAK_VERSION))
     return new
 
 
@@ -238,7 +241,8 @@ def index_dirty(conn: sqlite3.Connection, *, grown: bool = True) -> int:
         chunk = dirty[start:start + _INDEX_CHUNK]
         rows = conn.execute("SELECT b.block, m.text FROM block_members b JOIN messages m ON m.id = b.message_id"
                             f" WHERE b.block IN ({','.join('?' * len(chunk))}) ORDER BY b.block, m.id", chunk)
-        documents = [(block, "\n".join(text for _, text in members)) for block, members in groupby(rows, itemgetter(0))]
+        documents = [(block, TURN_BREAK.join(text for _, text in members))
+                     for block, members in groupby(rows, itemgetter(0))]
         for shard, part in groupby(documents, lambda document: int(document[0]) // SHARD_BLOCKS):
             conn.executemany(f"INSERT INTO {_SHARDS.table(shard)} (rowid, text) VALUES (?, ?)", part)
     for done, marks in in_chunks(dirty, 8192):

@@ -20,10 +20,18 @@ from dataclasses import dataclass
 
 from tapestryd.projections import fts_options
 
-__all__ = ["TOKENIZE", "FtsShards", "exists"]
+__all__ = ["TOKENIZE", "TURN_BREAK", "TURN_BREAK_VERSION", "FtsShards", "exists"]
 
 TOKENIZE = "tokenize='porter unicode61 remove_diacritics 2'"
 """The tokenizer of the shards, the one ``messages_fts`` has."""
+
+TURN_BREAK = "\n\ue000\n"
+"""What joins two turns in one document (a window, a block): U+E000, a private-use character, is a word to the
+unicode61 tokenizer (category Co) that no query holds, so a quoted phrase never matches across two turns ("…or
+binary" then "Search me…" held "binary search"); a newline alone is no word."""
+TURN_BREAK_VERSION = 1
+"""Stored with each index's format (``windows_format``, ``blocks_format``): a file made before :data:`TURN_BREAK`
+(0, none) has its documents written again."""
 
 
 def exists(conn: sqlite3.Connection, table: str) -> bool:

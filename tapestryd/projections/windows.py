@@ -22,8 +22,9 @@ Tables it owns (in ``projections.db``, kept by
 * ``windows_indexed(id, prev, next)``: which turns each indexed window was made of (the
   message, the turns before and after it then; NULL at a conversation's end).
 * ``windows_stale(id)``: messages whose window was taken out and must be written again.
-* ``windows_format(neighbour_chars, shard_ids)``: one row, the :data:`NEIGHBOUR_CHARS` and
-  :data:`SHARD_IDS` the windows were made with; a file without it, or made with others, has its windows
+* ``windows_format(neighbour_chars, shard_ids, turn_break)``: one row, the :data:`NEIGHBOUR_CHARS`,
+  :data:`SHARD_IDS` and :data:`~tapestryd.projections.fts_shards.TURN_BREAK_VERSION` the windows were made
+  with; a file without it, or made with others, has its windows
   dropped when the projector opens it (the one ``windows_fts`` of a file made before shards renamed
   ``windows_retired``, emptied a part per backfill chunk and dropped) and written again in the background
   (:mod:`tapestryd.projections.backfill`; a window is taken out with the document it was made of).
@@ -52,7 +53,7 @@ from itertools import groupby
 
 from tapestryd.db import in_chunks
 from tapestryd.projections import fts_options
-from tapestryd.projections.fts_shards import FtsShards, exists
+from tapestryd.projections.fts_shards import TURN_BREAK, TURN_BREAK_VERSION, FtsShards, exists
 
 __all__ = ["NEIGHBOUR_CHARS", "SHARD_IDS", "WINDOW_BOUND", "backfill", "clear", "create_tables", "refresh",
            "shard_tables", "unindex", "window_scores"]
@@ -93,10 +94,11 @@ def _text_of(member: str) -> str:
 def _joined(before: str, text: str, after: str) -> str:
     """SQL joining three texts as :func:`_document` does: the end of ``before`` and the start of ``after``
     (:data:`NEIGHBOUR_CHARS` characters each; SQLite's ``substr`` counts characters as Python's slices do),
-    the non-empty ones, newline between."""
+    the non-empty ones, :data:`~tapestryd.projections.fts_shards.TURN_BREAK` between."""
     before, after = f"substr({before}, -{NEIGHBOUR_CHARS})", f"substr({after}, 1, {NEIGHBOUR_CHARS})"
-    return (f"{before} || CASE WHEN {before} != '' AND ({text} != '' OR {after} != '') THEN char(10) ELSE '' END"
-            f" || {text} || CASE WHEN {text} != '' AND {after} != '' THEN char(10) ELSE '' END || {after}")
+    brk = f"char({', '.join(str(ord(c)) for c in TURN_BREAK)})"
+    return (f"{before} || CASE WHEN {before} != '' AND ({text} != '' OR {after} != '') THEN {brk} ELSE '' END"
+            f" || {text} || CASE WHEN {text} != '' AND {after} != '' THEN {brk} ELSE '' END || {after}")
 
 
 _RETIRED = "windows_retired"
@@ -111,7 +113,8 @@ _SCHEMA = [
     "CREATE INDEX IF NOT EXISTS windows_indexed_prev ON windows_indexed(prev)",
     "CREATE INDEX IF NOT EXISTS windows_indexed_next ON windows_indexed(next)",
     "CREATE TABLE IF NOT EXISTS windows_stale (id INTEGER PRIMARY KEY)",
-    "CREATE TABLE IF NOT EXISTS windows_format (neighbour_chars INTEGER NOT NULL, shard_ids INTEGER NOT NULL)",
+    "CREATE TABLE IF NOT EXISTS windows_format (neighbour_chars INTEGER NOT NULL, shard_ids INTEGER NOT NULL,"
+    " turn_break INTEGER NOT NULL)",
     "CREATE TABLE IF NOT EXISTS windows_shards (shard INTEGER PRIMARY KEY)",
 ]
 
@@ -159,8 +162,10 @@ def _around(column: str) -> str:
 
 def _document(before: str | None, text: str, after: str | None) -> str:
     """A window's document: the last :data:`NEIGHBOUR_CHARS` characters of the turn before, the message's text
-    and the first :data:`NEIGHBOUR_CHARS` of the turn after, the non-empty ones joined by newlines."""
-    return "\n".join(t for t in (before and before[-NEIGHBOUR_CHARS:], text, after and after[:NEIGHBOUR_CHARS]) if t)
+    and the first :data:`NEIGHBOUR_CHARS` of the turn after, the non-empty ones joined by
+    :data:`~tapestryd.projections.fts_shards.TURN_BREAK` (no phrase matches across two turns)."""
+    return TURN_BREAK.join(t for t in (before and before[-NEIGHBOUR_CHARS:], text, after and after[:NEIGHBOUR_CHARS])
+                           if t)
 
 
 def create_tables(conn: sqlite3.Connection) -> bool:
@@ -168,7 +173,7 @@ def create_tables(conn: sqlite3.Connection) -> bool:
     indexed: a new file, one made before windows, one whose ``windows_fts`` kept their text, or one whose windows
     were made with other than :data:`NEIGHBOUR_CHARS` or :data:`SHARD_IDS`: their tables are dropped here)."""
     made = conn.execute("SELECT * FROM windows_format").fetchall() if exists(conn, "windows_format") else []
-    if made != [(NEIGHBOUR_CHARS, SHARD_IDS)] or not exists(conn, "windows_indexed"):
+    if made != [(NEIGHBOUR_CHARS, SHARD_IDS, TURN_BREAK_VERSION)] or not exists(conn, "windows_indexed"):
         conn.execute("DROP TRIGGER IF EXISTS windows_ad")
         conn.execute("DROP TRIGGER IF EXISTS windows_message_deleted")
         if exists(conn, "windows_fts") and not exists(conn, _RETIRED):  # renamed now, dropped by the backfill:
@@ -181,8 +186,8 @@ def create_tables(conn: sqlite3.Connection) -> bool:
     for statement in _SCHEMA:
         conn.execute(statement)
     if new:
-        conn.execute("INSERT INTO windows_format (neighbour_chars, shard_ids) VALUES (?, ?)",
-                     (NEIGHBOUR_CHARS, SHARD_IDS))
+        conn.execute("INSERT INTO windows_format (neighbour_chars, shard_ids, turn_break) VALUES (?, ?, ?)",
+                     (NEIGHBOUR_CHARS, SHARD_IDS, TURN_BREAK_VERSION))
     if not conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'trigger' AND name = 'windows_message_deleted'"
                         ).fetchone():
         _make_trigger(conn)

@@ -12,6 +12,7 @@ import pytest
 
 from tapestryd.events import EventStore, Forgotten, MessageRecorded, NewEvent, event_id, format_utc
 from tapestryd.projections import MessagesProjection, Projector, blocks
+from tapestryd.projections.fts_shards import TURN_BREAK, TURN_BREAK_VERSION
 from tapestryd.queries.rerank import KEYWORD_RANKER
 from tapestryd.queries.search import SearchFilters
 
@@ -91,7 +92,7 @@ def test_forget_removes_the_text_from_the_neighbours_block(tmp_path: Path) -> No
     assert len(_blocks_matching(conn, "clinic")) == 1
     rows, members, docs = _state(conn)
     assert [r[1:] for r in rows] == [("claude-ai:c1", 2, 0)] and len(members) == 2
-    assert docs[0][1] == "tell me about the clinic\nthanks for the clinic hours"
+    assert docs[0][1] == TURN_BREAK.join(["tell me about the clinic", "thanks for the clinic hours"])
 
 
 def test_rebuild_gives_the_rows_of_the_incremental_path(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -156,7 +157,7 @@ def test_a_block_that_only_grew_waits_for_settle_a_changed_one_does_not(tmp_path
     for i in range(6):
         store.append([_message(i, f"m{i}", f"line{i}")])
         projector.catch_up(settle=False)
-        seen.append(_document(conn).split("\n"))
+        seen.append(_document(conn).split(TURN_BREAK))
     assert [len(lines) for lines in seen] == [1, 2, 2, 4, 4, 6]  # sizes 1, 2, 4 and the full block written
     store.append([_message(6, "m6", "line6"), _message(7, "m7", "line7")])
     projector.catch_up(settle=False)
@@ -219,7 +220,8 @@ def test_blocks_are_kept_in_shards_of_block_ids_and_ranked_newest_shard_first(
     assert set(blocks.block_scores(conn, '"lantern"', 10)) == {3, 4, 5, 6, 7}
     projector.store.append([_message(20, "m20", "and a lamp", "claude-ai:c3"), _forget(match="lantern 5 ")])
     projector.catch_up()
-    assert dict(_documents(conn))[4] == "the lantern 3 glows\nand a lamp" and 6 not in dict(_documents(conn))
+    assert dict(_documents(conn))[4] == TURN_BREAK.join(["the lantern 3 glows", "and a lamp"])
+    assert 6 not in dict(_documents(conn))
     assert set(blocks.block_scores(conn, '"lantern"', 10)) == {2, 3, 4, 5, 7}
 
 
@@ -240,7 +242,7 @@ def test_a_file_made_before_shards_has_its_blocks_filed_again_by_the_upgrade(tmp
     again.upgrade()
     assert _state(again.conn) == expected
     assert not again.conn.execute("SELECT 1 FROM sqlite_master WHERE name GLOB 'blocks_retired*'").fetchall()
-    assert again.conn.execute("SELECT * FROM blocks_format").fetchall() == [(blocks.SHARD_BLOCKS,)]
+    assert again.conn.execute("SELECT * FROM blocks_format").fetchall() == [(blocks.SHARD_BLOCKS, TURN_BREAK_VERSION)]
 
 
 def test_blocks_made_with_another_shard_size_are_filed_again_by_the_upgrade(

@@ -12,6 +12,7 @@ import pytest
 from test_projection_blocks import _forget, _id, _message, _project
 
 from tapestryd.projections import MessagesProjection, Projector, blocks, fts_options, windows
+from tapestryd.projections.fts_shards import TURN_BREAK, TURN_BREAK_VERSION
 from tapestryd.queries.rerank import KEYWORD_RANKER
 from tapestryd.queries.search import SearchFilters
 
@@ -40,7 +41,7 @@ def _expected(conn: sqlite3.Connection) -> tuple[list[tuple[str, int, int]], dic
         for k, (i, text) in enumerate(turns):
             around = (turns[k - 1][1][-windows.NEIGHBOUR_CHARS:] if k else None, text,
                       turns[k + 1][1][:windows.NEIGHBOUR_CHARS] if k + 1 < len(turns) else None)
-            documents[i] = "\n".join(t for t in around if t)
+            documents[i] = TURN_BREAK.join(t for t in around if t)
     reference = sqlite3.connect(":memory:")
     reference.execute("CREATE VIRTUAL TABLE w USING fts5(text, tokenize='porter unicode61 remove_diacritics 2')")
     reference.executemany("INSERT INTO w (rowid, text) VALUES (?, ?)", sorted(documents.items()))
@@ -78,7 +79,7 @@ def test_forget_removes_the_text_from_the_neighbours_windows(tmp_path: Path) -> 
     projector.catch_up()
     assert windows.window_scores(conn, '"dolomites"', 10) == {}
     index, documents = _expected(conn)
-    assert documents[_id(conn, "q")] == "where did you go on holiday?\nthanks, sounds lovely"
+    assert documents[_id(conn, "q")] == TURN_BREAK.join(["where did you go on holiday?", "thanks, sounds lovely"])
     assert _windows(conn) == index
     assert conn.execute("SELECT count(*) FROM windows_stale").fetchone()[0] == 0
 
@@ -195,7 +196,7 @@ def test_windows_made_with_another_cut_are_written_again_by_the_upgrade(tmp_path
         projector.upgrade()
         assert _windows(projector.conn) == incremental
         made = projector.conn.execute("SELECT * FROM windows_format").fetchall()
-        assert made == [(windows.NEIGHBOUR_CHARS, windows.SHARD_IDS)]
+        assert made == [(windows.NEIGHBOUR_CHARS, windows.SHARD_IDS, TURN_BREAK_VERSION)]
     projector.store.append([_forget(match="start2 ")])
     projector.catch_up()
     assert _windows(projector.conn) == _expected(projector.conn)[0]

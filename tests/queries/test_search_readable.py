@@ -40,6 +40,22 @@ def test_a_quoted_phrase_is_a_phrase(reader: Reader) -> None:
     assert set(matched(search(reader, "binary search", MESSAGES, now=NOW))) == {"m1", "m2"}
 
 
+def test_a_quoted_phrase_does_not_span_two_turns(history: History) -> None:
+    """'…decimal or binary' then 'Search me…' hold "binary search" only across the turns: neither comes back for
+    the phrase, not even next to a match (t16: both did, through their windows and block); the turn holding it
+    does."""
+    history.message("claude-ai:c1", datetime(2026, 3, 2, 9, tzinfo=PARIS), "do you count in decimal or binary",
+                    agent="claude-ai")
+    history.message("claude-ai:c1", datetime(2026, 3, 2, 9, 1, tzinfo=PARIS), "Search me, I like them all",
+                    role="assistant", agent="claude-ai")
+    history.message("chatgpt:c2", datetime(2026, 3, 5, 9, tzinfo=PARIS), "a binary search halves the range",
+                    agent="chatgpt")
+    history.commit()
+    with Reader.open(load_settings(history.settings.home)) as reader:
+        hits = search(reader, '"binary search"', MESSAGES, now=NOW)["hits"]
+    assert [h["message_key"] for h in hits] == ["m3"], hits
+
+
 def test_a_blank_query_is_an_error(reader: Reader, history: History) -> None:
     for blank in ("", "   "):
         with pytest.raises(TapestryError, match="search needs something to find"):
