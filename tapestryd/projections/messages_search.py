@@ -45,10 +45,9 @@ from typing import Callable, Protocol
 from tapestryd.db import translate_errors
 from tapestryd.events.types import format_utc
 from tapestryd.projections.messages_read import origin_sql
-from tapestryd.projections.side_reads import SideReads
 
-__all__ = ["BOUNDS_SCAN", "FIRST_CHECKED", "KEYS_IN", "RANK_WINDOW", "SPLIT_AT", "TIME_JOIN", "TIME_WALK",
-           "TITLE_LIKES", "WIDEN_FACTOR",
+__all__ = ["BOUNDS_SCAN", "FIRST_CHECKED", "KEYS_IN", "RANK_WINDOW", "TIME_JOIN", "TIME_WALK", "TITLE_LIKES",
+           "WIDEN_FACTOR",
            "IdBounds", "MessageFilters", "MessageRow", "any_expression", "conversations_and_texts",
            "document_frequencies", "every_expression", "id_bounds", "keys_json", "like_pattern", "matching_messages",
            "message_rows", "message_where", "newest_messages", "ranked_ids", "substring_ranking", "texts_of",
@@ -68,8 +67,6 @@ KEYS_IN = "(SELECT value FROM json_each(?))"
 """A set of keys in SQL, from one JSON-array parameter (SQLite builds it once per statement)."""
 _NO_ID = 2**63 - 1
 _BY_SCORE = "2, 1"  # ORDER BY bm25, then id
-SPLIT_AT = 4_000
-"""The smallest window ranked in two halves at once when side reads are at hand (:func:`_best_of_newest`)."""
 _CHUNK_MAX = 8192  # ids per IN (...) lookup, under SQLite's 32,766 bound parameters
 _ROW_COLUMNS = "m.id, m.conversation, m.message_key, c.title, m.agent, m.role, m.ts"
 _WITH_TITLE = "messages m JOIN conversations c ON c.key = m.conversation"
@@ -128,14 +125,12 @@ def any_expression(terms: list[str]) -> str:
 
 
 def ranked_ids(conn: sqlite3.Connection, expr: str, filters: MessageFilters, limit: int, sort: str, *,
-               window: int | None = RANK_WINDOW, side: SideReads | None = None) -> list[tuple[int, float]]:
+               window: int | None = RANK_WINDOW) -> list[tuple[int, float]]:
     """``(message id, bm25)`` of FTS5 expression ``expr``, best first (lower bm25 is better).
 
     ``sort='time'`` gives the newest by timestamp instead. ``window=None`` ranks every
     match (exact BM25 top ``limit``, as the benchmark's reference). Ties go to the lower id.
-    With ``side``, a window of at least :data:`SPLIT_AT` matches is ranked in two halves at once
-    (:func:`_best_of_newest`): the same answer. Raises StoreError (via translate_errors) on a
-    database error.
+    Raises StoreError (via translate_errors) on a database error.
     """
     with translate_errors(conn):
         bounds = id_bounds(conn, filters)
@@ -146,9 +141,9 @@ def ranked_ids(conn: sqlite3.Connection, expr: str, filters: MessageFilters, lim
         size = None if window is None else max(window, limit)
         where, params = message_where(filters)
         if not where:
-            return _best_of_newest(conn, expr, bounds, size, limit, side)
+            return _newest_ranked(conn, expr, bounds, size, limit)
         while True:
-            ranked = _passing_ranked(conn, expr, (where, params), bounds, size, limit, side)
+            ranked = _passing_ranked(conn, expr, (where, params), bounds, size, limit)
             # Widened only when too few pass and the window did not hold every match (a walk to its start says).
             if len(ranked) >= limit or size is None or _window_start(conn, expr, bounds, size) <= bounds.low:
                 return ranked
@@ -163,34 +158,16 @@ _NEWEST_RANKED = ("SELECT rowid, score FROM (SELECT rowid, bm25(messages_fts) AS
 first, then scoring the matches past it, walked them twice)."""
 
 
-_OLDER_RANKED = ("SELECT rowid, score FROM (SELECT rowid, bm25(messages_fts) AS score FROM messages_fts"
-                 " WHERE messages_fts MATCH ? AND rowid BETWEEN ? AND ? ORDER BY rowid DESC LIMIT ? OFFSET ?)"
-                 f" ORDER BY {_BY_SCORE} LIMIT ?")
-"""The best ``limit`` of the matches past the ``offset`` newest (the ``size`` after them): the skipped ones are walked,
-not scored (SQLite checks the offset before it computes a row's columns)."""
-
-
-def _best_of_newest(conn: sqlite3.Connection, expr: str, bounds: IdBounds, size: int | None, limit: int,
-                    side: SideReads | None) -> list[tuple[int, float]]:
-    """The best ``limit`` of the ``size`` newest matches within ``bounds`` (None: every match), ties to the lower id.
-
-    One statement; or, with ``side`` and a ``size`` of at least :data:`SPLIT_AT`, the newer half on ``conn`` and the
-    older half on a side connection at once, merged (``bm25()``'s idf is the table's in both, so the scores and
-    the rows are the same; at 1M messages a common word's 20,000 took 20.7–29.7 ms in one, 11.6–12.7 in each
-    half). A row a newer snapshot on the side counts in both halves is kept once.
-    """
-    found = (expr, bounds.low, bounds.high)
-    if side is None or not side.parallel or size is None or size < SPLIT_AT:
-        rows = conn.execute(_NEWEST_RANKED, (*found, -1 if size is None else size, limit, 0)).fetchall()
-        return [(int(i), float(s)) for i, s in rows]
-    half = size // 2
-    older = side.submit(lambda c: c.execute(_OLDER_RANKED, (*found, size - half, half, limit)).fetchall())
-    both = dict(conn.execute(_NEWEST_RANKED, (*found, half, limit, 0)).fetchall() + older.result())
-    return sorted(((int(i), float(s)) for i, s in both.items()), key=lambda row: (row[1], row[0]))[:limit]
+def _newest_ranked(conn: sqlite3.Connection, expr: str, bounds: IdBounds, size: int | None,
+                   limit: int) -> list[tuple[int, float]]:
+    """The best ``limit`` of the ``size`` newest matches within ``bounds`` (None: of every match), without
+    filters: with no filter every match of the window counts, so one window always answers."""
+    rows = conn.execute(_NEWEST_RANKED, (expr, bounds.low, bounds.high, -1 if size is None else size, limit, 0))
+    return [(int(i), float(s)) for i, s in rows]
 
 
 def _passing_ranked(conn: sqlite3.Connection, expr: str, where: tuple[str, list[object]], bounds: IdBounds,
-                    size: int | None, limit: int, side: SideReads | None = None) -> list[tuple[int, float]]:
+                    size: int | None, limit: int) -> list[tuple[int, float]]:
     """The best ``limit`` of the ``size`` newest matches within ``bounds`` (None: of every match) that pass
     ``where`` (SQL conditions on ``messages m`` and their parameters, :func:`message_where`).
 
@@ -200,7 +177,7 @@ def _passing_ranked(conn: sqlite3.Connection, expr: str, where: tuple[str, list[
     """
     head = min(FIRST_CHECKED * limit, _CHUNK_MAX)
     found = (expr, bounds.low, bounds.high, -1 if size is None else size)
-    best = _best_of_newest(conn, expr, bounds, size, head, side)
+    best = conn.execute(_NEWEST_RANKED, (*found, head, 0)).fetchall()
     kept = _passing_of(conn, best, *where)
     if len(kept) >= limit or len(best) < head:
         return kept[:limit]

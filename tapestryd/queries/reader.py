@@ -22,7 +22,7 @@ from tapestryd.config import Settings
 from tapestryd.db import connect
 from tapestryd.errors import StoreError
 from tapestryd.paths import Paths, paths_for
-from tapestryd.projections.side_reads import InlineReads, SideReads, ThreadedReads
+from tapestryd.queries.side_reads import InlineReads, SideReads, ThreadedReads
 
 __all__ = ["Reader", "check_projections", "damaged", "log_has_events", "nothing_stored", "unreadable",
            "unreadable_error"]
@@ -35,7 +35,7 @@ class Reader:
     """Settings, paths and a connection to ``projections.db`` (read-only unless shared).
 
     ``threaded``: reads asked :meth:`aside` run on worker threads with connections of their own
-    (:mod:`tapestryd.projections.side_reads`); else on ``conn``, in turn (a Reader sharing a writer's
+    (:mod:`tapestryd.queries.side_reads`); else on ``conn``, in turn (a Reader sharing a writer's
     connection sees its uncommitted rows, which another connection would not).
     """
 

@@ -103,7 +103,7 @@ from tapestryd.projections.messages_search import (MessageFilters, any_expressio
                                                    titled_openings, turns_around)
 from tapestryd.projections.speaker_names import named_turns
 from tapestryd.projections.windows import window_scores
-from tapestryd.projections.side_reads import InlineReads, SideReads
+from tapestryd.queries.side_reads import InlineReads, SideReads
 
 __all__ = ["KEYWORD_RANKER", "SCAN", "SESSION_K1", "TITLED", "KeywordRanker"]
 
@@ -153,7 +153,7 @@ class KeywordRanker:
 
         ``score`` is the negated combined score (lower is better). Every returned message
         passes ``filters``. ``side`` ranks the windows and the blocks while ``conn`` ranks the
-        candidates (:mod:`tapestryd.projections.side_reads`; default: on ``conn``, in turn): the
+        candidates (:mod:`tapestryd.queries.side_reads`; default: on ``conn``, in turn): the
         answer is the same. Raises StoreError on a database error.
         """
         if not terms or limit <= 0:
@@ -165,7 +165,7 @@ class KeywordRanker:
         wanted = sorted({stem for term in terms for stem in _ANALYZER.terms(term)})
         # The words' document frequencies weigh step 3; reading them walks each word's matches.
         frequencies = document_frequencies(conn, wanted) if wanted and self.session else ({}, 0)
-        base = self.candidates(conn, terms, filters, max(self.pool, limit), side=side)
+        base = self.candidates(conn, terms, filters, max(self.pool, limit))
         holding = set(base)
         if self.window:
             self._add_windows(conn, base, windows.result(), filters)
@@ -204,7 +204,7 @@ class KeywordRanker:
         return [(i, -scores[i]) for i in order], {i: mark for i, mark in marks.items() if i in scores and i in order}
 
     def candidates(self, conn: sqlite3.Connection, terms: list[str], filters: MessageFilters,
-                   size: int, *, side: SideReads | None = None) -> dict[int, float]:
+                   size: int) -> dict[int, float]:
         """Step 1: up to ``size`` messages by ``-bm25``: those holding every term, then any word to fill.
 
         A term holding a space is a quoted phrase: required in both lists.
@@ -215,10 +215,9 @@ class KeywordRanker:
         hold every word, and ranks only its :attr:`any_window` newest matches.
         """
         every, some_expr = every_expression(terms), any_expression(terms)
-        base = {i: -score for i, score in ranked_ids(conn, every, filters, size, "relevance", side=side)}
+        base = {i: -score for i, score in ranked_ids(conn, every, filters, size, "relevance")}
         if len(base) < size and some_expr != every:
-            some = ranked_ids(conn, some_expr, filters, size + len(base), "relevance", window=self.any_window,
-                              side=side)
+            some = ranked_ids(conn, some_expr, filters, size + len(base), "relevance", window=self.any_window)
             for i, score in some:
                 if len(base) >= size:
                     break

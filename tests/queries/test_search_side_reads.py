@@ -12,7 +12,7 @@ from query_helpers import PARIS, History
 from tapestryd.config import load_settings
 from tapestryd.queries.reader import Reader
 from tapestryd.queries.search import search, search_messages
-from tapestryd.projections.side_reads import InlineReads, ThreadedReads
+from tapestryd.queries.side_reads import InlineReads, ThreadedReads
 
 NOW = datetime(2026, 3, 20, 12, tzinfo=PARIS)
 
@@ -82,31 +82,3 @@ def test_threaded_reads_name_an_unopenable_file(tmp_path: object) -> None:
             reads.submit(lambda c: c.execute("SELECT 1").fetchone()).result(timeout=60)
     finally:
         reads.close()
-
-
-def test_a_common_words_candidates_ranked_in_two_halves_are_the_same(history: History,
-                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
-    """Ranked in two halves at once (the older on a side connection), a window's best are those of one statement,
-    with filters too, ties to the lower id (many messages score alike here)."""
-    from tapestryd.projections import messages_search
-    from tapestryd.projections.messages_search import ranked_ids
-    from tapestryd.queries.search import SearchFilters
-
-    for n in range(40):
-        history.message(f"claude-ai:c{n % 3}", datetime(2026, 3, 2 + n % 5, 9, n, tzinfo=PARIS),
-                        "tide " * (1 + n % 4) + f"note {n}", role="user" if n % 2 else "assistant", agent="claude-ai")
-    history.commit()
-    monkeypatch.setattr(messages_search, "SPLIT_AT", 4)
-    reader = Reader.open(load_settings(history.settings.home))
-    asked: list[int] = []
-    submit = reader.side.submit
-    monkeypatch.setattr(reader.side, "submit", lambda fn: asked.append(1) or submit(fn))
-    try:
-        for window, filters in ((30, SearchFilters()), (9, SearchFilters()), (30, SearchFilters(role="user")),
-                                (None, SearchFilters())):
-            one = ranked_ids(reader.conn, '"tide"', filters, 12, "relevance", window=window)
-            halves = ranked_ids(reader.conn, '"tide"', filters, 12, "relevance", window=window, side=reader.side)
-            assert halves == one and len(one) == 12, (window, filters)
-        assert len(asked) == 3  # every window but None (every match: one statement)
-    finally:
-        reader.close()

@@ -4,9 +4,7 @@ Python's ``sqlite3`` lets go of the GIL while SQLite steps a statement, so an FT
 connection runs at the same time as another on a second connection. Search ranks the windows and the
 blocks of a query (:mod:`tapestryd.queries.rerank`) and its summaries (:mod:`tapestryd.queries.search`)
 on these while the caller ranks the messages; none of them needs the others' answer. The answer is the
-one the same statements give run one after the other: each ranks what it read. A common word's candidates are
-ranked in two halves at once, the older half on a side connection
-(:func:`~tapestryd.projections.messages_search.ranked_ids`).
+one the same statements give run one after the other: each ranks what it read.
 
 Each connection reads its own snapshot of ``projections.db``: a write committed between two statements
 may be seen by one and not the other (a window of a message the caller cannot see yet). Callers check
@@ -30,16 +28,13 @@ from tapestryd.db import connect
 __all__ = ["InlineReads", "SideReads", "ThreadedReads"]
 
 T = TypeVar("T")
-WORKERS = 4
-"""Worker threads (and connections) of one :class:`ThreadedReads`: search asks at most four statements beside
-its own (summaries, windows, blocks, the older half of its candidates)."""
+WORKERS = 3
+"""Worker threads (and connections) of one :class:`ThreadedReads`: search asks at most three statements beside
+its own (summaries, windows, blocks)."""
 
 
 class SideReads(Protocol):
-    """Where a read runs beside the caller's: :meth:`submit` gives a Future of ``fn(connection)``; ``parallel``:
-    whether it runs at the same time as the caller's (else in turn, so splitting a statement only costs)."""
-
-    parallel: bool
+    """Where a read runs beside the caller's: :meth:`submit` gives a Future of ``fn(connection)``."""
 
     def submit(self, fn: Callable[[sqlite3.Connection], T]) -> Future[T]:
         """Run ``fn`` on a read-only connection to the database; its result or error is the Future's."""
@@ -48,8 +43,6 @@ class SideReads(Protocol):
 
 class InlineReads:
     """Runs each read at once on ``conn``, the caller's connection (no thread, no second snapshot)."""
-
-    parallel = False
 
     def __init__(self, conn: sqlite3.Connection) -> None:
         self.conn = conn
@@ -68,8 +61,6 @@ class ThreadedReads:
     """Up to :data:`WORKERS` worker threads, each with its own read-only connection to ``path``, opened at its
     first read. Threads start at the first :meth:`submit`; :meth:`close` stops them and closes the
     connections. Raises StoreError (from the Future) when ``path`` cannot be opened."""
-
-    parallel = True
 
     def __init__(self, path: Path, workers: int = WORKERS) -> None:
         self.path = path
