@@ -28,7 +28,7 @@ median 41.3–44.5, p95 60.3–97.6 (load 2.5–3.2). A window of 10,000 would g
 37.4, p95 58.6 (load 4.1–4.6; in process CPU median 36.3 -> 24.7 ms) for a top 10 that keeps
 92.0% of the answers instead of 95.5% (mean overlap with the one-table ranking). The windows and the blocks are
 ranked on side connections while the candidates are (``side``, :mod:`tapestryd.queries.side_reads`): 100k wall
-median 16.3–17.0 ms against 17.9–21.9 one after the other (CPU +3–5 ms for the threads); ranking the candidates
+median 14.9–18.9 ms against 18.0–22.0 one after the other (CPU +2–4 ms for the threads); ranking the candidates
 of a common word in two halves at once as well saved no wall time through the socket at 1M and cost 13–15 ms
 more CPU a request, so it is not done.
 
