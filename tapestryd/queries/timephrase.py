@@ -88,9 +88,10 @@ _RANGE_WORDS = 5  # the most words read as either end of a range
 _DAY_WORD = r"(?:today|yesterday)"
 _ANCHORED = r"(?:(?:last|this|next|past|previous)\s+(?:week(?:end)?|month|year)|\d+\s+(?:day|week|month|year)s?\s+ago)"
 _COUNTED = rf"(?:{_DAY_WORD}|{_ANCHORED})"
-_TWO_COUNTED = re.compile(rf"^({_COUNTED}|(?:in\s+)?\d{{4}})\s+{_COUNTED}$", re.I)
+_TWO_COUNTED = re.compile(rf"^({_COUNTED}|(?:in\s+)?\d{{4}})\s+{_COUNTED}$|^({_COUNTED})\s+(?:in\s+)?\d{{4}}$", re.I)
 """Two phrases each counted from today side by side ("last week yesterday", "last week next week", "this month
-last month"), or a year before one ("in 2025 last week"): dateparser reads them as one."""
+last month"), or a year before or after one ("in 2025 last week", "last year in 2025"): dateparser reads them as
+one."""
 _NOT_A_DATE = re.compile(r"\d+\.\d+|\d{1,2}:\d{2}(?::\d{2})?")  # a decimal number, a clock time
 _DATE_RUN = re.compile(r"[\d/.:-](?:[\d\s/.:-]*[\d/.:-])?")  # what a digits-only time phrase can be
 
@@ -259,16 +260,18 @@ def _find_one(text: str, now: datetime, tz: ZoneInfo, first_day_of_week: int) ->
 
 
 def _without_future_day(found: str, start: int) -> tuple[str, int]:
-    """``found`` without a "tomorrow" before or after another phrase ("tomorrow yesterday", "yesterday
-    tomorrow", "tomorrow 3 days ago"), which dateparser reads as one phrase counted from tomorrow. A memory
+    """``found`` without a "tomorrow" before, after or between other phrases ("tomorrow yesterday", "yesterday
+    tomorrow", "tomorrow 3 days ago", "in 2025 tomorrow last week": what follows it is read next, on its own),
+    which dateparser reads as one phrase counted from tomorrow. A memory
     holds no tomorrow: alone, the word is a search word, never a time phrase, and so it is beside another."""
     words = found.split(" ")
     if len(words) > 1 and words[0].lower() == _FUTURE_DAY:
-        cut = 1 + next((i for i, w in enumerate(words[1:]) if w.lower() not in _JOINS), len(words) - 1)
+        cut = 1 + next((i for i, w in enumerate(words[1:]) if w.lower() not in (*_JOINS, _FUTURE_DAY)),
+                       len(words) - 1)
         head = len(" ".join(words[:cut])) + 1
         return found[head:], start + head
-    if len(words) > 1 and words[-1].lower() == _FUTURE_DAY:
-        keep = len(words) - 1
+    keep = next((i for i, w in enumerate(words[1:], 1) if w.lower() == _FUTURE_DAY), 0)
+    if keep:  # the phrase before it: one after it ("in 2025 tomorrow last week") is read next, on its own
         while keep > 1 and words[keep - 1].lower() in _JOINS:
             keep -= 1
         return " ".join(words[:keep]), start
@@ -291,7 +294,7 @@ def _first_of_two(found: str) -> str:
     ("yesterday, a week back"); the second is then read on its own and the two as one range (:func:`_both`).
     Other finds whole."""
     two = _TWO_COUNTED.match(found)
-    return found if two is None else two.group(1)
+    return found if two is None else two.group(1) or two.group(2)
 
 
 def parse_when(text: str, *, now: datetime, tz: ZoneInfo, first_day_of_week: int = 0, two: bool = False) -> TimeRange:

@@ -82,6 +82,7 @@ def test_two_periods_counted_from_today_are_two_phrases() -> None:
     ("hike tomorrow 3 days ago", "2026-11-26", "hike tomorrow"),
     ("hike yesterday and tomorrow", "2026-11-28", "hike and tomorrow"),
     ("hike tomorrow or yesterday", "2026-11-28", "hike tomorrow or"),
+    ("hike tomorrow tomorrow yesterday", "2026-11-28", "hike tomorrow tomorrow"),
 ])
 def test_tomorrow_beside_a_phrase_is_a_search_word(query: str, first: str, rest: str) -> None:
     """Alone, 'tomorrow' is a search word, never a time phrase; beside another, dateparser read both as one counted
@@ -100,3 +101,28 @@ def test_a_year_beside_a_period_counted_from_today_is_two_phrases() -> None:
     assert found is not None and left == "python"
     assert (found.first.isoformat(), found.last.isoformat()) == ("2026-11-16", "2026-11-22")
     assert "'in 2025' and 'last week' do not overlap: read as 'last week'" in found.label()
+
+
+@pytest.mark.parametrize("query", ["hike in 2025 tomorrow last week", "hike last week tomorrow in 2025",
+                                   "hike in 2025 tomorrow yesterday"])
+def test_tomorrow_between_two_phrases_is_a_search_word(query: str) -> None:
+    """'in 2025 tomorrow last week' was read as one phrase counted from tomorrow, a day to come (7 Dec in
+    search, recall and the MCP timeline), with no word of 2025: 'tomorrow' between two phrases is a search word
+    too, and the two are read as two."""
+    found, left = find_time_phrase(query, now=NOW, tz=PARIS)
+    assert found is not None and left == "hike tomorrow"
+    assert found.last <= NOW.date()
+    assert "do not overlap" in found.label() and "2025" in found.label()
+
+
+@pytest.mark.parametrize(("query", "note"), [
+    ("python last year in 2024", "'last year' and 'in 2024' do not overlap: read as 'last year'"),
+    ("python last week in 2026", "the overlap of 'last week' and 'in 2026'"),
+    ("python yesterday 2025", "'yesterday' and '2025' do not overlap: read as 'yesterday'"),
+])
+def test_a_year_after_a_period_counted_from_today_is_two_phrases(query: str, note: str) -> None:
+    """'last year in 2025' was read as one phrase, last year, with no word of 2025, while 'in 2025 last year'
+    said the two do not overlap: the order of the two phrases no longer changes the reading."""
+    found, left = find_time_phrase(query, now=NOW, tz=PARIS)
+    assert found is not None and left == "python"
+    assert note in found.label()
