@@ -78,6 +78,7 @@ _ROLLING = re.compile(r"(?<!\w)(?:(?:in|over|within|during|for)\s+)?(?:the\s+)?(
                       rf"(?:(\d+|{'|'.join(_NUMBERS)})\s+)?(hour|day|week|month|year)s?\b", re.I)
 _ISO_DAY = re.compile(r"(?<![\w-])(?:(on|since|after|before|until|till)\s+)?(\d{4})-(\d{2})-(\d{2})(?![\w-])", re.I)
 _YEAR = re.compile(r"\b\d{4}\b")
+_IN_YEAR = re.compile(r"(?<=\bin\s)\d{4}\b", re.I)  # a year named as a period: "in 2025"
 _FRACTION = re.compile(r"(?<!\w)(?:last|past|previous)\s+(\d+)[.,](\d+)\s+(hour|day|week|month|year)s?\b", re.I)
 _SMALLER = {"year": ("month", 12), "month": ("day", 30), "week": ("day", 7), "day": ("hour", 24)}
 _DAY_NUMBER = re.compile(
@@ -511,18 +512,19 @@ def _from_period_key(key: str, tz: ZoneInfo, first_day_of_week: int) -> TimeRang
 def _search_dates(text: str, now: datetime, tz: ZoneInfo) -> list[tuple[str, datetime]]:
     """dateparser's finds in ``text``; none, without importing dateparser (a fifth of a CPU-second),
     when nothing in ``text`` could pass :func:`_plausible` ("route 66", "error 404"). When it finds
-    nothing in a text holding two calendar words, its finds in the text before the second (less
+    nothing in a text holding two calendar words or years after "in", its finds in the text before the second (less
     the joining words), so the second is read from the rest."""
     if not _may_hold_a_date(text):
         return []
     from dateparser.search import search_dates
 
     found = search_dates(text, languages=["en"], settings=_settings(now, tz))
-    strong = list(_STRONG.finditer(text))
-    if found or len(strong) < 2:
+    marks = sorted(m.start() for pattern in (_STRONG, _IN_YEAR) for m in pattern.finditer(text))
+    if found or len(marks) < 2:
         return found or []
-    # dateparser finds nothing in some runs of two phrases ("in July in August"): read up to the second
-    head = _TRAILING_FILLER.sub("", text[:strong[1].start()])
+    # dateparser finds nothing in some runs of two phrases ("in July in August", "in 2025 in 2024"): read up to
+    # the second
+    head = _TRAILING_FILLER.sub("", text[:marks[1]])
     return search_dates(head, languages=["en"], settings=_settings(now, tz)) or []
 
 

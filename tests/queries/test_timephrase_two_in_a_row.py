@@ -22,6 +22,8 @@ NOW = datetime(2026, 11, 29, 12, tzinfo=PARIS)
      "'in October' and 'in September' do not overlap: read as 'in October'"),
     ("pasta in March 2025 in June", "2026-06-01", "2026-06-30", "pasta",
      "'in March 2025' and 'in June' do not overlap: read as 'in June'"),
+    ("garlic in 2025 in 2024", "2025-01-01", "2025-12-31", "garlic",
+     "'in 2025' and 'in 2024' do not overlap: read as 'in 2025'"),
 ])
 def test_two_phrases_in_a_row_read_as_the_later(query: str, first: str, last: str, rest: str, note: str) -> None:
     found, left = find_time_phrase(query, now=NOW, tz=PARIS)
