@@ -46,7 +46,7 @@ from tapestryd.projections.similarity import feed_after, feed_head
 from tapestryd.projections.termcount import fit_counts
 from tapestryd.projections.termmatrix import Codes, cosine
 from tapestryd.projections.warmdocs import MESSAGE, Corpus, load_changed
-from tapestryd.projections.warmfile import Unusable, discard, read, write
+from tapestryd.projections.warmfile import Saved, Unusable, discard, read, write
 from tapestryd.projections.warmsnap import (Snapshot, Through, delta_block, fitted_snapshot, from_saved, hide, outdated,
                                             saved_of)
 
@@ -117,14 +117,12 @@ class SimilarityIndex:
         CLI's answer when no daemon runs, the one the daemon would give); False, with nothing installed, when the
         file is missing, unusable or outdated, or when more documents changed since it was saved than the refit
         threshold (the daemon would refit). Raises StoreError when the database cannot be opened."""
-        found = read(self.saved) if self.saved is not None else None
+        found = self._current_file()
         if found is None or isinstance(found, Unusable):
             return False
-        self._conn = connect(self.db_path, readonly=True)
-        if outdated(self._conn, found.stamp):
-            return False
         snap = from_saved(found)
-        most = int(max(self.refit_min, self.refit_fraction * snap.fitted.size))
+        most = self._threshold(snap)
+        self._conn = connect(self.db_path, readonly=True)
         docs, seq = self._pending(snap, most)
         if len(docs) > most or "reset" in docs:
             return False
@@ -196,26 +194,33 @@ class SimilarityIndex:
     def _load(self) -> Snapshot | None:
         """The saved index as a snapshot when it is usable and current, else None (the reason logged;
         a damaged or outdated file removed, the fit that follows writes it again)."""
-        if self.saved is None:
-            return None
         started = time.monotonic()
-        found = read(self.saved)
+        found = self._current_file()
+        if found is None:
+            return None
         if isinstance(found, Unusable):
             self._not_loaded(found)
-            return None
-        conn = connect(self.db_path, readonly=True)
-        try:
-            stale = outdated(conn, found.stamp)
-        finally:
-            conn.close()
-        if stale:
-            self._not_loaded(Unusable(stale))
             return None
         self.codes, snap = found.codes, from_saved(found)
         self.last_load = {"load_seconds": round(time.monotonic() - started, 3), "loaded_documents": found.fitted.size,
                           "loaded_seq": found.stamp.seq}
         log.info("similarity.loaded", file=str(self.saved), terms=len(found.terms), **self.last_load)
         return snap
+
+    def _current_file(self) -> Saved | Unusable | None:
+        """The saved index when it is usable and still current for the database, else why not (None without
+        ``saved``). Changes nothing on disk."""
+        if self.saved is None:
+            return None
+        found = read(self.saved)
+        if isinstance(found, Unusable):
+            return found
+        conn = connect(self.db_path, readonly=True)
+        try:
+            stale = outdated(conn, found.stamp)
+        finally:
+            conn.close()
+        return Unusable(stale) if stale else found
 
     def _not_loaded(self, why: Unusable) -> None:
         """Log why the saved file is not used and remove it (the fit that follows writes it again)."""
@@ -277,8 +282,9 @@ class SimilarityIndex:
         finally:
             self._lock.release()
 
-    def _threshold(self) -> int:
-        fitted = self._snap.fitted.size if self._snap is not None else 0
+    def _threshold(self, snap: Snapshot | None) -> int:
+        """Changed documents past which ``snap`` is refitted rather than brought up to date."""
+        fitted = snap.fitted.size if snap is not None else 0
         return int(max(self.refit_min, self.refit_fraction * fitted))
 
     def _refresh_locked(self) -> int:
@@ -286,7 +292,7 @@ class SimilarityIndex:
         assert snap is not None
         if self._conn is None:
             self._conn = connect(self.db_path, readonly=True)
-        most = self._threshold()
+        most = self._threshold(snap)
         docs, seq = self._pending(snap, most)
         if seq == snap.seq:
             return 0
@@ -297,7 +303,7 @@ class SimilarityIndex:
             self._start_refit()
             return 0
         self._snap = self._with_delta(snap, docs, seq)
-        if self._snap.delta is not None and self._snap.delta.size > self._threshold():
+        if self._snap.delta is not None and self._snap.delta.size > self._threshold(self._snap):
             self._start_refit()
         log.debug("similarity.refreshed", changed=len(docs))
         return len(docs)
