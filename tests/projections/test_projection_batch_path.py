@@ -11,7 +11,7 @@ from __future__ import annotations
 import sqlite3
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 import pytest
 
@@ -99,14 +99,16 @@ def build(store: EventStore, path: Path, *, batch: int, event_by_event: bool) ->
     return build_with(store, path, projections, batch)
 
 
-def build_with(store: EventStore, path: Path, projections: list[Any],
-               batch: int) -> dict[str, list[tuple[object, ...]]]:
-    """The rows ``projections`` leave after catching up ``batch`` events at a time."""
+def build_with(store: EventStore, path: Path, projections: list[Any], batch: int,
+               dumped: Callable[[sqlite3.Connection], dict[str, list[tuple[object, ...]]]] | None = None,
+               ) -> dict[str, list[tuple[object, ...]]]:
+    """The rows ``projections`` leave after catching up ``batch`` events at a time, as ``dumped`` reads them
+    (default :func:`dump`)."""
     projector = Projector(store, path, projections)
     while projector.catch_up(batch=batch, max_events=batch):
         pass
     try:
-        return dump(projector.conn)
+        return (dumped or dump)(projector.conn)
     finally:
         projector.close()
 

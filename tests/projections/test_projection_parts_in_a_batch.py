@@ -12,8 +12,10 @@ import sqlite3
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
+from test_projection_batch_path import build_with
+
 from tapestryd.events import EventStore, MessageRecorded, NewEvent, event_id, format_utc
-from tapestryd.projections import Projector, default_projections
+from tapestryd.projections import default_projections
 
 T0 = datetime(2026, 3, 2, 9, 0, tzinfo=timezone.utc)
 
@@ -60,13 +62,7 @@ def _dump(conn: sqlite3.Connection) -> dict[str, list[tuple[object, ...]]]:
 
 
 def _build(store: EventStore, path: Path, batch: int) -> dict[str, list[tuple[object, ...]]]:
-    projector = Projector(store, path, default_projections("UTC", 0))
-    while projector.catch_up(batch=batch, max_events=batch):
-        pass
-    try:
-        return _dump(projector.conn)
-    finally:
-        projector.close()
+    return build_with(store, path, default_projections("UTC", 0), batch, _dump)
 
 
 def test_parts_held_in_a_batch_leave_the_rows_of_one_part_per_batch(tmp_path: Path) -> None:
