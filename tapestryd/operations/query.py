@@ -182,15 +182,15 @@ def similar(request: SimilarRequest, deps: ReadDeps) -> SimilarResult:
     query = request.query.strip()
     if not has_terms(query):
         raise TapestryError("similar needs some text to compare with" + (f" (got only {query!r})" if query else ""))
+    # The daemon's index (warm or still fitting); with no daemon, the index it saved when one is still current.
     top, level = in_range(request.top, "top", most=1000, clamp=True), level_filter(request.level)
-    if deps.similarity is not None or deps.control is not None:  # the daemon's index, warm or still fitting
-        return SimilarResult.from_json(find_similar(deps.reader, query, top=top, level=level, index=deps.similarity))
-    index = saved_index(deps.reader)  # no daemon: the index it saved, when there is one still current
+    own = saved_index(deps.reader) if deps.similarity is None and deps.control is None else None
     try:
-        return SimilarResult.from_json(find_similar(deps.reader, query, top=top, level=level, index=index))
+        found = find_similar(deps.reader, query, top=top, level=level, index=own or deps.similarity)
     finally:
-        if index is not None:
-            index.stop()
+        if own is not None:
+            own.stop()
+    return SimilarResult.from_json(found)
 
 
 def recall(request: RecallRequest, deps: ReadDeps) -> RecallResult:

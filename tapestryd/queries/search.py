@@ -379,11 +379,10 @@ def _regex_snippet(compiled: re.Pattern[str] | TimedPattern, text: str, width: i
     match = compiled.search(text)
     if match is None:
         return text[: 2 * width]
-    lo, hi = max(0, match.start() - width), min(len(text), match.end() + width)
     start, end = match.start(), match.end()
+    lo, hi = max(0, start - width), min(len(text), end + width)
     found = match.group(0) if end - start <= 2 * width else text[start:start + 2 * width] + "…"
-    return (("…" if lo else "") + text[lo:match.start()] + "[" + found + "]" + text[match.end():hi]
-            + ("…" if hi < len(text) else ""))
+    return ("…" if lo else "") + text[lo:start] + "[" + found + "]" + text[end:hi] + ("…" if hi < len(text) else "")
 
 
 def search_summaries(reader: Reader, query: str, filters: SearchFilters = SearchFilters(), *,
